@@ -1,0 +1,164 @@
+/**
+ * Chat messages: plain JSON objects told apart by their `type` field.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { JsonObject } from "../json/index.js";
+import { type ToolCall, ToolCallSchema } from "./tool-call.js";
+
+/** Token counts and other usage figures, as the chat integration reports them. */
+export type Usage = JsonObject;
+
+/** Instruction message for the model. Its role is `"system"`. */
+export interface SystemMessage {
+  type: "system";
+  /** Optional id, for example to remove the message later; `addMessages` gives one when `null`. */
+  id: string | null;
+  content: string | null;
+}
+
+/** Message written by the user. Its role is `"user"`. */
+export interface HumanMessage {
+  type: "human";
+  id: string | null;
+  content: string | null;
+}
+
+/** Reply produced by the model: text, a refusal, or tool calls. Its role is `"assistant"`. */
+export interface AIMessage {
+  type: "ai";
+  id: string | null;
+  /** Answer text; `null` when the model only calls tools or refuses. */
+  content: string | null;
+  /** The model's refusal text, when it declined to answer. */
+  refusal: string | null;
+  toolCalls: ToolCall[];
+  /** Why the model stopped, as the chat integration reports it. */
+  finishReason: string | null;
+  usage: Usage;
+}
+
+/** Result of a tool call. Its role is `"tool"`. */
+export interface ToolMessage {
+  type: "tool";
+  id: string | null;
+  content: string | null;
+  /** Name of the tool that ran. */
+  name: string | null;
+  /** Id of the {@link ToolCall} this message answers. */
+  toolCallId: string | null;
+  /** The arguments the tool ran with, when middleware changed them from the call's; otherwise `null`. */
+  arguments: JsonObject | null;
+}
+
+/** Any chat message. */
+export type Message = SystemMessage | HumanMessage | AIMessage | ToolMessage;
+
+/** Role of a message as a chat integration sends it. */
+export type Role = "system" | "user" | "assistant" | "tool";
+
+const ROLES = { system: "system", human: "user", ai: "assistant", tool: "tool" } as const;
+
+/** The role of a message: `"system"`, `"user"`, `"assistant"` or `"tool"`. */
+export function roleOf(message: Message): Role {
+  return ROLES[message.type];
+}
+
+/**
+ * Build a {@link SystemMessage}.
+ * @example SystemMessage({ content: "You answer questions about orders." })
+ */
+export function SystemMessage(
+  init: { content?: string | null; id?: string | null } = {},
+): SystemMessage {
+  return { type: "system", id: init.id ?? null, content: init.content ?? null };
+}
+
+/**
+ * Build a {@link HumanMessage}.
+ * @example HumanMessage({ content: "Where is order A-1001?" })
+ */
+export function HumanMessage(
+  init: { content?: string | null; id?: string | null } = {},
+): HumanMessage {
+  return { type: "human", id: init.id ?? null, content: init.content ?? null };
+}
+
+/** Build an {@link AIMessage}; omitted fields take their defaults (`null`, `[]`, `{}`). */
+export function AIMessage(
+  init: {
+    content?: string | null;
+    id?: string | null;
+    refusal?: string | null;
+    toolCalls?: ToolCall[];
+    finishReason?: string | null;
+    usage?: Usage;
+  } = {},
+): AIMessage {
+  return {
+    type: "ai",
+    id: init.id ?? null,
+    content: init.content ?? null,
+    refusal: init.refusal ?? null,
+    toolCalls: init.toolCalls ?? [],
+    finishReason: init.finishReason ?? null,
+    usage: init.usage ?? {},
+  };
+}
+
+/** Build a {@link ToolMessage}. */
+export function ToolMessage(
+  init: {
+    content?: string | null;
+    id?: string | null;
+    name?: string | null;
+    toolCallId?: string | null;
+    arguments?: JsonObject | null;
+  } = {},
+): ToolMessage {
+  return {
+    type: "tool",
+    id: init.id ?? null,
+    content: init.content ?? null,
+    name: init.name ?? null,
+    toolCallId: init.toolCallId ?? null,
+    arguments: init.arguments ?? null,
+  };
+}
+
+const jsonObject = z.record(z.string(), z.json()) as z.ZodType<JsonObject>;
+const id = z.string().nullable().default(null);
+const content = z.string().nullable().default(null);
+
+/** Zod schema of a {@link SystemMessage}; fills defaults for omitted fields. */
+export const SystemMessageSchema = z.strictObject({ type: z.literal("system"), id, content });
+/** Zod schema of a {@link HumanMessage}. */
+export const HumanMessageSchema = z.strictObject({ type: z.literal("human"), id, content });
+/** Zod schema of an {@link AIMessage}. */
+export const AIMessageSchema = z.strictObject({
+  type: z.literal("ai"),
+  id,
+  content,
+  refusal: z.string().nullable().default(null),
+  toolCalls: z.array(ToolCallSchema).default([]),
+  finishReason: z.string().nullable().default(null),
+  usage: jsonObject.default({}),
+});
+/** Zod schema of a {@link ToolMessage}. */
+export const ToolMessageSchema = z.strictObject({
+  type: z.literal("tool"),
+  id,
+  content,
+  name: z.string().nullable().default(null),
+  toolCallId: z.string().nullable().default(null),
+  arguments: jsonObject.nullable().default(null),
+});
+
+/** Zod schema of any {@link Message}, told apart by `type`. */
+export const MessageSchema: z.ZodType<Message, unknown> = z.discriminatedUnion("type", [
+  SystemMessageSchema,
+  HumanMessageSchema,
+  AIMessageSchema,
+  ToolMessageSchema,
+]) as unknown as z.ZodType<Message, unknown>;

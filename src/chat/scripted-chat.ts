@@ -1,0 +1,119 @@
+import { ModelProviderError, RunCancelledError } from "../errors/index.js";
+import { ToolCall } from "./tool-call.js";
+import {
+  type Chat,
+  type ChatCallOptions,
+  type ChatRequest,
+  ChatResponse,
+  type ChatResponseInit,
+  type ChatStreamChunk,
+} from "./types.js";
+
+/**
+ * One scripted reply: a response (fields may be left out), a plain string (a text answer),
+ * an `Error` to throw from the call, or a function of the request that returns one of those.
+ */
+export type ScriptedResponse =
+  | ChatResponseInit
+  | string
+  | Error
+  | ((request: ChatRequest) => ChatResponseInit | string | Error);
+
+/**
+ * A chat model for tests: it returns the given responses in order and records every request, with no network.
+ *
+ * `stream()` yields the same response as chunks: the text word by word, each tool call as one
+ * delta, then a final chunk with the finish reason and usage.
+ *
+ * @example
+ * ```ts
+ * const chat = new ScriptedChat([
+ *   { toolCalls: [{ id: "call_1", name: "get_order_status", arguments: { orderId: "A-1001" } }] },
+ *   "Order A-1001 has shipped.",
+ * ]);
+ * ```
+ * @throws ModelProviderError from `complete`/`stream` when a call comes after the last response.
+ */
+export class ScriptedChat implements Chat {
+  /** Model name; `"scripted"` unless given. */
+  readonly model: string;
+  /** Every request received, in order. */
+  readonly requests: ChatRequest[] = [];
+  readonly #responses: readonly ScriptedResponse[];
+
+  constructor(responses: readonly ScriptedResponse[], options: { model?: string } = {}) {
+    if (!Array.isArray(responses)) throw new TypeError("ScriptedChat takes an array of responses");
+    this.#responses = responses;
+    this.model = options.model ?? "scripted";
+  }
+
+  /** How many responses have not been used yet. */
+  get remaining(): number {
+    return this.#responses.length - this.requests.length;
+  }
+
+  #next(request: ChatRequest, signal: AbortSignal | undefined): ChatResponse {
+    if (signal?.aborted)
+      throw new RunCancelledError("The model call was cancelled", { cause: signal.reason });
+    const index = this.requests.length;
+    this.requests.push(request);
+    const entry = this.#responses[index];
+    if (entry === undefined) {
+      throw new ModelProviderError(
+        `ScriptedChat has no response for request ${index + 1}: it was given ${this.#responses.length} response${this.#responses.length === 1 ? "" : "s"}. Add a response for every model call the run makes.`,
+        { provider: "scripted", retryable: false },
+      );
+    }
+    const value = typeof entry === "function" ? entry(request) : entry;
+    if (value instanceof Error) throw value;
+    const response = ChatResponse(typeof value === "string" ? { content: value } : value);
+    if (response.finishReason === null)
+      response.finishReason = response.toolCalls.length > 0 ? "tool_calls" : "stop";
+    if (response.model === null) response.model = this.model;
+    return response;
+  }
+
+  /** Return the next scripted response. */
+  async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResponse> {
+    return this.#next(request, options.signal);
+  }
+
+  /** Yield the next scripted response as chunks. */
+  async *stream(
+    request: ChatRequest,
+    options: ChatCallOptions = {},
+  ): AsyncGenerator<ChatStreamChunk> {
+    const response = this.#next(request, options.signal);
+    const check = () => {
+      if (options.signal?.aborted)
+        throw new RunCancelledError("The model stream was cancelled", {
+          cause: options.signal.reason,
+        });
+    };
+    if (response.content) {
+      for (const piece of response.content.match(/\S+\s*|\s+/g) ?? []) {
+        check();
+        yield { contentDelta: piece, model: response.model };
+      }
+    }
+    if (response.refusal) {
+      check();
+      yield { refusalDelta: response.refusal, model: response.model };
+    }
+    let index = 0;
+    for (const call of response.toolCalls) {
+      check();
+      yield {
+        toolCallDelta: {
+          index: index++,
+          id: call.id,
+          name: call.name,
+          arguments: ToolCall.argumentsJson(call),
+        },
+        model: response.model,
+      };
+    }
+    check();
+    yield { finishReason: response.finishReason, usage: response.usage, model: response.model };
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Requests, responses, stream chunks and the {@link Chat} interface: the same for every chat integration.
+ *
+ * @module
+ */
+import type { JsonObject } from "../json/index.js";
+import type { Message, Usage } from "./messages.js";
+import { type ToolCall, ToolCall as ToolCalls } from "./tool-call.js";
+
+/** Tool description sent to the model. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON schema of the arguments. */
+  inputSchema: JsonObject;
+}
+
+/** Whether the model may (`"auto"`), must (`"required"`) or must not (`"none"`) call tools; another string names the tool to call; `null` sends no choice. */
+export type ToolChoice = "auto" | "required" | "none" | (string & {}) | null;
+
+/** Request to a chat model, the same for every chat integration. */
+export interface ChatRequest {
+  messages: Message[];
+  tools: ToolDefinition[];
+  toolChoice: ToolChoice;
+  /** JSON schema the answer must follow, or `null`. Its `title`, when set, names it. */
+  outputSchema: JsonObject | null;
+}
+
+/** Reply from a chat model, the same for every chat integration. */
+export interface ChatResponse {
+  /** Answer text; `null` when the model only calls tools or refuses. */
+  content: string | null;
+  /** The model's refusal text, when it declined to answer. */
+  refusal: string | null;
+  toolCalls: ToolCall[];
+  /** Why the model stopped, as the chat integration reports it. */
+  finishReason: string | null;
+  /** Token counts as the chat integration reports them. */
+  usage: Usage;
+  /** Model that answered, as the chat integration names it. */
+  model: string | null;
+  /** The response object the chat integration received, for fields nodestep does not map. Not stored in state. */
+  raw: unknown;
+}
+
+/** A {@link ChatResponse} whose fields may be left out; they take their defaults. Tool calls may omit `arguments` and `argumentsError`. */
+export type ChatResponseInit = Partial<Omit<ChatResponse, "toolCalls">> & {
+  toolCalls?: Array<Pick<ToolCall, "id" | "name"> & Partial<ToolCall>>;
+};
+
+/** Part of one streamed tool call; pieces with the same `index` form one call, `arguments` being the next piece of its argument text. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string | null;
+  name?: string | null;
+  arguments?: string | null;
+}
+
+/** One incremental piece of a streamed response. Every field is optional. */
+export interface ChatStreamChunk {
+  /** Next part of the answer text. */
+  contentDelta?: string | null;
+  /** Next part of the refusal text. */
+  refusalDelta?: string | null;
+  /** Part of one tool call. */
+  toolCallDelta?: ToolCallDelta | null;
+  /** Why the model stopped; set on a final chunk. */
+  finishReason?: string | null;
+  /** Token counts; set on the chunk that reports them. */
+  usage?: Usage | null;
+  /** Model that answered. */
+  model?: string | null;
+  /** The event object the chat integration received. */
+  raw?: unknown;
+}
+
+/** Options of one model call. */
+export interface ChatCallOptions {
+  /** Stops the call promptly, streaming included, when it fires. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A chat model: any object with a `model` name, `complete` and `stream`.
+ *
+ * @example
+ * ```ts
+ * const echo: Chat = {
+ *   model: "echo",
+ *   async complete(request) { return { content: request.messages.at(-1)?.content ?? "" }; },
+ *   async *stream(request) { yield { contentDelta: request.messages.at(-1)?.content ?? "" }; },
+ * };
+ * ```
+ */
+export interface Chat {
+  /** Name of the model; middleware sees it as `ctx.model`. */
+  readonly model: string;
+  /** Send a request and return the full response; omitted fields take their defaults. */
+  complete(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponseInit>;
+  /** Send a request and yield the response as it is generated: content, tool-call, finish and usage chunks in arrival order. */
+  stream(request: ChatRequest, options?: ChatCallOptions): AsyncIterable<ChatStreamChunk>;
+}
+
+/** Build a {@link ChatRequest}; omitted fields take their defaults (`tools: []`, `toolChoice: null`, `outputSchema: null`). */
+export function ChatRequest(init: Partial<ChatRequest> & { messages: Message[] }): ChatRequest {
+  return {
+    messages: init.messages,
+    tools: init.tools ?? [],
+    toolChoice: init.toolChoice ?? null,
+    outputSchema: init.outputSchema ?? null,
+  };
+}
+
+/** Build a full {@link ChatResponse} from one whose fields may be left out. */
+export function ChatResponse(init: ChatResponseInit = {}): ChatResponse {
+  return {
+    content: init.content ?? null,
+    refusal: init.refusal ?? null,
+    toolCalls: (init.toolCalls ?? []).map((c) => ToolCalls.of(c)),
+    finishReason: init.finishReason ?? null,
+    usage: init.usage ?? {},
+    model: init.model ?? null,
+    raw: init.raw ?? null,
+  };
+}

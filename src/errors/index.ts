@@ -1,0 +1,272 @@
+/**
+ * Every error nodestep raises on purpose is a subclass of {@link NodestepError}.
+ *
+ * Each class has typed fields for where it happened (graph, node, field, tool, thread…),
+ * and errors caused by user code keep the original error as `cause`.
+ *
+ * @module
+ */
+
+/** Options shared by every nodestep error constructor. */
+export interface NodestepErrorOptions {
+  /** The error that caused this one, when there is one. */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every nodestep error. Catch it to handle anything nodestep raised.
+ *
+ * @example
+ * ```ts
+ * try { await graph.invoke(input); } catch (e) { if (e instanceof NodestepError) console.error(e.message); }
+ * ```
+ */
+export class NodestepError extends Error {
+  constructor(message: string, options?: NodestepErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+  }
+}
+
+/** Python's `ValueError`: an argument has the right type but a value that is not allowed. */
+export class ValueError extends NodestepError {}
+
+/** Where a graph error happened; every field is optional. */
+export interface GraphErrorLocation extends NodestepErrorOptions {
+  /** Name of the graph. */
+  graph?: string;
+  /** Name of the node. */
+  node?: string;
+}
+
+/**
+ * A graph, node or agent is configured so that it cannot run: an unknown or duplicate node
+ * name, a node with no way out, a conditional target that is not a node, two tools with one
+ * name, a state field an agent node needs but that is not declared. Raised when the graph is
+ * built (`flow`) or, for agent nodes, before the model or tool is called.
+ */
+export class GraphConfigError extends NodestepError {
+  readonly graph: string | undefined;
+  readonly node: string | undefined;
+  constructor(message: string, options?: GraphErrorLocation) {
+    super(message, options);
+    this.graph = options?.graph;
+    this.node = options?.node;
+  }
+}
+
+/** A run went wrong while executing: routing to an undeclared target, sub-agents never gathered, a node's own failure. */
+export class GraphExecutionError extends NodestepError {
+  readonly graph: string | undefined;
+  readonly node: string | undefined;
+  readonly step: number | undefined;
+  constructor(message: string, options?: GraphErrorLocation & { step?: number }) {
+    super(message, options);
+    this.graph = options?.graph;
+    this.node = options?.node;
+    this.step = options?.step;
+  }
+}
+
+/** A run reached `maxSteps` supersteps and still had nodes to run. Nothing past the limit ran. */
+export class StepLimitError extends GraphExecutionError {
+  /** The superstep limit that was reached. */
+  readonly maxSteps: number;
+  /** Names of the nodes that would have run next. */
+  readonly pending: readonly string[];
+  constructor(
+    message: string,
+    options: GraphErrorLocation & { maxSteps: number; pending: readonly string[] },
+  ) {
+    super(message, { ...options, step: options.maxSteps });
+    this.maxSteps = options.maxSteps;
+    this.pending = options.pending;
+  }
+}
+
+/** A run was cancelled through its `AbortSignal`; `cause` is the signal's reason. */
+export class RunCancelledError extends NodestepError {
+  readonly graph: string | undefined;
+  constructor(message: string, options?: GraphErrorLocation) {
+    super(message, options);
+    this.graph = options?.graph;
+  }
+}
+
+/** An update (or a `Send` payload, or the input) does not fit the state: an unknown field, a wrong type, a misplaced `Replace`. */
+export class StateUpdateError extends NodestepError {
+  /** Node that wrote the update, or `"__input__"` for the run's input. */
+  readonly node: string | undefined;
+  /** The state field at fault. */
+  readonly field: string | undefined;
+  constructor(message: string, options?: NodestepErrorOptions & { node?: string; field?: string }) {
+    super(message, options);
+    this.node = options?.node;
+    this.field = options?.field;
+  }
+}
+
+/** A state store refused or failed an operation: a value that does not survive JSON, a damaged row, an unknown thread. */
+export class StateStoreError extends NodestepError {
+  readonly threadId: string | undefined;
+  readonly branchId: string | undefined;
+  /** Path of the value at fault, such as `messages[3].content`. */
+  readonly field: string | undefined;
+  constructor(
+    message: string,
+    options?: NodestepErrorOptions & { threadId?: string; branchId?: string; field?: string },
+  ) {
+    super(message, options);
+    this.threadId = options?.threadId;
+    this.branchId = options?.branchId;
+    this.field = options?.field;
+  }
+}
+
+/** A node ran longer than its `timeoutMs`. */
+export class NodeTimeoutError extends NodestepError {
+  readonly node: string;
+  /** The limit, in milliseconds. */
+  readonly timeoutMs: number;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { node: string; timeoutMs: number },
+  ) {
+    super(message, options);
+    this.node = options.node;
+    this.timeoutMs = options.timeoutMs;
+  }
+}
+
+/** A tool call failed: unknown tool, invalid arguments, or the tool threw (`cause`). */
+export class ToolExecutionError extends NodestepError {
+  /** Name of the tool the model asked for. */
+  readonly tool: string;
+  /** Id of the tool call. */
+  readonly toolCallId: string | undefined;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { tool: string; toolCallId?: string },
+  ) {
+    super(message, options);
+    this.tool = options.tool;
+    this.toolCallId = options.toolCallId;
+  }
+}
+
+/** Several tool calls of one model turn failed with `toolErrors: "raise"`; `errors` holds each, in call order. */
+export class ToolGroupExecutionError extends NodestepError {
+  readonly errors: readonly Error[];
+  constructor(message: string, options: NodestepErrorOptions & { errors: readonly Error[] }) {
+    super(message, options);
+    this.errors = options.errors;
+  }
+}
+
+/** A tool call was denied (by a person through approval, or by a tool limit); it reaches the model as a tool message with `reason`. */
+export class ToolDeniedError extends NodestepError {
+  readonly tool: string;
+  readonly toolCallId: string | undefined;
+  readonly reason: string;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { tool: string; toolCallId?: string; reason?: string },
+  ) {
+    super(message, options);
+    this.tool = options.tool;
+    this.toolCallId = options.toolCallId;
+    this.reason = options.reason ?? message;
+  }
+}
+
+/** A tool or node needed the run's `context` but the run was started without one. */
+export class ContextNotProvidedError extends NodestepError {}
+
+/** The message history is not valid for a model call: a tool call without its result right after it, or a result that answers no call. */
+export class ChatHistoryError extends NodestepError {
+  /** Node that found the problem. */
+  readonly node: string | undefined;
+  /** Index in the messages of the message at fault. */
+  readonly index: number | undefined;
+  constructor(message: string, options?: NodestepErrorOptions & { node?: string; index?: number }) {
+    super(message, options);
+    this.node = options?.node;
+    this.index = options?.index;
+  }
+}
+
+/** The model's final answer does not parse into the `outputSchema`. */
+export class StructuredOutputError extends NodestepError {
+  readonly schemaName: string;
+  readonly rawContent: string | null;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { schemaName: string; rawContent: string | null },
+  ) {
+    super(message, options);
+    this.schemaName = options.schemaName;
+    this.rawContent = options.rawContent;
+  }
+}
+
+/** A chat model provider failed: authentication, rate limit, server error, time-out, a broken stream, or a malformed streamed tool call. */
+export class ModelProviderError extends NodestepError {
+  /** Provider name such as `"openai"`, `"anthropic"`, `"ollama"`, `"scripted"`. */
+  readonly provider: string;
+  /** HTTP status, when the provider answered with one. */
+  readonly status: number | undefined;
+  /** Whether trying the same call again can help (rate limits, server errors, time-outs). */
+  readonly retryable: boolean;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { provider: string; status?: number; retryable?: boolean },
+  ) {
+    super(message, options);
+    this.provider = options.provider;
+    this.status = options.status;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+/** Arguments or a result do not match a tool's schema (from `callTool`); `issues` lists each problem. */
+export class ValidationError extends NodestepError {
+  readonly issues: readonly { path: (string | number)[]; message: string }[];
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & {
+      issues: readonly { path: (string | number)[]; message: string }[];
+    },
+  ) {
+    super(message, options);
+    this.issues = options.issues;
+  }
+}
+
+/** One pending interrupt of a paused run. */
+export interface InterruptInfo {
+  /** Key the answer is given under in `resume`. */
+  key: string;
+  /** What the node asked. */
+  value: unknown;
+  /** Node that asked. */
+  node: string;
+  /** Task that asked. */
+  taskId: string;
+}
+
+/** `runAgent` found the run paused for human input; resume with `invoke(null, { threadId, resume })`. */
+export class RunInterruptedError extends NodestepError {
+  readonly threadId: string | null;
+  readonly interrupts: readonly InterruptInfo[];
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & {
+      threadId: string | null;
+      interrupts: readonly InterruptInfo[];
+    },
+  ) {
+    super(message, options);
+    this.threadId = options.threadId;
+    this.interrupts = options.interrupts;
+  }
+}
