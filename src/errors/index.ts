@@ -270,3 +270,24 @@ export class RunInterruptedError extends NodestepError {
     this.interrupts = options.interrupts;
   }
 }
+
+/** Another writer appended to the branch since this one last read it (optimistic concurrency), or holds its lease. */
+export class ConcurrentWriteError extends StateStoreError {}
+
+/** A thread is already running on this branch; a second run fails at once instead of interleaving. */
+export class ThreadBusyError extends StateStoreError {}
+
+/** No such thread or branch in the store. */
+export class UnknownBranchError extends StateStoreError {}
+
+/** No such event in the thread. */
+export class UnknownEventError extends StateStoreError {
+  readonly eventId: string;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { threadId?: string; eventId: string },
+  ) {
+    super(message, options);
+    this.eventId = options.eventId;
+  }
+}

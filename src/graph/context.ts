@@ -1,0 +1,154 @@
+/**
+ * The context a running node receives.
+ *
+ * @module
+ */
+import { ContextNotProvidedError } from "../errors/index.js";
+import type { JsonObject, JsonValue } from "../json/index.js";
+import type { StateDefinition } from "../state/index.js";
+import type { StateStore } from "../stores/types.js";
+
+/** Stream modes: `"values"` (the state after each superstep), `"updates"` (each task's update), `"custom"` (`ctx.emit`), `"tokens"` (model stream chunks). */
+export type StreamMode = "values" | "updates" | "custom" | "tokens";
+
+/** Modes a node may emit into with `ctx.emit`. */
+export type EmitMode = "custom" | "tokens";
+
+/** One interrupt asked by a task: the question and the key its answer is given under. */
+export interface PendingInterrupt {
+  key: string;
+  value: JsonValue;
+}
+
+/**
+ * Thrown by `ctx.interrupt` to pause the task; the engine catches it. Do not catch it in a
+ * node, or rethrow it when you do. Code that runs several things concurrently (like the tool
+ * runner) may merge the interrupts of several into one.
+ */
+export class GraphInterrupt extends Error {
+  readonly interrupts: PendingInterrupt[];
+  constructor(interrupts: PendingInterrupt[]) {
+    super(
+      `Paused for ${interrupts.length} interrupt(s): ${interrupts.map((i) => i.key).join(", ")}`,
+    );
+    this.name = "GraphInterrupt";
+    this.interrupts = interrupts;
+  }
+}
+
+/** Whether an error is a {@link GraphInterrupt}. */
+export function isGraphInterrupt(e: unknown): e is GraphInterrupt {
+  return e instanceof GraphInterrupt;
+}
+
+/** Run information and helpers for a running node. */
+export interface NodeContext<C = unknown> {
+  /** Name of the graph. */
+  readonly graphName: string;
+  /** Id of this run. */
+  readonly runId: string;
+  /** Thread of the run, or `null` without one. */
+  readonly threadId: string | null;
+  /** Superstep, counted from 0 on the thread's branch. */
+  readonly step: number;
+  /** Name of the node. */
+  readonly node: string;
+  /** History branch of the run. */
+  readonly branchId: string;
+  /** Id of the outermost run when the graph runs inside another one; this run's id otherwise. */
+  readonly rootRunId: string;
+  /** Id of this task within the run's thread: `"<step>:<index>"`. */
+  readonly taskId: string;
+  /** Middleware of the run, in order. */
+  readonly middleware: readonly unknown[];
+  /** The graph's workspace, or `null`. */
+  readonly workspace: unknown;
+  /** Store of the run's history, or `null`. */
+  readonly stateStore: StateStore | null;
+  /** The graph's state definition, or `null` for a plain-object state. */
+  readonly stateSchema: StateDefinition | null;
+  /** Stream modes the caller asked for (empty for `invoke`). */
+  readonly streamModes: readonly StreamMode[];
+  /** Saved with the task when it pauses (and by `saveCache()`), given back when it runs again. JSON only. */
+  readonly cache: JsonObject;
+  /** Answers to this task's interrupts by interrupt key, read-only. */
+  readonly resumeValues: Readonly<Record<string, JsonValue>>;
+  /** The `context` of the run; never stored, so pass it again on resume. @throws ContextNotProvidedError when the run has none. */
+  readonly context: C;
+  /** Whether the run was given a `context`. */
+  readonly hasContext: boolean;
+  /** Fires when the run is cancelled, closed, or the node times out. Pass it to everything slow. */
+  readonly signal: AbortSignal;
+  /** Emit a stream event (`"custom"` unless `mode` says `"tokens"`) with this node, step and task. A no-op when nobody streams that mode. */
+  emit(data: unknown, options?: { mode?: EmitMode }): void;
+  /**
+   * Pause the run and ask a person. Returns the answer when the run is resumed with one for `key`.
+   * @param value - the question, JSON.
+   * @param options.key - the answer's key; default `"<taskId>#<n>"` for the n-th interrupt of this task (from 0).
+   * @throws GraphInterrupt to pause (caught by the engine).
+   */
+  interrupt<T extends JsonValue = JsonValue>(value: JsonValue, options?: { key?: string }): T;
+  /** Persist `cache` now (with a state store), so a crash re-runs only what was not saved. */
+  saveCache(): Promise<void>;
+}
+
+/** Internal hooks a task context calls into. */
+export interface TaskHost {
+  emit(mode: EmitMode, node: string, step: number, taskId: string, data: unknown): void;
+  wants(mode: StreamMode): boolean;
+  saveCache(taskId: string, node: string, step: number, cache: JsonObject): Promise<void>;
+}
+
+/** The engine's implementation of {@link NodeContext}. */
+export class TaskContext<C = unknown> implements NodeContext<C> {
+  #interrupts = 0;
+  constructor(
+    readonly graphName: string,
+    readonly runId: string,
+    readonly rootRunId: string,
+    readonly threadId: string | null,
+    readonly branchId: string,
+    readonly step: number,
+    readonly node: string,
+    readonly taskId: string,
+    readonly middleware: readonly unknown[],
+    readonly workspace: unknown,
+    readonly stateStore: StateStore | null,
+    readonly stateSchema: StateDefinition | null,
+    readonly streamModes: readonly StreamMode[],
+    readonly cache: JsonObject,
+    readonly resumeValues: Readonly<Record<string, JsonValue>>,
+    readonly signal: AbortSignal,
+    private readonly host: TaskHost,
+    private readonly runContext: { value: C | undefined; given: boolean },
+  ) {}
+
+  get context(): C {
+    if (!this.runContext.given) {
+      throw new ContextNotProvidedError(
+        `Node "${this.node}" of graph "${this.graphName}" read ctx.context, but the run was started without one; pass it as invoke(input, { context }) (and again on resume: it is never stored)`,
+      );
+    }
+    return this.runContext.value as C;
+  }
+
+  get hasContext(): boolean {
+    return this.runContext.given;
+  }
+
+  emit(data: unknown, options?: { mode?: EmitMode }): void {
+    const mode = options?.mode ?? "custom";
+    if (this.host.wants(mode)) this.host.emit(mode, this.node, this.step, this.taskId, data);
+  }
+
+  interrupt<T extends JsonValue = JsonValue>(value: JsonValue, options?: { key?: string }): T {
+    const key = options?.key ?? `${this.taskId}#${this.#interrupts}`;
+    this.#interrupts++;
+    if (Object.hasOwn(this.resumeValues, key)) return this.resumeValues[key] as T;
+    throw new GraphInterrupt([{ key, value }]);
+  }
+
+  saveCache(): Promise<void> {
+    return this.host.saveCache(this.taskId, this.node, this.step, this.cache);
+  }
+}

@@ -1,0 +1,538 @@
+/**
+ * The superstep engine: runs the tasks of a superstep concurrently, applies their updates in
+ * task order, and schedules the next superstep from edges, `Command`s and `Send`s.
+ *
+ * @module
+ */
+import {
+  GraphExecutionError,
+  type InterruptInfo,
+  NodeTimeoutError,
+  RunCancelledError,
+  StateUpdateError,
+  StepLimitError,
+} from "../errors/index.js";
+import type { JsonObject, JsonValue } from "../json/index.js";
+import { isPlainObject } from "../json/index.js";
+import {
+  applyUpdate,
+  describeValue,
+  type PreparedUpdate,
+  preparePayload,
+  prepareUpdate,
+  type StateDefinition,
+} from "../state/define-state.js";
+import type { StateStore } from "../stores/types.js";
+import { type CompiledFlow, type CompiledNode, type CompiledTarget, END_NAME } from "./compile.js";
+import {
+  type EmitMode,
+  GraphInterrupt,
+  type PendingInterrupt,
+  type StreamMode,
+  TaskContext,
+  type TaskHost,
+} from "./context.js";
+import { Command, isEnd, Send } from "./routing.js";
+import type { StreamEvent } from "./types.js";
+
+/** A task to run: a node, with an optional `Send` payload. */
+export interface TaskSpec {
+  id: string;
+  name: string;
+  payload: Record<string, unknown> | null;
+}
+
+/** Where a finished task routes: `null` follows the node's edges. */
+export type TaskRoutes = Array<{ name: string; payload: Record<string, unknown> | null }> | null;
+
+/** What a finished task produced, as stored in a pending write. */
+export interface TaskOutcome {
+  update: PreparedUpdate | null;
+  routes: TaskRoutes;
+}
+
+/** A task's result in the superstep. */
+export type TaskResult =
+  | { kind: "done"; outcome: TaskOutcome }
+  | { kind: "interrupted"; interrupts: PendingInterrupt[]; cache: JsonObject };
+
+/** The graph internals a run needs. */
+export interface EngineGraph {
+  readonly name: string;
+  readonly state: StateDefinition | null;
+  readonly flow: CompiledFlow;
+  readonly middleware: readonly unknown[];
+  readonly workspace: unknown;
+  readonly stateStore: StateStore | null;
+  readonly maxSteps: number;
+}
+
+/** Persistence hooks of a run; no-ops without a state store. */
+export interface RunJournal {
+  taskFinished(step: number, task: TaskSpec, outcome: TaskOutcome): Promise<void> | void;
+  saveCache(step: number, taskId: string, node: string, cache: JsonObject): Promise<void> | void;
+}
+
+/** The mutable position of a run: the state and what runs next. */
+export interface RunPosition {
+  state: Record<string, unknown>;
+  step: number;
+  tasks: TaskSpec[];
+  /** Results already known for tasks of the pending superstep (finished before a pause or crash). */
+  known: Map<string, TaskOutcome>;
+  /** Caches of paused tasks, by task id. */
+  caches: Map<string, JsonObject>;
+  /** Answers to interrupts, by key. */
+  answers: Record<string, JsonValue>;
+}
+
+/** Options of one run as the engine sees them. */
+export interface EngineRunOptions {
+  runId: string;
+  rootRunId: string;
+  threadId: string | null;
+  branchId: string;
+  context: { value: unknown; given: boolean };
+  signal: AbortSignal;
+  modes: ReadonlySet<StreamMode>;
+  modeList: readonly StreamMode[];
+  emit: ((event: StreamEvent) => void) | null;
+  maxSteps: number;
+  journal: RunJournal | null;
+  /** Called after each superstep is applied, before the next is scheduled into the position. */
+  onStepCommitted:
+    | ((
+        step: number,
+        order: readonly TaskSpec[],
+        next: readonly TaskSpec[],
+        state: Record<string, unknown>,
+      ) => Promise<void> | void)
+    | null;
+}
+
+/** How a run of supersteps ended. */
+export type LoopEnd =
+  | { status: "completed" }
+  | { status: "interrupted"; interrupts: InterruptInfo[]; results: Map<string, TaskResult> };
+
+/** Start tasks for a run: the targets of START's edges, evaluated on `state`. */
+export async function startTasks(
+  graph: EngineGraph,
+  state: Record<string, unknown>,
+  step: number,
+): Promise<TaskSpec[]> {
+  const out: TaskSpec[] = [];
+  const seen = new Set<string>();
+  await addTargets(graph.flow.start, state, out, seen, step);
+  return out;
+}
+
+async function addTargets(
+  targets: readonly CompiledTarget[],
+  state: Record<string, unknown>,
+  out: TaskSpec[],
+  seen: Set<string>,
+  step: number,
+): Promise<void> {
+  for (const t of targets) {
+    let names: readonly string[];
+    if (t.kind === "static") names = t.names;
+    else {
+      let r = t.condition(state);
+      if (r instanceof Promise) r = await r;
+      names = r ? t.target : t.otherwise;
+    }
+    for (const name of names) {
+      if (name === END_NAME || seen.has(name)) continue;
+      seen.add(name);
+      out.push({ id: `${step}:${out.length}`, name, payload: null });
+    }
+  }
+}
+
+/**
+ * Run supersteps from `pos` until nothing is left to run, a task pauses, or a task fails.
+ * `pos` is updated in place after each committed superstep.
+ */
+export async function runLoop(
+  graph: EngineGraph,
+  pos: RunPosition,
+  opts: EngineRunOptions,
+): Promise<LoopEnd> {
+  let stepsThisRun = 0;
+  const host = makeHost(opts);
+  while (pos.tasks.length > 0) {
+    if (opts.signal.aborted) throw cancelled(graph, opts.signal);
+    if (stepsThisRun >= opts.maxSteps) {
+      const pending = pos.tasks.map((t) => t.name);
+      throw new StepLimitError(
+        `Graph "${graph.name}" reached its limit of ${opts.maxSteps} supersteps with nodes still to run (${[...new Set(pending)].join(", ")}); raise maxSteps, or check for a loop that never reaches END`,
+        { graph: graph.name, maxSteps: opts.maxSteps, pending },
+      );
+    }
+    const step = pos.step;
+    const results = await runSuperstep(graph, pos, opts, host, step);
+    let interrupted = false;
+    for (const r of results.values()) if (r.kind === "interrupted") interrupted = true;
+    if (interrupted) {
+      const interrupts: InterruptInfo[] = [];
+      for (const t of pos.tasks) {
+        const r = results.get(t.id);
+        if (r?.kind === "interrupted")
+          for (const i of r.interrupts)
+            interrupts.push({ key: i.key, value: i.value, node: t.name, taskId: t.id });
+      }
+      return { status: "interrupted", interrupts, results };
+    }
+    // Apply the updates in task order.
+    let state = pos.state;
+    for (const t of pos.tasks) {
+      const r = results.get(t.id) as { kind: "done"; outcome: TaskOutcome };
+      if (r.outcome.update) state = applyUpdate(graph.state, state, r.outcome.update, t.name);
+    }
+    // Schedule the next superstep.
+    const next: TaskSpec[] = [];
+    const seen = new Set<string>();
+    const nextStep = step + 1;
+    for (const t of pos.tasks) {
+      const { routes } = (results.get(t.id) as { kind: "done"; outcome: TaskOutcome }).outcome;
+      if (routes === null) {
+        const cn = graph.flow.nodes.get(t.name)!;
+        await addTargets(cn.edges, state, next, seen, nextStep);
+      } else {
+        for (const r of routes) {
+          if (r.payload !== null)
+            next.push({ id: `${nextStep}:${next.length}`, name: r.name, payload: r.payload });
+          else if (!seen.has(r.name)) {
+            seen.add(r.name);
+            next.push({ id: `${nextStep}:${next.length}`, name: r.name, payload: null });
+          }
+        }
+      }
+    }
+    if (opts.onStepCommitted) await opts.onStepCommitted(step, pos.tasks, next, state);
+    pos.state = state;
+    pos.step = nextStep;
+    pos.tasks = next;
+    pos.known = new Map();
+    pos.caches = new Map();
+    stepsThisRun++;
+    if (opts.emit && opts.modes.has("values"))
+      opts.emit({ mode: "values", node: null, step, taskId: null, data: state });
+  }
+  return { status: "completed" };
+}
+
+function cancelled(graph: EngineGraph, signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof RunCancelledError || reason instanceof NodeTimeoutError) return reason;
+  return new RunCancelledError(`Run of graph "${graph.name}" was cancelled`, {
+    graph: graph.name,
+    cause: reason,
+  });
+}
+
+function makeHost(opts: EngineRunOptions): TaskHost {
+  return {
+    wants: (mode) => opts.emit !== null && opts.modes.has(mode),
+    emit: (mode: EmitMode, node, step, taskId, data) =>
+      opts.emit?.({ mode, node, step, taskId, data }),
+    saveCache: async (taskId, node, step, cache) => {
+      if (opts.journal) await opts.journal.saveCache(step, taskId, node, cache);
+    },
+  };
+}
+
+async function runSuperstep(
+  graph: EngineGraph,
+  pos: RunPosition,
+  opts: EngineRunOptions,
+  host: TaskHost,
+  step: number,
+): Promise<Map<string, TaskResult>> {
+  const results = new Map<string, TaskResult>();
+  const tasks = pos.tasks;
+  const toRun: TaskSpec[] = [];
+  for (const t of tasks) {
+    const known = pos.known.get(t.id);
+    if (known) results.set(t.id, { kind: "done", outcome: known });
+    else toRun.push(t);
+  }
+  if (toRun.length === 0) return results;
+  if (toRun.length === 1) {
+    const t = toRun[0]!;
+    const r = runTask(graph, pos, opts, host, step, t);
+    results.set(t.id, r instanceof Promise ? await raceAbort(r, opts.signal, graph) : r);
+    await afterTask(opts, step, t, results.get(t.id)!);
+    return results;
+  }
+  // Several tasks: run them concurrently; each finishes into the results map. The first failure cancels the rest.
+  await new Promise<void>((resolve, reject) => {
+    let left = toRun.length;
+    let failed = false;
+    const onAbort = () => {
+      if (!failed) {
+        failed = true;
+        reject(cancelled(graph, opts.signal));
+      }
+    };
+    opts.signal.addEventListener("abort", onAbort, { once: true });
+    const fail = (e: unknown) => {
+      if (failed) return;
+      failed = true;
+      opts.signal.removeEventListener("abort", onAbort);
+      reject(e);
+    };
+    for (const t of toRun) {
+      let r: TaskResult | Promise<TaskResult>;
+      try {
+        r = runTask(graph, pos, opts, host, step, t);
+      } catch (e) {
+        fail(e);
+        return;
+      }
+      Promise.resolve(r)
+        .then(async (res) => {
+          if (failed) return;
+          results.set(t.id, res);
+          await afterTask(opts, step, t, res);
+          if (--left === 0 && !failed) {
+            opts.signal.removeEventListener("abort", onAbort);
+            resolve();
+          }
+        })
+        .catch(fail);
+    }
+  });
+  return results;
+}
+
+async function afterTask(
+  opts: EngineRunOptions,
+  step: number,
+  t: TaskSpec,
+  r: TaskResult,
+): Promise<void> {
+  if (r.kind !== "done") return;
+  if (opts.emit && opts.modes.has("updates")) {
+    opts.emit({ mode: "updates", node: t.name, step, taskId: t.id, data: r.outcome.update ?? {} });
+  }
+  if (opts.journal) await opts.journal.taskFinished(step, t, r.outcome);
+}
+
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal, graph: EngineGraph): Promise<T> {
+  if (signal.aborted) return Promise.reject(cancelled(graph, signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled(graph, signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function runTask(
+  graph: EngineGraph,
+  pos: RunPosition,
+  opts: EngineRunOptions,
+  host: TaskHost,
+  step: number,
+  t: TaskSpec,
+): TaskResult | Promise<TaskResult> {
+  const cn = graph.flow.nodes.get(t.name);
+  if (!cn) {
+    throw new GraphExecutionError(`Graph "${graph.name}" has no node "${t.name}" to run`, {
+      graph: graph.name,
+      node: t.name,
+      step,
+    });
+  }
+  const input = t.payload ? { ...pos.state, ...t.payload } : { ...pos.state };
+  const timeoutMs = cn.node.timeoutMs;
+  let signal = opts.signal;
+  let controller: AbortController | null = null;
+  if (timeoutMs !== null) {
+    controller = new AbortController();
+    signal = AbortSignal.any([opts.signal, controller.signal]);
+  }
+  const cache: JsonObject = { ...(pos.caches.get(t.id) ?? {}) };
+  const ctx = new TaskContext(
+    graph.name,
+    opts.runId,
+    opts.rootRunId,
+    opts.threadId,
+    opts.branchId,
+    step,
+    t.name,
+    t.id,
+    graph.middleware,
+    graph.workspace,
+    graph.stateStore,
+    graph.state,
+    opts.modeList,
+    cache,
+    pos.answers,
+    signal,
+    host,
+    opts.context as { value: unknown; given: boolean },
+  );
+  const started = timeoutMs !== null ? performance.now() : 0;
+  let ret: unknown;
+  try {
+    ret = cn.node.handler(input, ctx);
+  } catch (e) {
+    return settleError(e, cache);
+  }
+  if (!(ret instanceof Promise)) {
+    if (timeoutMs !== null && performance.now() - started > timeoutMs)
+      throw timeoutError(graph, cn, timeoutMs);
+    return { kind: "done", outcome: interpret(graph, cn, input, pos.state, ret, step) };
+  }
+  const finish = (p: Promise<unknown>) =>
+    p.then(
+      (value): TaskResult => ({
+        kind: "done",
+        outcome: interpret(graph, cn, input, pos.state, value, step),
+      }),
+      (e): TaskResult => settleError(e, cache),
+    );
+  if (timeoutMs === null) return finish(ret);
+  return new Promise<TaskResult>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const err = timeoutError(graph, cn, timeoutMs);
+      controller!.abort(err);
+      reject(err);
+    }, timeoutMs);
+    finish(ret as Promise<unknown>).then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
+
+function settleError(e: unknown, cache: JsonObject): TaskResult {
+  if (e instanceof GraphInterrupt) return { kind: "interrupted", interrupts: e.interrupts, cache };
+  throw e;
+}
+
+function timeoutError(graph: EngineGraph, cn: CompiledNode, timeoutMs: number): NodeTimeoutError {
+  return new NodeTimeoutError(
+    `Node "${cn.name}" of graph "${graph.name}" did not finish within ${timeoutMs} ms`,
+    {
+      node: cn.name,
+      timeoutMs,
+    },
+  );
+}
+
+/** Turn a node's return value into a prepared update and routes. */
+function interpret(
+  graph: EngineGraph,
+  cn: CompiledNode,
+  input: Record<string, unknown>,
+  before: Record<string, unknown>,
+  ret: unknown,
+  step: number,
+): TaskOutcome {
+  if (ret === undefined || ret === null) return { update: null, routes: null };
+  if (isEnd(ret))
+    return { update: null, routes: checkGoto(graph, cn, [ret], step, "a returned END") };
+  if (ret instanceof Command) {
+    const update = ret.update === null ? null : prepare(graph, cn, ret.update);
+    const routes =
+      ret.goto === null
+        ? null
+        : checkGoto(
+            graph,
+            cn,
+            Array.isArray(ret.goto) ? ret.goto : [ret.goto],
+            step,
+            "Command.goto",
+          );
+    return { update, routes };
+  }
+  if (ret instanceof Send)
+    return { update: null, routes: checkGoto(graph, cn, [ret], step, "a returned Send") };
+  if (Array.isArray(ret)) {
+    if (ret.length > 0 && ret.every((x) => x instanceof Send)) {
+      return { update: null, routes: checkGoto(graph, cn, ret, step, "returned Sends") };
+    }
+    throw new StateUpdateError(
+      `Node "${cn.name}" returned an array; a node returns an update object, its state changed in place, a Command, a Send or an array of Sends, END, or nothing`,
+      { node: cn.name },
+    );
+  }
+  if (ret === input) {
+    // The state it received, changed in place: each changed field is written as it is.
+    const diff: Record<string, unknown> = {};
+    let any = false;
+    for (const key in input) {
+      const value = input[key];
+      if (value !== before[key]) {
+        diff[key] = { $nodestep: "replace", value };
+        any = true;
+      }
+    }
+    return { update: any ? prepare(graph, cn, diff) : null, routes: null };
+  }
+  if (isPlainObject(ret)) return { update: prepare(graph, cn, ret), routes: null };
+  throw new StateUpdateError(
+    `Node "${cn.name}" returned ${describeValue(ret)}; a node returns an update object, its state changed in place, a Command, a Send or an array of Sends, END, or nothing`,
+    { node: cn.name },
+  );
+}
+
+function prepare(graph: EngineGraph, cn: CompiledNode, update: unknown): PreparedUpdate | null {
+  const p = prepareUpdate(graph.state, update, cn.name);
+  for (const _ in p) return p;
+  return null;
+}
+
+function checkGoto(
+  graph: EngineGraph,
+  cn: CompiledNode,
+  targets: readonly unknown[],
+  step: number,
+  how: string,
+): TaskRoutes {
+  const routes: NonNullable<TaskRoutes> = [];
+  for (const t of targets) {
+    let name: string;
+    let payload: Record<string, unknown> | null = null;
+    if (t instanceof Send) {
+      name = nameOf(t.node);
+      payload = preparePayload(graph.state, t.payload, name);
+    } else name = nameOf(t);
+    if (!cn.goto || !cn.goto.has(name)) {
+      const shown = name === END_NAME ? "END" : `"${name}"`;
+      throw new GraphExecutionError(
+        `Node "${cn.name}" routed to ${shown} through ${how}, but ${shown} is not in its goto list${cn.goto ? ` (${[...cn.goto].map((g) => (g === END_NAME ? "END" : g)).join(", ")})` : ""}; declare it with node(fn, { goto: [...] })`,
+        { graph: graph.name, node: cn.name, step },
+      );
+    }
+    if (name === END_NAME) continue;
+    routes.push({ name, payload: payload ?? (t instanceof Send ? {} : null) });
+  }
+  return routes;
+}
+
+function nameOf(t: unknown): string {
+  if (isEnd(t)) return END_NAME;
+  if (typeof t === "string") return t;
+  if (typeof t === "object" && t !== null && (t as { kind?: unknown }).kind === "node")
+    return (t as { name: string }).name;
+  return `<${describeValue(t)}>`;
+}

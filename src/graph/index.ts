@@ -1,0 +1,40 @@
+/**
+ * The graph engine: nodes, edges, routing, supersteps and streaming.
+ *
+ * @module
+ */
+export { END_NAME } from "./compile.js";
+export {
+  type EmitMode,
+  GraphInterrupt,
+  isGraphInterrupt,
+  type NodeContext,
+  type PendingInterrupt,
+  type StreamMode,
+} from "./context.js";
+export { Graph, type GraphInput, type GraphOptions, type GraphState, newRunId } from "./graph.js";
+export {
+  type Edge,
+  isNode,
+  type Node,
+  type NodeHandler,
+  type NodeOptions,
+  type NodeReturn,
+  node,
+  START,
+  type StartSentinel,
+} from "./node.js";
+export {
+  Command,
+  type Condition,
+  type Conditional,
+  type EdgeTarget,
+  END,
+  type EndSentinel,
+  type GotoTarget,
+  isEnd,
+  Send,
+  type TargetRef,
+  when,
+} from "./routing.js";
+export type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";

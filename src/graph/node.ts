@@ -1,0 +1,153 @@
+/**
+ * Nodes and edges.
+ *
+ * @module
+ */
+import type { NodeContext } from "./context.js";
+import type { Command, EdgeTarget, EndSentinel, Send } from "./routing.js";
+
+/**
+ * What a node may return: a partial update, the state it received changed in place, a
+ * {@link Command}, a {@link Send} or an array of them, {@link END}, or nothing.
+ */
+export type NodeReturn<S> =
+  | Partial<S>
+  | Record<string, unknown>
+  | Command<S>
+  | Send<S>
+  | ReadonlyArray<Send<S>>
+  | EndSentinel
+  | undefined
+  | null
+  | void;
+
+/** A node function: the state and the node's context in, a {@link NodeReturn} out (sync or async). */
+export type NodeHandler<S, C = unknown> = (
+  state: S,
+  ctx: NodeContext<C>,
+) => NodeReturn<S> | Promise<NodeReturn<S>>;
+
+/** An edge from a node (or `START`) to its targets; made by `.to()`. */
+export interface Edge<S> {
+  readonly kind: "edge";
+  readonly from: Node<S> | StartSentinel;
+  readonly to: EdgeTarget<S>;
+}
+
+/** The start of the graph: `START.to(first)` names the nodes of the first superstep. */
+export interface StartSentinel {
+  readonly kind: "start";
+  readonly name: "__start__";
+  /** An edge from the start to `target`. */
+  to<S>(target: EdgeTarget<S>): Edge<S>;
+}
+
+/** The start of the graph. */
+export const START: StartSentinel = Object.freeze({
+  kind: "start" as const,
+  name: "__start__" as const,
+  to<S>(target: EdgeTarget<S>): Edge<S> {
+    return { kind: "edge", from: START, to: target };
+  },
+});
+
+/** Options of {@link node}. */
+export interface NodeOptions<S> {
+  /** Node name; defaults to the function's name. Anonymous functions need one. */
+  name?: string;
+  /** Import path `module#export` of the node, for `graph.toSpec()`. */
+  ref?: string;
+  /** Milliseconds before the node fails with `NodeTimeoutError`. A synchronous node fails only when it returns. */
+  timeoutMs?: number;
+  /** Every target reached through `Command.goto`, `Send` or a returned `END`. Listed nodes join the flow; a name refers to the flow's node of that name. Routing elsewhere raises `GraphExecutionError`. */
+  goto?: ReadonlyArray<Node<S> | string | EndSentinel>;
+}
+
+/** A graph step: a function plus its name and options. Made by {@link node}. */
+export interface Node<S = Record<string, unknown>> {
+  readonly kind: "node";
+  readonly name: string;
+  readonly ref: string | null;
+  readonly timeoutMs: number | null;
+  readonly goto: ReadonlyArray<Node<S> | string | EndSentinel> | null;
+  /** The wrapped function. */
+  handler(state: S, ctx: NodeContext): NodeReturn<S> | Promise<NodeReturn<S>>;
+  /** An edge from this node to `target`: a node, a name, `END`, `when(...)`, or a list (fan-out). */
+  to(target: EdgeTarget<S>): Edge<S>;
+}
+
+const NAME_RESERVED = new Set(["__start__", "__end__", "__input__", "__send__"]);
+
+/**
+ * Turn a function into a graph node.
+ *
+ * @param fn - `(state, ctx) => update | state | Command | Send | Send[] | END | undefined`, sync or async.
+ * @param options - `name`, `ref`, `timeoutMs`, `goto`.
+ * @throws TypeError if `fn` is not a function, the name is missing, blank or reserved, `timeoutMs` is not a positive number, or `goto` is not a non-empty list of nodes, node names and `END`.
+ * @example
+ * ```ts
+ * const greet = node((state: { name: string }) => ({ greeting: `Hello, ${state.name}` }), { name: "greet" });
+ * ```
+ */
+export function node<S = Record<string, unknown>, C = unknown>(
+  fn: NodeHandler<S, C>,
+  options: NodeOptions<S> = {},
+): Node<S> {
+  if (typeof fn !== "function")
+    throw new TypeError(`node(fn): fn must be a function, got ${fn === null ? "null" : typeof fn}`);
+  const name = options.name ?? fn.name;
+  if (typeof name !== "string" || name.trim() === "") {
+    throw new TypeError(
+      'node(fn): the function has no name; pass one as node(fn, { name: "..." })',
+    );
+  }
+  if (NAME_RESERVED.has(name)) throw new TypeError(`node(fn): "${name}" is a reserved name`);
+  const timeoutMs = options.timeoutMs ?? null;
+  if (
+    timeoutMs !== null &&
+    !(typeof timeoutMs === "number" && timeoutMs > 0 && Number.isFinite(timeoutMs))
+  ) {
+    throw new TypeError(
+      `node "${name}": timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`,
+    );
+  }
+  const goto = options.goto ?? null;
+  if (goto !== null) {
+    if (!Array.isArray(goto) || goto.length === 0) {
+      throw new TypeError(
+        `node "${name}": goto must be a non-empty list of nodes, node names and END`,
+      );
+    }
+    for (const t of goto) {
+      const ok =
+        (typeof t === "string" && t.trim() !== "") ||
+        (typeof t === "object" &&
+          t !== null &&
+          ((t as { kind?: unknown }).kind === "node" || (t as { kind?: unknown }).kind === "end"));
+      if (!ok)
+        throw new TypeError(
+          `node "${name}": goto must list only nodes, node names and END, got ${String(t)}`,
+        );
+    }
+  }
+  const ref = options.ref ?? null;
+  const n: Node<S> = {
+    kind: "node",
+    name,
+    ref,
+    timeoutMs,
+    goto,
+    handler: fn as Node<S>["handler"],
+    to(target: EdgeTarget<S>): Edge<S> {
+      return { kind: "edge", from: n, to: target };
+    },
+  };
+  return n;
+}
+
+/** Whether a value is a {@link Node}. */
+export function isNode(value: unknown): value is Node<unknown> {
+  return (
+    typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "node"
+  );
+}

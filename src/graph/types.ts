@@ -1,0 +1,53 @@
+import type { InterruptInfo } from "../errors/index.js";
+import type { JsonValue } from "../json/index.js";
+import type { StreamMode } from "./context.js";
+
+/** One stream event. `node`, `taskId` are `null` for `"values"` events. */
+export interface StreamEvent {
+  mode: StreamMode;
+  /** Node that produced it. */
+  node: string | null;
+  /** Superstep it belongs to. */
+  step: number;
+  /** Task that produced it. */
+  taskId: string | null;
+  /** `"values"`: the state; `"updates"`: the task's update (`{}` when none); `"custom"`: what `emit` got; `"tokens"`: a `ChatStreamChunk`. */
+  data: unknown;
+}
+
+/** Options of `graph.invoke` and `graph.stream`. */
+export interface RunOptions<C = unknown> {
+  /** Thread to run on; needs a state store. */
+  threadId?: string;
+  /** Branch of the thread; default `"main"`. */
+  branchId?: string;
+  /** Anything nodes and tools read as `ctx.context`; never stored. */
+  context?: C;
+  /** Cancels the run promptly when it fires; the run fails with `RunCancelledError`. */
+  signal?: AbortSignal;
+  /** Answers to pending interrupts by key, with `invoke(null, { threadId, resume })`. */
+  resume?: Record<string, JsonValue>;
+  /** Superstep limit of this call; default the graph's `maxSteps`. */
+  maxSteps?: number;
+  /** Id of the outermost run, when this run is nested in another. */
+  rootRunId?: string;
+}
+
+/** Options of `graph.stream`. */
+export interface StreamOptions<C = unknown> extends RunOptions<C> {
+  /** Stream modes; default `["updates"]`. */
+  modes?: readonly StreamMode[];
+}
+
+/** The result of a run. */
+export interface RunResult<S> {
+  /** The state when the run ended (before the paused superstep, when interrupted). */
+  state: S;
+  runId: string;
+  threadId: string | null;
+  branchId: string;
+  /** `"completed"`, or `"interrupted"` when a task paused for human input. */
+  status: "completed" | "interrupted";
+  /** The pending interrupts (empty unless interrupted). */
+  interrupts: InterruptInfo[];
+}

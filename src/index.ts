@@ -1,0 +1,23 @@
+/**
+ * nodestep: build LLM agents as graphs.
+ *
+ * The root module holds the graph engine, state, nodes and routing, tools, agents,
+ * middleware, the in-memory state store, `ScriptedChat` and the errors. Chat types live in
+ * `nodestep/chat`; each integration has its own subpath.
+ *
+ * @module
+ */
+export * from "./errors/index.js";
+export * from "./json/index.js";
+export * from "./state/index.js";
+export * from "./graph/index.js";
+export {
+  AIMessage,
+  HumanMessage,
+  type Message,
+  ScriptedChat,
+  type ScriptedResponse,
+  SystemMessage,
+  ToolCall,
+  ToolMessage,
+} from "./chat/index.js";

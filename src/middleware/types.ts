@@ -1,0 +1,64 @@
+/**
+ * The middleware contract: an object with any of the hooks below. The agent nodes call them;
+ * the engine does not know about them.
+ *
+ * Order: hooks run in the order the middleware is listed (for `buildReactAgent`, its
+ * `ToolLimitMiddleware` first). `beforeModel` and `beforeTool` may return a replacement;
+ * `afterModel` may return a replacement response; `onToolError` observes (and may return a
+ * replacement error).
+ *
+ * @module
+ */
+import type { ChatRequest, ChatResponse } from "../chat/types.js";
+import type { NodeContext } from "../graph/context.js";
+import type { JsonObject } from "../json/index.js";
+import type { Tool, ToolContext } from "../tools/types.js";
+
+/** What model hooks see. */
+export interface ModelMiddlewareContext {
+  /** Name of the chat model (`chat.model`). */
+  readonly model: string;
+  /** The node calling the model. */
+  readonly node: NodeContext;
+  /** The state the node received. */
+  readonly state: unknown;
+}
+
+/** What tool hooks see. */
+export interface ToolMiddlewareContext {
+  /** The tool being called. */
+  readonly tool: Tool<never, unknown, unknown>;
+  /** Id of the tool call, or `null` outside an agent. */
+  readonly toolCallId: string | null;
+  /** The tool context of the call. */
+  readonly toolContext: ToolContext;
+}
+
+/**
+ * Middleware: any of these hooks.
+ *
+ * - `beforeModel(request, ctx)`: return a new `ChatRequest` to replace it, or nothing.
+ * - `afterModel(response, ctx)`: return a new `ChatResponse` to replace it, or nothing.
+ * - `beforeTool(args, ctx)`: return new arguments to replace them, or nothing; throw
+ *   `ToolDeniedError` to deny the call (it reaches the model as a tool message).
+ * - `onToolError(error, ctx)`: sees a tool's error (or a result validation error) before it is handled.
+ * - `tools()`: tools this middleware gives the model (added by `buildReactAgent`).
+ */
+export interface Middleware {
+  /** Name for errors and docs. */
+  readonly name?: string;
+  beforeModel?(
+    request: ChatRequest,
+    ctx: ModelMiddlewareContext,
+  ): ChatRequest | undefined | void | Promise<ChatRequest | undefined | void>;
+  afterModel?(
+    response: ChatResponse,
+    ctx: ModelMiddlewareContext,
+  ): ChatResponse | undefined | void | Promise<ChatResponse | undefined | void>;
+  beforeTool?(
+    args: JsonObject,
+    ctx: ToolMiddlewareContext,
+  ): JsonObject | undefined | void | Promise<JsonObject | undefined | void>;
+  onToolError?(error: unknown, ctx: ToolMiddlewareContext): void | Promise<void>;
+  tools?(): ReadonlyArray<Tool<never, unknown, never>>;
+}

@@ -1,0 +1,149 @@
+/**
+ * The state store contract: an append-only event log per thread and branch.
+ *
+ * A thread has branches (`"main"` first); a branch is an append-only list of events, each
+ * numbered by `seq` (1, 2, 3 … on a branch without a parent). A fork is a branch that points
+ * at (parent branch, seq) and numbers its own events from `seq + 1`: reading it yields the
+ * parent's events up to that point, then its own. Nothing is copied.
+ *
+ * The engine writes only what changed: a finished task's update, a committed superstep, an
+ * interrupt, the end of a run. Snapshots (one per branch, replaced) make loading a snapshot
+ * plus the tail. Everything stored is JSON.
+ *
+ * @module
+ */
+import type { JsonValue } from "../json/index.js";
+
+/** The kinds of events the engine appends. */
+export type EventType =
+  | "run_started"
+  | "task_finished"
+  | "task_interrupted"
+  | "task_cache"
+  | "step_committed"
+  | "model_request"
+  | "model_response"
+  | "tool_result"
+  | "run_finished"
+  | "run_failed";
+
+/** An event to append. `data` is JSON; the store refuses anything else with `StateStoreError`. */
+export interface NewEvent {
+  type: EventType;
+  runId: string;
+  /** Superstep the event belongs to, when it belongs to one. */
+  step: number | null;
+  /** Task the event belongs to, when it belongs to one. */
+  taskId: string | null;
+  /** Node the event belongs to, when it belongs to one. */
+  node: string | null;
+  data: JsonValue;
+}
+
+/** A stored event. */
+export interface StoredEvent extends NewEvent {
+  /** Unique id of the event in the store: `"<threadId>/<branchId>/<seq>"`. */
+  id: string;
+  threadId: string;
+  /** The branch the event was written on (for a fork, parent events keep their own branch id). */
+  branchId: string;
+  /** Position on the branch it was written on. */
+  seq: number;
+  /** When it was written, in ms since the epoch. */
+  createdAt: number;
+}
+
+/** A branch of a thread. */
+export interface BranchInfo {
+  threadId: string;
+  branchId: string;
+  /** Where a fork starts: events of `parent.branchId` up to and including `parent.seq`. */
+  parent: { branchId: string; seq: number } | null;
+  /** Seq of the last event on this branch (its own or, before any, the fork point; 0 when empty). */
+  lastSeq: number;
+}
+
+/** A thread, for listings. */
+export interface ThreadInfo {
+  threadId: string;
+  branches: string[];
+  /** Time of the last event, in ms since the epoch. */
+  updatedAt: number;
+}
+
+/** A snapshot of a branch's state after the event `seq`. */
+export interface Snapshot {
+  seq: number;
+  /** The folded state and whatever else the engine needs to resume without replaying. */
+  data: JsonValue;
+}
+
+/**
+ * Where events live. Implementations: `MemoryStateStore`, `SqliteStateStore` (`nodestep/sqlite`),
+ * `PostgresStateStore` (`nodestep/postgres`). A user-written store runs the same contract suite.
+ */
+export interface StateStore {
+  /**
+   * Append events to a branch in one transaction, creating the thread and `"main"` branch on first write.
+   *
+   * @param expectedLastSeq - the branch's `lastSeq` the writer last saw; when it differs the
+   *   append fails with `ConcurrentWriteError` and nothing is written (optimistic concurrency).
+   * @returns the stored events, with their ids and seqs.
+   * @throws ConcurrentWriteError, StateStoreError (non-JSON data, closed store, unknown branch other than "main").
+   */
+  append(
+    threadId: string,
+    branchId: string,
+    events: NewEvent[],
+    expectedLastSeq: number,
+  ): Promise<StoredEvent[]>;
+
+  /**
+   * Events of a branch in order, the parent chain's events first for a fork.
+   * @param options.afterSeq - only events with a greater seq (on the chain's order).
+   * @param options.uptoSeq - only events up to this seq of `branchId` (or of the chain).
+   * @returns `[]` for a thread that does not exist on "main"; throws `UnknownBranchError` for an unknown other branch.
+   */
+  read(
+    threadId: string,
+    branchId: string,
+    options?: { afterSeq?: number; uptoSeq?: number },
+  ): Promise<StoredEvent[]>;
+
+  /** The branch, or `null` when it does not exist. */
+  getBranch(threadId: string, branchId: string): Promise<BranchInfo | null>;
+
+  /** One event by id, or `null`. */
+  getEvent(eventId: string): Promise<StoredEvent | null>;
+
+  /**
+   * A new branch of `threadId` that starts after the event `fromEventId` (which may be on any
+   * branch of the thread). Copies nothing.
+   * @throws UnknownEventError when the event is not in this thread.
+   */
+  createBranch(threadId: string, fromEventId: string, newBranchId?: string): Promise<BranchInfo>;
+
+  /** Keep a snapshot of the branch after event `seq`, replacing the previous one. */
+  saveSnapshot(threadId: string, branchId: string, snapshot: Snapshot): Promise<void>;
+
+  /** The branch's latest snapshot, or `null`. */
+  loadSnapshot(threadId: string, branchId: string): Promise<Snapshot | null>;
+
+  /**
+   * Take the branch's single-writer lease for `owner` (a run id) for `ttlMs`; `true` when taken.
+   * A lease held by another owner and not expired makes it return `false` at once.
+   */
+  acquireLease(threadId: string, branchId: string, owner: string, ttlMs: number): Promise<boolean>;
+
+  /** Give the lease back; a no-op when `owner` does not hold it. */
+  releaseLease(threadId: string, branchId: string, owner: string): Promise<void>;
+
+  /** All threads, most recently updated first. */
+  listThreads(): Promise<ThreadInfo[]>;
+
+  /** Total bytes of event data and snapshots stored (for benchmarks and docs). */
+  sizeBytes(): Promise<number>;
+
+  /** Release connections and files; later calls throw `StateStoreError`. */
+  close(): Promise<void>;
+}
