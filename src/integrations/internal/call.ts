@@ -1,0 +1,245 @@
+/**
+ * Shared runtime of the built-in chat integrations: one call's abort and time-out control,
+ * bounded retries with exponential back-off and jitter, and lazy loading of optional SDKs.
+ * Internal: not part of the public API.
+ *
+ * @module
+ */
+import { ModelProviderError, RunCancelledError } from "../../errors/index.js";
+import type { JsonObject } from "../../json/index.js";
+
+/** Default limit of one attempt, in milliseconds (10 minutes, as the OpenAI and Anthropic SDKs). */
+export const DEFAULT_TIMEOUT_MS = 600_000;
+/** Default number of retries after the first attempt. */
+export const DEFAULT_MAX_RETRIES = 2;
+/** Default first back-off delay, in milliseconds; it doubles on each retry. */
+export const DEFAULT_INITIAL_RETRY_DELAY_MS = 500;
+/** Default longest back-off delay, in milliseconds. */
+export const DEFAULT_MAX_RETRY_DELAY_MS = 8_000;
+/** Longest `retry-after` a retry waits for, in milliseconds; a longer one gives up at once. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** The error a cancelled call throws. */
+export function cancelledError(
+  signal: AbortSignal | undefined,
+  what = "model call",
+): RunCancelledError {
+  return new RunCancelledError(`The ${what} was cancelled`, { cause: signal?.reason });
+}
+
+/** Whether an HTTP status means that trying again can help: 408, 429 and every 5xx. */
+export function isRetryableStatus(status: number | undefined): boolean {
+  return status === 408 || status === 429 || (status !== undefined && status >= 500);
+}
+
+/**
+ * Abort and time-out control of one attempt: `signal` fires when the caller's signal fires
+ * or when `timeoutMs` passes without `arm()` being called again.
+ */
+export class CallControl {
+  readonly signal: AbortSignal;
+  /** Set when the time-out fired (rather than the caller's signal). */
+  timedOut = false;
+  readonly #controller = new AbortController();
+  readonly #timeoutMs: number | null;
+  readonly #userSignal: AbortSignal | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #onAbort = () => this.#controller.abort(this.#userSignal?.reason);
+
+  constructor(timeoutMs: number | null, userSignal: AbortSignal | undefined) {
+    this.signal = this.#controller.signal;
+    this.#timeoutMs = timeoutMs;
+    this.#userSignal = userSignal;
+    if (userSignal?.aborted) this.#onAbort();
+    else userSignal?.addEventListener("abort", this.#onAbort, { once: true });
+    this.arm();
+  }
+
+  /** Whether the caller cancelled the call. */
+  get cancelled(): boolean {
+    return this.#userSignal?.aborted === true;
+  }
+
+  /** Start (or restart) the time-out. */
+  arm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#timeoutMs === null || this.#timeoutMs <= 0 || this.#controller.signal.aborted) return;
+    this.#timer = setTimeout(() => {
+      this.timedOut = true;
+      this.#controller.abort(new Error(`timed out after ${this.#timeoutMs} ms`));
+    }, this.#timeoutMs);
+  }
+
+  /** Stop the timer and the listener; call when the attempt is over. */
+  dispose(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#userSignal?.removeEventListener("abort", this.#onAbort);
+  }
+
+  /**
+   * The error to throw when the attempt stopped because of this control, or `null`:
+   * `RunCancelledError` when the caller cancelled, a retryable `ModelProviderError` on time-out.
+   */
+  stopError(provider: string, cause?: unknown): Error | null {
+    if (this.cancelled) return cancelledError(this.#userSignal);
+    if (this.timedOut)
+      return new ModelProviderError(
+        `The ${provider} call timed out after ${this.#timeoutMs} ms (timeoutMs)`,
+        { provider, retryable: true, cause },
+      );
+    return null;
+  }
+}
+
+/** How often and how long to retry. */
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** First back-off delay in ms; it doubles on each retry. */
+  initialDelayMs: number;
+  /** Longest back-off delay in ms. */
+  maxDelayMs: number;
+}
+
+const retryAfter = new WeakMap<Error, number>();
+
+/** Remember the server's `retry-after` (in ms) for a mapped error. */
+export function setRetryAfter(error: Error, ms: number | null): void {
+  if (ms !== null) retryAfter.set(error, ms);
+}
+
+/**
+ * Parse the `retry-after-ms` and `retry-after` headers (seconds or an HTTP date) into milliseconds.
+ * @returns the delay in ms, or `null` when there is none.
+ */
+export function parseRetryAfter(
+  get: (name: string) => string | null | undefined,
+  now = Date.now(),
+): number | null {
+  const ms = get("retry-after-ms");
+  if (ms != null && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = get("retry-after");
+  if (value == null || value.trim() === "") return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/**
+ * Back-off before retry number `attempt + 1`: `min(maxDelayMs, initialDelayMs * 2^attempt)`,
+ * half of it fixed and half random ("equal jitter").
+ */
+export function backoffDelayMs(
+  attempt: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number {
+  const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** attempt);
+  return base / 2 + (random() * base) / 2;
+}
+
+/** Wait `ms`, or throw `RunCancelledError` as soon as `signal` fires. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(cancelledError(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(cancelledError(signal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Run `attempt` until it succeeds, retrying a retryable `ModelProviderError` at most
+ * `policy.maxRetries` times. The wait is the server's `retry-after` when it gave one (up to
+ * {@link MAX_RETRY_AFTER_MS}), otherwise {@link backoffDelayMs}. The last error is thrown,
+ * its message saying how many attempts were made.
+ */
+export async function withRetries<T>(
+  attempt: (n: number) => Promise<T>,
+  policy: RetryPolicy,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (e) {
+      if (!(e instanceof ModelProviderError) || !e.retryable) throw e;
+      const after = retryAfter.get(e);
+      if (n >= policy.maxRetries || (after !== undefined && after > MAX_RETRY_AFTER_MS)) {
+        if (n === 0) throw e;
+        throw new ModelProviderError(`${e.message} (gave up after ${n + 1} attempts)`, {
+          provider: e.provider,
+          status: e.status,
+          retryable: e.retryable,
+          cause: e.cause,
+        });
+      }
+      await sleep(after ?? backoffDelayMs(n, policy), signal);
+    }
+  }
+}
+
+/** The retry policy of an integration's options, with the defaults filled in. */
+export function retryPolicy(options: {
+  maxRetries?: number | undefined;
+  initialRetryDelayMs?: number | undefined;
+  maxRetryDelayMs?: number | undefined;
+}): RetryPolicy {
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0)
+    throw new RangeError(`maxRetries must be a whole number >= 0, got ${maxRetries}`);
+  return {
+    maxRetries,
+    initialDelayMs: options.initialRetryDelayMs ?? DEFAULT_INITIAL_RETRY_DELAY_MS,
+    maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
+  };
+}
+
+/**
+ * Import an optional peer SDK on first use.
+ * @throws ModelProviderError (not retryable) naming the package to install when it is missing.
+ */
+export async function loadPeer<T>(
+  pkg: string,
+  user: string,
+  provider: string,
+  importer: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await importer();
+  } catch (e) {
+    const code = (e as { code?: unknown } | null)?.code;
+    const missing =
+      code === "ERR_MODULE_NOT_FOUND" ||
+      code === "MODULE_NOT_FOUND" ||
+      /Cannot find (module|package)/.test(String((e as Error | null)?.message));
+    throw new ModelProviderError(
+      missing
+        ? `${user} needs the "${pkg}" package, which is not installed: run \`npm install ${pkg}\``
+        : `${user} could not load the "${pkg}" package: ${(e as Error | null)?.message ?? String(e)}`,
+      { provider, retryable: false, cause: e },
+    );
+  }
+}
+
+/** A JSON copy of a provider's usage object (undefined dropped), or `{}`. */
+export function jsonUsage(usage: unknown, dropNull = false): JsonObject {
+  if (usage === null || typeof usage !== "object") return {};
+  const copy = JSON.parse(JSON.stringify(usage)) as JsonObject;
+  if (dropNull) for (const key of Object.keys(copy)) if (copy[key] === null) delete copy[key];
+  return copy;
+}
+
+/** Message text of an unknown thrown value. */
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

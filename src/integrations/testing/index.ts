@@ -1,0 +1,19 @@
+/**
+ * Test helpers for chat integrations: the {@link describeChatConformance} suite (vitest) and a
+ * {@link ReplayServer} that replays a provider's wire format on 127.0.0.1.
+ *
+ * @module
+ */
+export {
+  type ConformanceOptions,
+  type ConformanceScenario,
+  describeChatConformance,
+} from "./conformance.js";
+export {
+  ndjsonLines,
+  type RecordedRequest,
+  type ReplayResponse,
+  ReplayServer,
+  type Responder,
+  sseEvents,
+} from "./replay-server.js";
