@@ -1,0 +1,353 @@
+/**
+ * `MemoryStateStore`: the event log in the process's memory, for tests and short-lived agents.
+ *
+ * @module
+ */
+import {
+  branchExists,
+  byUpdatedAt,
+  checkBranchId,
+  checkLease,
+  checkSeq,
+  checkThreadId,
+  closedError,
+  concurrentWrite,
+  decodeEvent,
+  decodeSnapshot,
+  type EventRow,
+  encodeEvents,
+  encodeSnapshot,
+  eventRowBytes,
+  MAIN_BRANCH,
+  newBranchId,
+  parseEventId,
+  planRead,
+  readBounds,
+  snapshotBeyondEnd,
+  snapshotRowBytes,
+  unknownBranch,
+  unknownEvent,
+} from "./internal.js";
+import type {
+  BranchInfo,
+  NewEvent,
+  Snapshot,
+  StateStore,
+  StoredEvent,
+  ThreadInfo,
+} from "./types.js";
+
+interface MemBranch {
+  branchId: string;
+  parent: { branchId: string; seq: number } | null;
+  /** The branch's own events; `rows[i].seq === start + 1 + i`. */
+  rows: EventRow[];
+  /** Seq before the first own event (the fork point, or 0). */
+  start: number;
+  /** Time of the branch's last own event, in ms, or 0. */
+  updatedAt: number;
+}
+
+interface MemThread {
+  /** In creation order, "main" first. */
+  branches: Map<string, MemBranch>;
+}
+
+interface MemSnapshot {
+  seq: number;
+  data: string;
+  bytes: number;
+}
+
+interface MemLease {
+  owner: string;
+  expiresAt: number;
+}
+
+/**
+ * A {@link StateStore} that keeps every thread in the process's memory; it is gone when the
+ * process ends. Event data and snapshots are kept as JSON text, so a caller can never change
+ * stored history through an object it passed in or got back, and {@link sizeBytes} counts the
+ * real JSON size.
+ *
+ * Every method runs to completion without awaiting anything, so concurrent calls inside one
+ * process are serialized: of two appends with the same `expectedLastSeq`, the first wins and the
+ * second fails with `ConcurrentWriteError`.
+ *
+ * @example
+ * ```ts
+ * import { MemoryStateStore } from "nodestep";
+ * const store = new MemoryStateStore();
+ * const [e] = await store.append("t1", "main", [
+ *   { type: "run_started", runId: "r1", step: null, taskId: null, node: null, data: { input: "hi" } },
+ * ], 0);
+ * e.id; // "t1/main/1"
+ * ```
+ */
+export class MemoryStateStore implements StateStore {
+  readonly #threads = new Map<string, MemThread>();
+  readonly #snapshots = new Map<string, MemSnapshot>();
+  readonly #leases = new Map<string, MemLease>();
+  #eventBytes = 0;
+  #snapshotBytes = 0;
+  #closed = false;
+  readonly #now: () => number;
+
+  /**
+   * @param options.now - clock in ms since the epoch (default `Date.now`), for event times and lease expiry.
+   */
+  constructor(options?: { now?: () => number }) {
+    this.#now = options?.now ?? Date.now;
+  }
+
+  /**
+   * Append events to a branch; see {@link StateStore.append}.
+   * @throws ConcurrentWriteError when the branch is not at `expectedLastSeq`; UnknownBranchError
+   *   for an unknown branch other than "main"; StateStoreError for non-JSON data (with `field`)
+   *   or a closed store. Nothing is written when it throws.
+   */
+  async append(
+    threadId: string,
+    branchId: string,
+    events: NewEvent[],
+    expectedLastSeq: number,
+  ): Promise<StoredEvent[]> {
+    this.#open();
+    checkThreadId(threadId);
+    checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
+    const encoded = encodeEvents(threadId, branchId, events);
+    const thread = this.#threads.get(threadId);
+    let branch = thread?.branches.get(branchId);
+    if (!branch) {
+      if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
+      if (expectedLastSeq !== 0) throw concurrentWrite(threadId, branchId, expectedLastSeq, 0);
+      if (encoded.length === 0) return [];
+      branch = { branchId, parent: null, rows: [], start: 0, updatedAt: 0 };
+      const t: MemThread = thread ?? { branches: new Map() };
+      t.branches.set(branchId, branch);
+      if (!thread) this.#threads.set(threadId, t);
+    }
+    const lastSeq = branch.start + branch.rows.length;
+    if (lastSeq !== expectedLastSeq) {
+      throw concurrentWrite(threadId, branchId, expectedLastSeq, lastSeq);
+    }
+    if (encoded.length === 0) return [];
+    const createdAt = this.#now();
+    const out: StoredEvent[] = new Array(encoded.length);
+    for (let i = 0; i < encoded.length; i++) {
+      const e = encoded[i]!;
+      const row: EventRow = {
+        seq: lastSeq + 1 + i,
+        type: e.type,
+        runId: e.runId,
+        step: e.step,
+        taskId: e.taskId,
+        node: e.node,
+        data: e.data,
+        createdAt,
+      };
+      branch.rows.push(row);
+      this.#eventBytes += eventRowBytes(threadId, branchId, e);
+      out[i] = decodeEvent(threadId, branchId, row);
+    }
+    branch.updatedAt = createdAt;
+    return out;
+  }
+
+  /**
+   * Events of a branch, its parent chain's first; see {@link StateStore.read}.
+   * @throws UnknownBranchError for an unknown branch other than "main" (an unknown thread on
+   *   "main" gives `[]`); StateStoreError for a closed store or bad options.
+   */
+  async read(
+    threadId: string,
+    branchId: string,
+    options?: { afterSeq?: number; uptoSeq?: number },
+  ): Promise<StoredEvent[]> {
+    this.#open();
+    checkThreadId(threadId);
+    const { afterSeq, uptoSeq } = readBounds(threadId, branchId, options);
+    const thread = this.#threads.get(threadId);
+    const branch = thread?.branches.get(branchId);
+    if (!thread || !branch) {
+      if (branchId === MAIN_BRANCH) return [];
+      throw unknownBranch(threadId, branchId);
+    }
+    const chain = [];
+    for (let b: MemBranch | undefined = branch; b; ) {
+      chain.push({
+        branchId: b.branchId,
+        parentBranch: b.parent?.branchId ?? null,
+        parentSeq: b.parent?.seq ?? null,
+        lastSeq: b.start + b.rows.length,
+      });
+      b = b.parent ? thread.branches.get(b.parent.branchId) : undefined;
+    }
+    const { segments } = planRead(chain, afterSeq, uptoSeq);
+    const out: StoredEvent[] = [];
+    for (const s of segments) {
+      const b = thread.branches.get(s.branchId)!;
+      for (let seq = s.after + 1; seq <= s.upto; seq++) {
+        out.push(decodeEvent(threadId, s.branchId, b.rows[seq - b.start - 1]!));
+      }
+    }
+    return out;
+  }
+
+  /** The branch, or `null` when it does not exist. @throws StateStoreError for a closed store. */
+  async getBranch(threadId: string, branchId: string): Promise<BranchInfo | null> {
+    this.#open();
+    const b = this.#threads.get(threadId)?.branches.get(branchId);
+    return b ? info(threadId, b) : null;
+  }
+
+  /** One event by id, or `null`. @throws StateStoreError for a closed store. */
+  async getEvent(eventId: string): Promise<StoredEvent | null> {
+    this.#open();
+    const p = parseEventId(eventId);
+    if (!p) return null;
+    const b = this.#threads.get(p.threadId)?.branches.get(p.branchId);
+    const row = b?.rows[p.seq - b.start - 1];
+    return row ? decodeEvent(p.threadId, p.branchId, row) : null;
+  }
+
+  /**
+   * A new branch after event `fromEventId`; see {@link StateStore.createBranch}.
+   * @throws UnknownEventError when the event is not in this thread; StateStoreError when
+   *   `newBranchId` is taken or not a valid id (empty or containing `/`).
+   */
+  async createBranch(
+    threadId: string,
+    fromEventId: string,
+    newBranchIdArg?: string,
+  ): Promise<BranchInfo> {
+    this.#open();
+    checkThreadId(threadId);
+    if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
+    const p = parseEventId(fromEventId);
+    const thread = this.#threads.get(threadId);
+    const from = p && p.threadId === threadId ? thread?.branches.get(p.branchId) : undefined;
+    if (!p || !thread || !from || p.seq <= from.start || p.seq > from.start + from.rows.length) {
+      throw unknownEvent(threadId, fromEventId);
+    }
+    let id = newBranchIdArg;
+    if (id === undefined) {
+      do id = newBranchId();
+      while (thread.branches.has(id));
+    } else if (thread.branches.has(id)) {
+      throw branchExists(threadId, id);
+    }
+    const branch: MemBranch = {
+      branchId: id,
+      parent: { branchId: p.branchId, seq: p.seq },
+      rows: [],
+      start: p.seq,
+      updatedAt: 0,
+    };
+    thread.branches.set(id, branch);
+    return info(threadId, branch);
+  }
+
+  /**
+   * Keep a snapshot of the branch after event `snapshot.seq`, replacing the previous one.
+   * @throws UnknownBranchError when the branch does not exist; StateStoreError for non-JSON data
+   *   (with `field`), a seq past the branch's last event, or a closed store.
+   */
+  async saveSnapshot(threadId: string, branchId: string, snapshot: Snapshot): Promise<void> {
+    this.#open();
+    checkThreadId(threadId);
+    const data = encodeSnapshot(threadId, branchId, snapshot);
+    const b = this.#threads.get(threadId)?.branches.get(branchId);
+    if (!b) throw unknownBranch(threadId, branchId);
+    const lastSeq = b.start + b.rows.length;
+    if (snapshot.seq > lastSeq) throw snapshotBeyondEnd(threadId, branchId, snapshot.seq, lastSeq);
+    const key = keyOf(threadId, branchId);
+    const old = this.#snapshots.get(key);
+    const bytes = snapshotRowBytes(threadId, branchId, data);
+    this.#snapshotBytes += bytes - (old?.bytes ?? 0);
+    this.#snapshots.set(key, { seq: snapshot.seq, data, bytes });
+  }
+
+  /** The branch's latest snapshot, or `null`. @throws StateStoreError for a closed store. */
+  async loadSnapshot(threadId: string, branchId: string): Promise<Snapshot | null> {
+    this.#open();
+    const s = this.#snapshots.get(keyOf(threadId, branchId));
+    return s ? decodeSnapshot(threadId, branchId, s.seq, s.data) : null;
+  }
+
+  /**
+   * Take the branch's lease for `owner` for `ttlMs` ms; `true` when taken or extended (same
+   * owner), `false` when another owner holds an unexpired lease. The branch need not exist yet.
+   * @throws StateStoreError for an empty owner, a ttl ≤ 0 or a closed store.
+   */
+  async acquireLease(
+    threadId: string,
+    branchId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    this.#open();
+    checkLease(threadId, branchId, owner, ttlMs);
+    const key = keyOf(threadId, branchId);
+    const now = this.#now();
+    const held = this.#leases.get(key);
+    if (held && held.owner !== owner && held.expiresAt > now) return false;
+    this.#leases.set(key, { owner, expiresAt: now + ttlMs });
+    return true;
+  }
+
+  /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
+  async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
+    this.#open();
+    const key = keyOf(threadId, branchId);
+    if (this.#leases.get(key)?.owner === owner) this.#leases.delete(key);
+  }
+
+  /** All threads with their branch ids (creation order), most recently updated first (ties by thread id). */
+  async listThreads(): Promise<ThreadInfo[]> {
+    this.#open();
+    const out: ThreadInfo[] = [];
+    for (const [threadId, t] of this.#threads) {
+      let updatedAt = 0;
+      for (const b of t.branches.values()) updatedAt = Math.max(updatedAt, b.updatedAt);
+      out.push({ threadId, branches: [...t.branches.keys()], updatedAt });
+    }
+    return out.sort(byUpdatedAt);
+  }
+
+  /**
+   * Logical bytes stored: for each event the UTF-8 bytes of its data JSON and text fields plus
+   * 8 per number, and for each snapshot its data JSON, ids and seq. Grows linearly with what is
+   * appended.
+   */
+  async sizeBytes(): Promise<number> {
+    this.#open();
+    return this.#eventBytes + this.#snapshotBytes;
+  }
+
+  /** Drop everything; later calls throw `StateStoreError`. Closing twice is a no-op. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#threads.clear();
+    this.#snapshots.clear();
+    this.#leases.clear();
+  }
+
+  #open(): void {
+    if (this.#closed) throw closedError("MemoryStateStore");
+  }
+}
+
+function info(threadId: string, b: MemBranch): BranchInfo {
+  return {
+    threadId,
+    branchId: b.branchId,
+    parent: b.parent ? { ...b.parent } : null,
+    lastSeq: b.start + b.rows.length,
+  };
+}
+
+function keyOf(threadId: string, branchId: string): string {
+  return `${threadId}\u0000${branchId}`;
+}
