@@ -1,0 +1,13 @@
+/**
+ * `nodestep/anthropic`: {@link AnthropicChat}, a chat model on Anthropic's Messages API. Needs
+ * the optional peer dependency `@anthropic-ai/sdk` (`npm install @anthropic-ai/sdk`), loaded only
+ * when the first call is made.
+ *
+ * @module
+ */
+export {
+  AnthropicChat,
+  type AnthropicChatOptions,
+  anthropicFinishReason,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+} from "./anthropic-chat.js";
