@@ -1,0 +1,118 @@
+/**
+ * `ToolLimitMiddleware`: the tool-call budget of a run and its resumes (`maxToolCalls`).
+ *
+ * @module
+ */
+import { ToolDeniedError, ValueError } from "../errors/index.js";
+import type { JsonObject } from "../json/index.js";
+import type { Middleware, ToolMiddlewareContext } from "./types.js";
+
+/** Options of {@link ToolLimitMiddleware}. */
+export interface ToolLimitOptions {
+  /** Tool calls allowed per run and its resumes; a non-negative integer (`0` denies every call). */
+  maxToolCalls: number;
+}
+
+/** The middleware made by {@link ToolLimitMiddleware}. */
+export interface ToolLimitMiddleware extends Middleware {
+  readonly name: "ToolLimitMiddleware";
+  /** The budget. */
+  readonly maxToolCalls: number;
+  /** Counts the call and throws `ToolDeniedError` past the budget. */
+  beforeTool(args: JsonObject, ctx: ToolMiddlewareContext): undefined;
+  /** Tool calls counted so far for a thread id (or a run id for a run without a thread). */
+  used(key: string): number;
+}
+
+/** How many threads (or thread-less runs) a limiter remembers; the oldest is forgotten first. */
+const MAX_TRACKED = 10_000;
+
+interface Budget {
+  count: number;
+  /** `"<taskId>#<toolCallId>"` → whether that call was allowed; a call seen again (on resume) is not counted twice. */
+  calls: Map<string, boolean>;
+}
+
+/**
+ * Limit the tool calls of one run and its resumes.
+ *
+ * Its `beforeTool` hook counts every call; the call that would go past `maxToolCalls` and
+ * every one after it throw `ToolDeniedError` with the reason
+ * `"Tool call limit reached: at most <n> tool calls per run"`, which the agent sends to the
+ * model as the tool message. Place it first, so denied calls reach no other middleware
+ * (`buildReactAgent` does).
+ *
+ * Counting: per thread (`ctx.toolContext.threadId`, or `runId` for a run without a thread), in
+ * a map held by this middleware instance, so the resumes of a run share the run's budget
+ * (outside a graph, with neither, all calls of the instance share one budget). A tool call
+ * already counted (same task id and tool call id: a call that runs again on resume) is not
+ * counted twice and gets the same decision. Calls without a tool call id always count. The count lives in this
+ * process only and is shared by every run on the same thread: durable counting (across
+ * processes, and reset per run) comes with the state store work. Parallel calls are counted
+ * in the order their `beforeTool` hooks are reached.
+ *
+ * @param options - `{ maxToolCalls }`.
+ * @throws ValueError when `maxToolCalls` is not a non-negative integer.
+ * @example
+ * ```ts
+ * const limit = ToolLimitMiddleware({ maxToolCalls: 2 });
+ * const ctx = ToolContext.empty({ middleware: [limit] });
+ * await callTool(t, {}, ctx); await callTool(t, {}, ctx);
+ * await callTool(t, {}, ctx); // ToolDeniedError: Tool call limit reached: at most 2 tool calls per run
+ * ```
+ */
+export function ToolLimitMiddleware(options: ToolLimitOptions): ToolLimitMiddleware {
+  const max = (options as Partial<ToolLimitOptions> | null | undefined)?.maxToolCalls;
+  if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
+    throw new ValueError(
+      `ToolLimitMiddleware: maxToolCalls must be a non-negative integer, got ${typeof max === "number" ? String(max) : typeof max}`,
+    );
+  }
+  const budgets = new Map<string, Budget>();
+  const reason = `Tool call limit reached: at most ${max} tool call${max === 1 ? "" : "s"} per run`;
+
+  function budgetFor(key: string): Budget {
+    let b = budgets.get(key);
+    if (b === undefined) {
+      b = { count: 0, calls: new Map() };
+      budgets.set(key, b);
+      if (budgets.size > MAX_TRACKED) {
+        const oldest = budgets.keys().next().value;
+        if (oldest !== undefined) budgets.delete(oldest);
+      }
+    }
+    return b;
+  }
+
+  function deny(ctx: ToolMiddlewareContext): never {
+    throw new ToolDeniedError(`${reason} (tool "${ctx.tool.name}" was not called)`, {
+      tool: ctx.tool.name,
+      ...(ctx.toolCallId === null ? {} : { toolCallId: ctx.toolCallId }),
+      reason,
+    });
+  }
+
+  return {
+    name: "ToolLimitMiddleware",
+    maxToolCalls: max,
+    beforeTool(_args: JsonObject, ctx: ToolMiddlewareContext): undefined {
+      const tc = ctx.toolContext;
+      const key = tc.threadId ?? tc.runId ?? "";
+      const b = budgetFor(key);
+      const id = ctx.toolCallId === null ? null : `${tc.taskId}#${ctx.toolCallId}`;
+      if (id !== null) {
+        const seen = b.calls.get(id);
+        if (seen === true) return undefined;
+        if (seen === false) deny(ctx);
+      }
+      const allowed = b.count < max;
+      if (allowed) b.count++;
+      if (id !== null) b.calls.set(id, allowed);
+      if (!allowed) deny(ctx);
+      return undefined;
+    },
+    used(key: string): number {
+      return budgets.get(key)?.count ?? 0;
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * `callTool`: run a tool with validation and the tool middleware, and `toolResultContent`:
+ * the text the model gets for a result.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { ValidationError } from "../errors/index.js";
+import { isGraphInterrupt } from "../graph/context.js";
+import { findNonJson, type JsonObject } from "../json/index.js";
+import { runBeforeTool, runOnToolError } from "../middleware/run-hooks.js";
+import type { ToolMiddlewareContext } from "../middleware/types.js";
+import { describe, isTool } from "./tool.js";
+import { emptyToolContext } from "./tool-context.js";
+import type { Tool, ToolCallResult, ToolContext } from "./types.js";
+
+type Issue = { path: (string | number)[]; message: string };
+
+function issuesOf(error: z.ZodError): Issue[] {
+  return error.issues.map((i) => ({
+    path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
+    message: i.message,
+  }));
+}
+
+function issueText(issues: readonly Issue[]): string {
+  return issues
+    .map((i) => (i.path.length === 0 ? i.message : `${i.path.join(".")}: ${i.message}`))
+    .join("; ");
+}
+
+/**
+ * Validate arguments, run the tool middleware and call a tool.
+ *
+ * Steps, in order:
+ * 1. every `beforeTool(args, { tool, toolCallId, toolContext })` of `ctx.middleware`, in
+ *    order; a hook returning an object replaces the arguments. Errors thrown here
+ *    (`ToolDeniedError` for a denied call, `GraphInterrupt` for an approval) propagate
+ *    unchanged and do not reach `onToolError`.
+ * 2. the arguments are parsed by `tool.input` (strict: unknown arguments are rejected).
+ * 3. `tool.fn(parsedArgs, ctx)` is called and awaited.
+ * 4. the result (`undefined` counts as `null`) is parsed by `tool.output` when there is one,
+ *    and must be JSON.
+ *
+ * An error thrown by the tool, or a result that fails validation, goes through every
+ * `onToolError(error, ...)` hook in order and is then rethrown as it is. A `GraphInterrupt`
+ * thrown by the tool passes through untouched.
+ *
+ * @param tool - a tool made by `tool()`.
+ * @param args - the arguments, a JSON object.
+ * @param ctx - run information and middleware; `ToolContext.empty({ toolName })` when omitted.
+ * @returns `{ value, arguments }`: the validated result and the arguments after `beforeTool`.
+ * @throws TypeError when `tool` is not a tool.
+ * @throws ValidationError when the arguments (`Invalid arguments for tool "check_stock": sku: Invalid input: expected string, received number`)
+ *   or the result (`Invalid result from tool "check_stock": ...`) do not match; `issues` lists each problem.
+ * @example
+ * ```ts
+ * const { value } = await callTool(getOrderStatus, { orderId: "A-1001" }); // value: "shipped"
+ * ```
+ */
+export async function callTool<I, O, C>(
+  tool: Tool<I, O, C>,
+  args: JsonObject,
+  ctx?: ToolContext<C>,
+): Promise<ToolCallResult<O>> {
+  if (!isTool(tool)) {
+    throw new TypeError(`callTool() expects a tool made by tool(), got ${describe(tool)}`);
+  }
+  const tctx = (ctx ?? emptyToolContext<C>({ toolName: tool.name })) as ToolContext<C>;
+  const mctx: ToolMiddlewareContext = {
+    tool: tool as unknown as Tool<never, unknown, unknown>,
+    toolCallId: tctx.toolCallId,
+    toolContext: tctx as ToolContext,
+  };
+  const middleware = tctx.middleware;
+  const finalArgs = await runBeforeTool(middleware, args, mctx);
+
+  const parsed = tool.input.safeParse(finalArgs);
+  if (!parsed.success) {
+    const issues = issuesOf(parsed.error);
+    throw new ValidationError(`Invalid arguments for tool "${tool.name}": ${issueText(issues)}`, {
+      issues,
+      cause: parsed.error,
+    });
+  }
+
+  let value: O;
+  try {
+    const raw: unknown = await tool.fn(parsed.data, tctx);
+    value = validateResult<I, O, C>(tool, raw === undefined ? null : raw);
+  } catch (e) {
+    if (isGraphInterrupt(e)) throw e;
+    await runOnToolError(middleware, e, mctx);
+    throw e;
+  }
+  return { value, arguments: finalArgs };
+}
+
+function validateResult<I, O, C>(tool: Tool<I, O, C>, raw: unknown): O {
+  let value = raw;
+  if (tool.output !== null) {
+    const parsed = tool.output.safeParse(raw);
+    if (!parsed.success) {
+      const issues = issuesOf(parsed.error);
+      throw new ValidationError(`Invalid result from tool "${tool.name}": ${issueText(issues)}`, {
+        issues,
+        cause: parsed.error,
+      });
+    }
+    value = parsed.data;
+  }
+  const bad = findNonJson(value, "");
+  if (bad !== null) {
+    const path = bad.path === "" ? [] : bad.path.split(/\.|\[|\]/).filter((p) => p !== "");
+    const issues: Issue[] = [
+      { path: path.map((p) => (/^\d+$/.test(p) ? Number(p) : p)), message: bad.problem },
+    ];
+    throw new ValidationError(
+      `Invalid result from tool "${tool.name}": ${bad.path === "" ? "" : `${bad.path}: `}${bad.problem}; a tool result must be JSON`,
+      { issues },
+    );
+  }
+  return value as O;
+}
+
+/**
+ * The text the model gets for a tool result: compact JSON `{"result":<value>}`.
+ *
+ * @param value - the validated result, JSON (`undefined` is written as `null`).
+ * @example toolResultContent("shipped") // '{"result":"shipped"}'
+ * @example toolResultContent(12) // '{"result":12}'
+ */
+export function toolResultContent(value: unknown): string {
+  return JSON.stringify({ result: value === undefined ? null : value });
+}
