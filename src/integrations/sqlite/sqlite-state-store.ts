@@ -1,0 +1,690 @@
+/**
+ * `SqliteStateStore`: the event log in one SQLite file (better-sqlite3), the embedded default
+ * on disk.
+ *
+ * @module
+ */
+import { statSync } from "node:fs";
+import Database from "better-sqlite3";
+import { StateStoreError } from "../../errors/index.js";
+import {
+  branchExists,
+  byUpdatedAt,
+  type ChainLink,
+  checkBranchId,
+  checkContiguous,
+  checkLease,
+  checkSeq,
+  checkThreadId,
+  closedError,
+  concurrentWrite,
+  decodeEvent,
+  decodeSnapshot,
+  type EventRow,
+  encodeEvents,
+  encodeSnapshot,
+  eventRowBytes,
+  MAIN_BRANCH,
+  newBranchId,
+  parseEventId,
+  planRead,
+  readBounds,
+  snapshotBeyondEnd,
+  snapshotRowBytes,
+  unknownBranch,
+  unknownEvent,
+} from "../../stores/internal.js";
+import type {
+  BranchInfo,
+  NewEvent,
+  Snapshot,
+  StateStore,
+  StoredEvent,
+  ThreadInfo,
+} from "../../stores/types.js";
+
+/** Version of the tables this code reads and writes; kept in the `meta` table. */
+export const SQLITE_SCHEMA_VERSION = 1;
+
+/** What the `meta` table says the file is. */
+const FORMAT = "nodestep-state-store";
+
+/** Options of {@link SqliteStateStore}. */
+export interface SqliteStateStoreOptions {
+  /** The database file, created when missing (its directory must exist); `":memory:"` for a private in-memory database. */
+  path: string;
+  /**
+   * How hard a commit waits for the disk. `"NORMAL"` (default): in WAL mode, an acknowledged
+   * append survives the process being killed (SIGKILL, crash), but the last commits may be lost
+   * if the machine loses power or the OS crashes. `"FULL"`: every commit is synced to disk
+   * before `append` resolves, and survives power loss too, at the cost of one fsync per append.
+   */
+  synchronous?: "NORMAL" | "FULL";
+  /** How long a write waits for another process's write lock before failing, in ms (default 5,000). */
+  busyTimeoutMs?: number;
+}
+
+interface BranchRow {
+  parent_branch: string | null;
+  parent_seq: number | null;
+  last_seq: number;
+}
+
+interface DbEventRow {
+  seq: number;
+  type: string;
+  run_id: string;
+  step: number | null;
+  task_id: string | null;
+  node: string | null;
+  data: string;
+  created_at: number;
+}
+
+const TABLES = ["meta", "branches", "events", "snapshots", "leases"];
+
+const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE branches (
+  thread_id TEXT NOT NULL,
+  branch_id TEXT NOT NULL,
+  parent_branch TEXT,
+  parent_seq INTEGER,
+  last_seq INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL DEFAULT 0,
+  bytes INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (thread_id, branch_id)
+);
+CREATE TABLE events (
+  thread_id TEXT NOT NULL,
+  branch_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  step INTEGER,
+  task_id TEXT,
+  node TEXT,
+  data TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, branch_id, seq)
+);
+CREATE TABLE snapshots (
+  thread_id TEXT NOT NULL,
+  branch_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, branch_id)
+);
+CREATE TABLE leases (
+  thread_id TEXT NOT NULL,
+  branch_id TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, branch_id)
+);
+`;
+
+const EVENT_COLUMNS = "seq, type, run_id, step, task_id, node, data, created_at";
+
+/**
+ * A {@link StateStore} in one SQLite file, through better-sqlite3.
+ *
+ * The file is in WAL mode; each append is one `BEGIN IMMEDIATE` transaction of prepared
+ * statements, which checks `expectedLastSeq` against the `branches` row (never by scanning the
+ * events), so several processes can share one file and exactly one of two racing writers wins.
+ * With the default `synchronous: "NORMAL"`, an append that resolved survives SIGKILL of the
+ * process; `"FULL"` also survives power loss.
+ *
+ * Event data is stored as JSON text, byte for byte what `JSON.stringify` wrote. Opening a file
+ * written with another schema version, or reading a damaged row, raises `StateStoreError`; the
+ * store never returns a silently wrong or emptied history.
+ *
+ * better-sqlite3 is synchronous: every method does its work before its promise settles, and
+ * blocks the event loop for the time of the query (microseconds to milliseconds).
+ *
+ * @throws StateStoreError from the constructor when the file cannot be opened, is not a SQLite
+ *   database, is not a nodestep store, or was written by another schema version.
+ * @example
+ * ```ts
+ * import { SqliteStateStore } from "nodestep/sqlite";
+ * const store = new SqliteStateStore({ path: "threads.db" });
+ * await store.append("t1", "main", [
+ *   { type: "run_started", runId: "r1", step: null, taskId: null, node: null, data: { input: "hi" } },
+ * ], 0);
+ * console.log((await store.read("t1", "main")).length); // 1
+ * await store.close();
+ * ```
+ */
+export class SqliteStateStore implements StateStore {
+  /** The database file this store was opened on. */
+  readonly path: string;
+  #db: Database.Database | null;
+  readonly #s: ReturnType<typeof prepare>;
+  readonly #appendTx: (
+    threadId: string,
+    branchId: string,
+    events: ReturnType<typeof encodeEvents>,
+    expectedLastSeq: number,
+  ) => StoredEvent[];
+  readonly #readTx: (
+    threadId: string,
+    branchId: string,
+    afterSeq: number,
+    uptoSeq: number,
+  ) => StoredEvent[];
+
+  /**
+   * Open (or create) the store's file and its tables.
+   * @throws StateStoreError when the file cannot be opened or holds an incompatible schema.
+   */
+  constructor(options: SqliteStateStoreOptions) {
+    if (!options || typeof options.path !== "string" || options.path === "") {
+      throw new StateStoreError("SqliteStateStore needs a { path } to a database file");
+    }
+    this.path = options.path;
+    const sync = options.synchronous ?? "NORMAL";
+    if (sync !== "NORMAL" && sync !== "FULL") {
+      throw new StateStoreError(`synchronous must be "NORMAL" or "FULL", got ${String(sync)}`);
+    }
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(options.path);
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+      db.pragma("journal_mode = WAL");
+      db.pragma(`synchronous = ${sync}`);
+      setUpSchema(db, options.path);
+    } catch (e) {
+      db?.close();
+      if (e instanceof StateStoreError) throw e;
+      throw new StateStoreError(
+        `Cannot open the SQLite state store at ${options.path}: ${(e as Error).message}`,
+        { cause: e },
+      );
+    }
+    this.#db = db;
+    const s = prepare(db);
+    this.#s = s;
+
+    this.#appendTx = db
+      .transaction(
+        (
+          threadId: string,
+          branchId: string,
+          events: ReturnType<typeof encodeEvents>,
+          expected: number,
+        ): StoredEvent[] => {
+          const branch = s.getBranch.get(threadId, branchId) as BranchRow | undefined;
+          if (!branch) {
+            if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
+            if (expected !== 0) throw concurrentWrite(threadId, branchId, expected, 0);
+            if (events.length === 0) return [];
+            s.insertBranch.run(threadId, branchId, null, null, 0);
+          } else if (branch.last_seq !== expected) {
+            throw concurrentWrite(threadId, branchId, expected, branch.last_seq);
+          }
+          if (events.length === 0) return [];
+          const createdAt = Date.now();
+          let bytes = 0;
+          const out: StoredEvent[] = new Array(events.length);
+          for (let i = 0; i < events.length; i++) {
+            const e = events[i]!;
+            const seq = expected + 1 + i;
+            s.insertEvent.run(
+              threadId,
+              branchId,
+              seq,
+              e.type,
+              e.runId,
+              e.step,
+              e.taskId,
+              e.node,
+              e.data,
+              createdAt,
+            );
+            bytes += eventRowBytes(threadId, branchId, e);
+            const row: EventRow = { seq, ...e, createdAt };
+            out[i] = decodeEvent(threadId, branchId, row);
+          }
+          const changed = s.advanceBranch.run(
+            expected + events.length,
+            createdAt,
+            bytes,
+            threadId,
+            branchId,
+            expected,
+          ).changes;
+          // Cannot happen inside an IMMEDIATE transaction; kept as a guard for hand-edited files.
+          if (changed !== 1) throw concurrentWrite(threadId, branchId, expected, -1);
+          return out;
+        },
+      )
+      .immediate.bind(null);
+
+    this.#readTx = db
+      .transaction(
+        (threadId: string, branchId: string, afterSeq: number, uptoSeq: number): StoredEvent[] => {
+          const chain = loadChain(s, threadId, branchId);
+          if (!chain) {
+            if (branchId === MAIN_BRANCH) return [];
+            throw unknownBranch(threadId, branchId);
+          }
+          const { segments, from, to } = planRead(chain, afterSeq, uptoSeq);
+          const out: StoredEvent[] = [];
+          for (const seg of segments) {
+            for (const row of s.readRange.iterate(threadId, seg.branchId, seg.after, seg.upto)) {
+              out.push(decodeEvent(threadId, seg.branchId, toEventRow(row as DbEventRow)));
+            }
+          }
+          checkContiguous(threadId, branchId, out, from, to);
+          return out;
+        },
+      )
+      .deferred.bind(null);
+  }
+
+  /**
+   * Append events to a branch in one transaction; see {@link StateStore.append}.
+   * @throws ConcurrentWriteError when the branch is not at `expectedLastSeq`; UnknownBranchError
+   *   for an unknown branch other than "main"; StateStoreError for non-JSON data (with `field`),
+   *   a database error, or a closed store. Nothing is written when it throws.
+   */
+  async append(
+    threadId: string,
+    branchId: string,
+    events: NewEvent[],
+    expectedLastSeq: number,
+  ): Promise<StoredEvent[]> {
+    this.#open();
+    checkThreadId(threadId);
+    checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
+    const encoded = encodeEvents(threadId, branchId, events);
+    return this.#run(threadId, branchId, () =>
+      this.#appendTx(threadId, branchId, encoded, expectedLastSeq),
+    );
+  }
+
+  /**
+   * Events of a branch, its parent chain's first; see {@link StateStore.read}. Reads in one
+   * transaction, so it sees one consistent state of the file.
+   * @throws UnknownBranchError for an unknown branch other than "main"; StateStoreError for a
+   *   damaged row (naming the thread, branch and seq), a closed store, or bad options.
+   */
+  async read(
+    threadId: string,
+    branchId: string,
+    options?: { afterSeq?: number; uptoSeq?: number },
+  ): Promise<StoredEvent[]> {
+    this.#open();
+    checkThreadId(threadId);
+    const { afterSeq, uptoSeq } = readBounds(threadId, branchId, options);
+    return this.#run(threadId, branchId, () => this.#readTx(threadId, branchId, afterSeq, uptoSeq));
+  }
+
+  /** The branch, or `null` when it does not exist. @throws StateStoreError for a closed store. */
+  async getBranch(threadId: string, branchId: string): Promise<BranchInfo | null> {
+    this.#open();
+    return this.#run(threadId, branchId, () => {
+      const row = this.#s.getBranch.get(threadId, branchId) as BranchRow | undefined;
+      return row ? toBranchInfo(threadId, branchId, row) : null;
+    });
+  }
+
+  /**
+   * One event by id, or `null`.
+   * @throws StateStoreError for a damaged row or a closed store.
+   */
+  async getEvent(eventId: string): Promise<StoredEvent | null> {
+    this.#open();
+    const p = parseEventId(eventId);
+    if (!p) return null;
+    return this.#run(p.threadId, p.branchId, () => {
+      const row = this.#s.getEvent.get(p.threadId, p.branchId, p.seq) as DbEventRow | undefined;
+      return row ? decodeEvent(p.threadId, p.branchId, toEventRow(row)) : null;
+    });
+  }
+
+  /**
+   * A new branch after event `fromEventId`; see {@link StateStore.createBranch}.
+   * @throws UnknownEventError when the event is not in this thread; StateStoreError when
+   *   `newBranchId` is taken or invalid (empty or containing `/`), or the store is closed.
+   */
+  async createBranch(
+    threadId: string,
+    fromEventId: string,
+    newBranchIdArg?: string,
+  ): Promise<BranchInfo> {
+    this.#open();
+    checkThreadId(threadId);
+    if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
+    const p = parseEventId(fromEventId);
+    const s = this.#s;
+    return this.#run(threadId, newBranchIdArg, () => {
+      if (!p || p.threadId !== threadId || !s.eventExists.get(threadId, p.branchId, p.seq)) {
+        throw unknownEvent(threadId, fromEventId);
+      }
+      let id = newBranchIdArg;
+      if (id === undefined) {
+        do id = newBranchId();
+        while (s.getBranch.get(threadId, id));
+      }
+      if (s.insertBranchIfNew.run(threadId, id, p.branchId, p.seq, p.seq).changes !== 1) {
+        throw branchExists(threadId, id);
+      }
+      return {
+        threadId,
+        branchId: id,
+        parent: { branchId: p.branchId, seq: p.seq },
+        lastSeq: p.seq,
+      };
+    });
+  }
+
+  /**
+   * Keep a snapshot of the branch after event `snapshot.seq`, replacing the previous one.
+   * @throws UnknownBranchError when the branch does not exist; StateStoreError for non-JSON data
+   *   (with `field`), a seq past the branch's last event, or a closed store.
+   */
+  async saveSnapshot(threadId: string, branchId: string, snapshot: Snapshot): Promise<void> {
+    this.#open();
+    checkThreadId(threadId);
+    const data = encodeSnapshot(threadId, branchId, snapshot);
+    const bytes = snapshotRowBytes(threadId, branchId, data);
+    this.#run(threadId, branchId, () => {
+      const changed = this.#s.saveSnapshot.run(
+        threadId,
+        branchId,
+        snapshot.seq,
+        data,
+        bytes,
+        threadId,
+        branchId,
+        snapshot.seq,
+      ).changes;
+      if (changed === 0) {
+        const b = this.#s.getBranch.get(threadId, branchId) as BranchRow | undefined;
+        if (!b) throw unknownBranch(threadId, branchId);
+        throw snapshotBeyondEnd(threadId, branchId, snapshot.seq, b.last_seq);
+      }
+    });
+  }
+
+  /**
+   * The branch's latest snapshot, or `null`.
+   * @throws StateStoreError for a damaged snapshot or a closed store.
+   */
+  async loadSnapshot(threadId: string, branchId: string): Promise<Snapshot | null> {
+    this.#open();
+    return this.#run(threadId, branchId, () => {
+      const row = this.#s.loadSnapshot.get(threadId, branchId) as
+        | { seq: number; data: string }
+        | undefined;
+      return row ? decodeSnapshot(threadId, branchId, row.seq, row.data) : null;
+    });
+  }
+
+  /**
+   * Take the branch's lease for `owner` for `ttlMs` ms; `true` when taken or extended (same
+   * owner), `false` when another owner holds an unexpired lease. Expiry uses this machine's
+   * clock; processes sharing a file share the clock. The branch need not exist yet.
+   * @throws StateStoreError for an empty owner, a ttl ≤ 0 or a closed store.
+   */
+  async acquireLease(
+    threadId: string,
+    branchId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    this.#open();
+    checkLease(threadId, branchId, owner, ttlMs);
+    return this.#run(threadId, branchId, () => {
+      const now = Date.now();
+      return (
+        this.#s.acquireLease.run(threadId, branchId, owner, Math.ceil(now + ttlMs), now).changes ===
+        1
+      );
+    });
+  }
+
+  /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
+  async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
+    this.#open();
+    this.#run(threadId, branchId, () => this.#s.releaseLease.run(threadId, branchId, owner));
+  }
+
+  /** All threads with their branch ids (creation order), most recently updated first (ties by thread id). */
+  async listThreads(): Promise<ThreadInfo[]> {
+    this.#open();
+    return this.#run(undefined, undefined, () => {
+      const threads = new Map<string, ThreadInfo>();
+      for (const r of this.#s.listBranches.iterate()) {
+        const row = r as { thread_id: string; branch_id: string; updated_at: number };
+        let t = threads.get(row.thread_id);
+        if (!t) {
+          t = { threadId: row.thread_id, branches: [], updatedAt: 0 };
+          threads.set(row.thread_id, t);
+        }
+        t.branches.push(row.branch_id);
+        t.updatedAt = Math.max(t.updatedAt, row.updated_at);
+      }
+      return [...threads.values()].sort(byUpdatedAt);
+    });
+  }
+
+  /**
+   * Logical bytes stored: for each event the UTF-8 bytes of its data JSON and text columns plus
+   * 8 per number, and the same for snapshots (kept per branch, so this reads one row per
+   * branch). Page slack, indexes and the WAL are not counted; see {@link fileSizeBytes}.
+   */
+  async sizeBytes(): Promise<number> {
+    this.#open();
+    return this.#run(undefined, undefined, () => (this.#s.sizeBytes.get() as { n: number }).n);
+  }
+
+  /**
+   * Bytes the store takes on disk now: the database file plus its `-wal` file (0 for `":memory:"`).
+   * @throws StateStoreError for a closed store.
+   */
+  async fileSizeBytes(): Promise<number> {
+    this.#open();
+    let n = 0;
+    for (const f of [this.path, `${this.path}-wal`]) {
+      try {
+        n += statSync(f).size;
+      } catch {
+        // missing file: 0 bytes
+      }
+    }
+    return this.path === ":memory:" ? 0 : n;
+  }
+
+  /** Close the file (checkpointing the WAL); later calls throw `StateStoreError`. Closing twice is a no-op. */
+  async close(): Promise<void> {
+    const db = this.#db;
+    if (!db) return;
+    this.#db = null;
+    db.close();
+  }
+
+  #open(): void {
+    if (!this.#db) throw closedError("SqliteStateStore");
+  }
+
+  /** Run `fn`, turning a SQLite error into `StateStoreError` (ours pass through). */
+  #run<T>(threadId: string | undefined, branchId: string | undefined, fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof StateStoreError) throw e;
+      const code = (e as { code?: unknown }).code;
+      const hint =
+        code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB"
+          ? " The file is damaged; restore it from a backup."
+          : code === "SQLITE_BUSY"
+            ? " Another process held the write lock too long; retry or raise busyTimeoutMs."
+            : "";
+      throw new StateStoreError(
+        `SQLite state store ${this.path} failed${threadId === undefined ? "" : ` on thread "${threadId}"`}: ${(e as Error).message}.${hint}`,
+        { threadId, branchId, cause: e },
+      );
+    }
+  }
+}
+
+function prepare(db: Database.Database) {
+  return {
+    getBranch: db.prepare(
+      "SELECT parent_branch, parent_seq, last_seq FROM branches WHERE thread_id = ? AND branch_id = ?",
+    ),
+    insertBranch: db.prepare(
+      "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq) VALUES (?, ?, ?, ?, ?)",
+    ),
+    insertBranchIfNew: db.prepare(
+      "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    ),
+    advanceBranch: db.prepare(
+      "UPDATE branches SET last_seq = ?, updated_at = ?, bytes = bytes + ? WHERE thread_id = ? AND branch_id = ? AND last_seq = ?",
+    ),
+    insertEvent: db.prepare(
+      `INSERT INTO events (thread_id, branch_id, ${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    readRange: db.prepare(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE thread_id = ? AND branch_id = ? AND seq > ? AND seq <= ? ORDER BY seq`,
+    ),
+    getEvent: db.prepare(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE thread_id = ? AND branch_id = ? AND seq = ?`,
+    ),
+    eventExists: db.prepare(
+      "SELECT 1 AS x FROM events WHERE thread_id = ? AND branch_id = ? AND seq = ?",
+    ),
+    saveSnapshot: db.prepare(
+      `INSERT INTO snapshots (thread_id, branch_id, seq, data, bytes)
+       SELECT ?, ?, ?, ?, ? FROM branches WHERE thread_id = ? AND branch_id = ? AND last_seq >= ?
+       ON CONFLICT (thread_id, branch_id) DO UPDATE SET seq = excluded.seq, data = excluded.data, bytes = excluded.bytes`,
+    ),
+    loadSnapshot: db.prepare(
+      "SELECT seq, data FROM snapshots WHERE thread_id = ? AND branch_id = ?",
+    ),
+    acquireLease: db.prepare(
+      `INSERT INTO leases (thread_id, branch_id, owner, expires_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (thread_id, branch_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+       WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`,
+    ),
+    releaseLease: db.prepare(
+      "DELETE FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?",
+    ),
+    listBranches: db.prepare(
+      "SELECT thread_id, branch_id, updated_at FROM branches ORDER BY rowid",
+    ),
+    sizeBytes: db.prepare(
+      "SELECT (SELECT coalesce(sum(bytes), 0) FROM branches) + (SELECT coalesce(sum(bytes), 0) FROM snapshots) AS n",
+    ),
+  };
+}
+
+/** Create the tables in an empty file, or check that the file holds this schema version. */
+function setUpSchema(db: Database.Database, path: string): void {
+  db.transaction(() => {
+    const present = (
+      db
+        .prepare(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${TABLES.map(() => "?").join(", ")})`,
+        )
+        .all(...TABLES) as { name: string }[]
+    ).map((r) => r.name);
+    if (present.length === 0) {
+      db.exec(SCHEMA);
+      const put = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
+      put.run("format", FORMAT);
+      put.run("schema_version", String(SQLITE_SCHEMA_VERSION));
+      return;
+    }
+    if (!present.includes("meta")) {
+      throw new StateStoreError(
+        `${path} is not a nodestep state store: it has tables (${present.join(", ")}) but no meta table. Use another file.`,
+      );
+    }
+    const meta = new Map(
+      (db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map(
+        (r) => [r.key, r.value],
+      ),
+    );
+    if (meta.get("format") !== FORMAT) {
+      throw new StateStoreError(
+        `${path} is not a nodestep state store (its meta table says format ${JSON.stringify(meta.get("format") ?? null)}). Use another file.`,
+      );
+    }
+    const version = meta.get("schema_version");
+    if (version !== String(SQLITE_SCHEMA_VERSION)) {
+      throw new StateStoreError(
+        `${path} was written with state store schema version ${version ?? "(none)"}; this nodestep reads version ${SQLITE_SCHEMA_VERSION}. Migrate the file to version ${SQLITE_SCHEMA_VERSION} (see docs/stores.md, "Schema versions"), or open it with the nodestep version that wrote it. Nothing was changed.`,
+      );
+    }
+    const missing = TABLES.filter((t) => !present.includes(t));
+    if (missing.length > 0) {
+      throw new StateStoreError(
+        `${path} is a damaged nodestep state store: table(s) ${missing.join(", ")} are missing. Restore it from a backup.`,
+      );
+    }
+  }).immediate();
+}
+
+/** The branch and its parents, branch first; `null` when the branch does not exist. */
+function loadChain(
+  s: ReturnType<typeof prepare>,
+  threadId: string,
+  branchId: string,
+): ChainLink[] | null {
+  const chain: ChainLink[] = [];
+  let id: string | null = branchId;
+  while (id !== null) {
+    const row = s.getBranch.get(threadId, id) as BranchRow | undefined;
+    if (!row) {
+      if (chain.length === 0) return null;
+      throw new StateStoreError(
+        `Thread "${threadId}" branch "${branchId}" is damaged: its ancestor branch "${id}" is missing. Restore the store from a backup.`,
+        { threadId, branchId },
+      );
+    }
+    chain.push({
+      branchId: id,
+      parentBranch: row.parent_branch,
+      parentSeq: row.parent_seq,
+      lastSeq: row.last_seq,
+    });
+    if (chain.length > 10_000) {
+      throw new StateStoreError(
+        `Thread "${threadId}" has a cycle of branches; the store is damaged.`,
+        {
+          threadId,
+          branchId,
+        },
+      );
+    }
+    id = row.parent_branch;
+  }
+  return chain;
+}
+
+function toBranchInfo(threadId: string, branchId: string, row: BranchRow): BranchInfo {
+  return {
+    threadId,
+    branchId,
+    parent:
+      row.parent_branch === null ? null : { branchId: row.parent_branch, seq: row.parent_seq ?? 0 },
+    lastSeq: row.last_seq,
+  };
+}
+
+function toEventRow(r: DbEventRow): EventRow {
+  return {
+    seq: r.seq,
+    type: r.type,
+    runId: r.run_id,
+    step: r.step,
+    taskId: r.task_id,
+    node: r.node,
+    data: r.data,
+    createdAt: r.created_at,
+  };
+}
