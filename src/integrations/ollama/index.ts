@@ -1,0 +1,8 @@
+/**
+ * `nodestep/ollama`: {@link OllamaChat}, a chat model on a local or remote Ollama server. Needs
+ * the optional peer dependency `ollama` (`npm install ollama`), loaded only when the first call
+ * is made. (Ollama's OpenAI-compatible `/v1` endpoint also works with `OpenAIChat`.)
+ *
+ * @module
+ */
+export { OllamaChat, type OllamaChatOptions } from "./ollama-chat.js";
