@@ -8,7 +8,7 @@
 import { type ChatRequest, ChatResponse, type ChatResponseInit } from "../chat/types.js";
 import { isPlainObject, type JsonObject } from "../json/index.js";
 import { describe, isTool } from "../tools/tool.js";
-import type { Tool } from "../tools/types.js";
+import type { AnyTool } from "../tools/types.js";
 import type { ModelMiddlewareContext, ToolMiddlewareContext } from "./types.js";
 
 type Hook = (this: unknown, ...args: unknown[]) => unknown;
@@ -170,10 +170,8 @@ export async function runOnToolError(
  * @throws TypeError when a `tools()` hook returns something that is not an array of tools.
  * @example const all = [...tools, ...middlewareTools(middleware)];
  */
-export function middlewareTools(
-  middleware: readonly unknown[],
-): Array<Tool<never, unknown, never>> {
-  const out: Array<Tool<never, unknown, never>> = [];
+export function middlewareTools(middleware: readonly unknown[]): Array<AnyTool> {
+  const out: Array<AnyTool> = [];
   for (const [i, mw] of middleware.entries()) {
     const hook = hookOf(mw, "tools");
     if (hook === null) continue;

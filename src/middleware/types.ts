@@ -12,7 +12,7 @@
 import type { ChatRequest, ChatResponse } from "../chat/types.js";
 import type { NodeContext } from "../graph/context.js";
 import type { JsonObject } from "../json/index.js";
-import type { Tool, ToolContext } from "../tools/types.js";
+import type { AnyTool, ToolContext } from "../tools/types.js";
 
 /** What model hooks see. */
 export interface ModelMiddlewareContext {
@@ -27,7 +27,7 @@ export interface ModelMiddlewareContext {
 /** What tool hooks see. */
 export interface ToolMiddlewareContext {
   /** The tool being called. */
-  readonly tool: Tool<never, unknown, unknown>;
+  readonly tool: AnyTool;
   /** Id of the tool call, or `null` outside an agent. */
   readonly toolCallId: string | null;
   /** The tool context of the call. */
@@ -60,5 +60,5 @@ export interface Middleware {
     ctx: ToolMiddlewareContext,
   ): JsonObject | undefined | void | Promise<JsonObject | undefined | void>;
   onToolError?(error: unknown, ctx: ToolMiddlewareContext): void | Promise<void>;
-  tools?(): ReadonlyArray<Tool<never, unknown, never>>;
+  tools?(): ReadonlyArray<AnyTool>;
 }

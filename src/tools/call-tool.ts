@@ -12,7 +12,7 @@ import { runBeforeTool, runOnToolError } from "../middleware/run-hooks.js";
 import type { ToolMiddlewareContext } from "../middleware/types.js";
 import { describe, isTool } from "./tool.js";
 import { emptyToolContext } from "./tool-context.js";
-import type { Tool, ToolCallResult, ToolContext } from "./types.js";
+import type { AnyTool, Tool, ToolCallResult, ToolContext } from "./types.js";
 
 type Issue = { path: (string | number)[]; message: string };
 
@@ -68,7 +68,7 @@ export async function callTool<I, O, C>(
   }
   const tctx = (ctx ?? emptyToolContext<C>({ toolName: tool.name })) as ToolContext<C>;
   const mctx: ToolMiddlewareContext = {
-    tool: tool as unknown as Tool<never, unknown, unknown>,
+    tool: tool as unknown as AnyTool,
     toolCallId: tctx.toolCallId,
     toolContext: tctx as ToolContext,
   };

@@ -18,4 +18,4 @@ export {
   ToolContext,
   toolContextFromNode,
 } from "./tool-context.js";
-export type { Tool, ToolCallResult, ToolFunction } from "./types.js";
+export type { AnyTool, Tool, ToolCallResult, ToolFunction } from "./types.js";

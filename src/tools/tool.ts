@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { ToolDefinition } from "../chat/types.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
-import type { Tool, ToolContext, ToolFunction } from "./types.js";
+import type { AnyTool, Tool, ToolContext, ToolFunction } from "./types.js";
 
 /** Tool names the models accept: letters, digits, `_` and `-`, 1 to 64 characters. */
 export const TOOL_NAME_PATTERN: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -193,7 +193,7 @@ function makeTool(fn: unknown, options: unknown): Tool<JsonObject, unknown, unkn
  * Whether `value` is a tool made by {@link tool} (or an object of the same shape).
  * @example isTool(checkStock) // true
  */
-export function isTool(value: unknown): value is Tool<never, unknown, never> {
+export function isTool(value: unknown): value is AnyTool {
   if (typeof value !== "object" || value === null) return false;
   const t = value as Record<string, unknown>;
   return (

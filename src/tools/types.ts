@@ -62,8 +62,11 @@ export interface Tool<I = JsonObject, O = JsonValue, C = unknown> {
   readonly input: z.ZodType<I>;
   /** Zod schema the result is validated against; `null` accepts any JSON value. */
   readonly output: z.ZodType<O> | null;
-  /** The wrapped function. */
-  readonly fn: ToolFunction<I, O, C>;
+  /**
+   * The wrapped function. Declared as a method (not a `ToolFunction` property) so that every
+   * tool is assignable to {@link AnyTool} whatever its types.
+   */
+  fn(args: I, ctx: ToolContext<C>): O | Promise<O>;
   /** JSON schema of the arguments (what the model sees; `additionalProperties: false`). */
   inputSchema(): JsonObject;
   /** {@link inputSchema} as compact JSON text. */
@@ -77,6 +80,13 @@ export interface Tool<I = JsonObject, O = JsonValue, C = unknown> {
   /** The `ToolDefinition` sent to models. */
   definition(): ToolDefinition;
 }
+
+/**
+ * Any tool, whatever its argument, result and context types: the type of tool lists
+ * (`modelNode({ tools })`, `Middleware.tools()`). `Tool<never, unknown, never>` would not do:
+ * a zod schema of `{ sku: string }` is not a zod schema of `never`.
+ */
+export type AnyTool = Tool<unknown, unknown, unknown>;
 
 /** Validated result of a tool call and the arguments it ran with. */
 export interface ToolCallResult<O = JsonValue> {
