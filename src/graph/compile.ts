@@ -5,7 +5,13 @@
  */
 import { GraphConfigError } from "../errors/index.js";
 import { type Edge, isNode, type Node } from "./node.js";
-import { type Condition, type Conditional, isEnd, type TargetRef } from "./routing.js";
+import {
+  type AnyNode,
+  type Condition,
+  type Conditional,
+  isEnd,
+  type TargetRef,
+} from "./routing.js";
 
 /** The name used for `END` in compiled targets. */
 export const END_NAME = "__end__";
@@ -22,7 +28,7 @@ export type CompiledTarget =
 
 /** A node with its outgoing edges and declared goto targets, resolved to names. */
 export interface CompiledNode {
-  readonly node: Node<unknown>;
+  readonly node: AnyNode;
   readonly name: string;
   readonly edges: readonly CompiledTarget[];
   /** Declared goto targets by name (`"__end__"` for END), or `null` when none are declared. */
@@ -34,7 +40,7 @@ export interface CompiledFlow {
   readonly nodes: ReadonlyMap<string, CompiledNode>;
   readonly start: readonly CompiledTarget[];
   /** The edges as given, for specs and diagrams. */
-  readonly edges: readonly Edge<unknown>[];
+  readonly edges: readonly Edge[];
 }
 
 /**
@@ -42,22 +48,22 @@ export interface CompiledFlow {
  * @throws GraphConfigError for no edge from START, an edge from END, an unknown node name, two
  *   different nodes with one name, a target that is not a node, or a node with no way out.
  */
-export function compileFlow(graphName: string, edges: readonly Edge<unknown>[]): CompiledFlow {
+export function compileFlow(graphName: string, edges: readonly Edge[]): CompiledFlow {
   const fail = (message: string, node?: string): never => {
     throw new GraphConfigError(`Graph "${graphName}": ${message}`, { graph: graphName, node });
   };
-  const byName = new Map<string, Node<unknown>>();
-  const add = (n: Node<unknown>) => {
+  const byName = new Map<string, AnyNode>();
+  const add = (n: AnyNode) => {
     const seen = byName.get(n.name);
     if (seen && seen !== n)
       fail(`two different nodes are named "${n.name}"; node names must be unique`, n.name);
     if (!seen) {
       byName.set(n.name, n);
-      for (const g of n.goto ?? []) if (isNode(g)) add(g as Node<unknown>);
+      for (const g of n.goto ?? []) if (isNode(g)) add(g as AnyNode);
     }
   };
   const collect = (t: unknown, where: string) => {
-    if (isNode(t)) add(t as Node<unknown>);
+    if (isNode(t)) add(t as AnyNode);
     else if (Array.isArray(t)) for (const x of t) collect(x, where);
     else if (isWhen(t)) {
       if (typeof t.condition !== "function")
@@ -73,12 +79,12 @@ export function compileFlow(graphName: string, edges: readonly Edge<unknown>[]):
       );
     }
     if (isEnd(e.from)) fail("an edge starts from END; END has no way out");
-    if (isNode(e.from)) add(e.from as Node<unknown>);
+    if (isNode(e.from)) add(e.from as AnyNode);
     collect(e.to, `the edge from "${e.from.name}"`);
   }
   const resolve = (t: unknown, where: string, allowNested = true): string[] => {
     if (isEnd(t)) return [END_NAME];
-    if (isNode(t)) return [(t as Node<unknown>).name];
+    if (isNode(t)) return [(t as AnyNode).name];
     if (typeof t === "string") {
       if (t === END_NAME) return [END_NAME];
       if (!byName.has(t))

@@ -32,6 +32,7 @@ import {
   TaskContext,
   type TaskHost,
 } from "./context.js";
+import type { Node } from "./node.js";
 import { Command, isEnd, Send } from "./routing.js";
 import type { StreamEvent } from "./types.js";
 
@@ -69,7 +70,13 @@ export interface EngineGraph {
 
 /** Persistence hooks of a run; no-ops without a state store. */
 export interface RunJournal {
-  taskFinished(step: number, task: TaskSpec, outcome: TaskOutcome): Promise<void> | void;
+  /** A task finished; `defer` lets the journal write it with the superstep's commit (a single-task superstep). */
+  taskFinished(
+    step: number,
+    task: TaskSpec,
+    outcome: TaskOutcome,
+    defer?: boolean,
+  ): Promise<void> | void;
   saveCache(step: number, taskId: string, node: string, cache: JsonObject): Promise<void> | void;
 }
 
@@ -263,7 +270,7 @@ async function runSuperstep(
     const t = toRun[0]!;
     const r = runTask(graph, pos, opts, host, step, t);
     results.set(t.id, r instanceof Promise ? await raceAbort(r, opts.signal, graph) : r);
-    await afterTask(opts, step, t, results.get(t.id)!);
+    await afterTask(opts, step, t, results.get(t.id)!, true);
     return results;
   }
   // Several tasks: run them concurrently; each finishes into the results map. The first failure cancels the rest.
@@ -312,12 +319,13 @@ async function afterTask(
   step: number,
   t: TaskSpec,
   r: TaskResult,
+  defer = false,
 ): Promise<void> {
   if (r.kind !== "done") return;
   if (opts.emit && opts.modes.has("updates")) {
     opts.emit({ mode: "updates", node: t.name, step, taskId: t.id, data: r.outcome.update ?? {} });
   }
-  if (opts.journal) await opts.journal.taskFinished(step, t, r.outcome);
+  if (opts.journal) await opts.journal.taskFinished(step, t, r.outcome, defer);
 }
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal, graph: EngineGraph): Promise<T> {
@@ -386,7 +394,7 @@ function runTask(
   const started = timeoutMs !== null ? performance.now() : 0;
   let ret: unknown;
   try {
-    ret = cn.node.handler(input, ctx);
+    ret = (cn.node as Node<Record<string, unknown>>).handler(input, ctx);
   } catch (e) {
     return settleError(e, cache);
   }

@@ -4,7 +4,16 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { GraphConfigError, RunCancelledError, ValueError } from "../errors/index.js";
+import {
+  GraphConfigError,
+  type InterruptInfo,
+  RunCancelledError,
+  StateStoreError,
+  UnknownBranchError,
+  UnknownEventError,
+  ValueError,
+} from "../errors/index.js";
+import { findNonJson, type JsonObject, type JsonValue } from "../json/index.js";
 import {
   applyUpdate,
   initialState,
@@ -14,12 +23,21 @@ import {
   type StateShape,
   type UpdateOfShape,
 } from "../state/define-state.js";
-import type { StateStore } from "../stores/types.js";
+import type { BranchInfo, StateStore, StoredEvent } from "../stores/types.js";
 import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
-import { type EngineGraph, type RunPosition, runLoop, startTasks } from "./engine.js";
+import {
+  type EngineGraph,
+  type EngineRunOptions,
+  type LoopEnd,
+  type RunPosition,
+  runLoop,
+  startTasks,
+} from "./engine.js";
+import { type CachedPosition, loadPosition, ThreadJournal } from "./journal.js";
 import type { Edge } from "./node.js";
 import { EventQueue } from "./queue.js";
+import { emptyPosition, foldEvents, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
 import type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";
 
 /** Options of {@link Graph}. */
@@ -34,6 +52,8 @@ export interface GraphOptions {
   maxSteps?: number;
   /** Middleware of every run, in order; nodes see it as `ctx.middleware`. */
   middleware?: readonly unknown[];
+  /** How long a run's single-writer lease on its thread lasts without renewal, in ms; default 30,000. A run renews it as it goes; a process that dies leaves it to expire. */
+  leaseTtlMs?: number;
 }
 
 /** The state type of a graph built on a definition, or a plain object. */
@@ -80,7 +100,9 @@ export class Graph<D extends StateDefinition | null = null> {
   readonly workspace: unknown;
   readonly maxSteps: number;
   readonly middleware: readonly unknown[];
+  readonly leaseTtlMs: number;
   #flow: CompiledFlow | null = null;
+  #positions = new Map<string, CachedPosition>();
 
   /**
    * @param state - a {@link defineState} definition, or `null` for a plain-object state (last write wins).
@@ -97,6 +119,7 @@ export class Graph<D extends StateDefinition | null = null> {
     this.stateStore = options.stateStore ?? null;
     this.workspace = options.workspace ?? null;
     this.middleware = options.middleware ?? [];
+    this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
     const maxSteps = options.maxSteps ?? 25;
     if (!Number.isInteger(maxSteps) || maxSteps < 1)
       throw new ValueError(
@@ -109,8 +132,8 @@ export class Graph<D extends StateDefinition | null = null> {
    * Set the graph's edges and check them; returns the graph.
    * @throws GraphConfigError for an unknown node name, a duplicate name, a node with no way out, a target that is not a node, or no edge from START.
    */
-  flow(...edges: Edge<GraphState<D>>[]): this {
-    this.#flow = compileFlow(this.name, edges as unknown as Edge<unknown>[]);
+  flow(...edges: Edge[]): this {
+    this.#flow = compileFlow(this.name, edges);
     return this;
   }
 
@@ -220,9 +243,14 @@ export class Graph<D extends StateDefinition | null = null> {
         { graph: this.name },
       );
     }
-    if (input === null || input === undefined) {
+    if (threadId === null && (input === null || input === undefined)) {
       throw new ValueError(
         `Graph "${this.name}": invoke(null) continues a thread; pass an input, or a threadId with a state store`,
+      );
+    }
+    if (threadId === null && options.resume !== undefined) {
+      throw new ValueError(
+        `Graph "${this.name}": resume answers need the threadId of the paused run`,
       );
     }
     const engine: EngineGraph = {
@@ -234,19 +262,7 @@ export class Graph<D extends StateDefinition | null = null> {
       stateStore: this.stateStore,
       maxSteps,
     };
-    let state = initialState(this.state);
-    const prepared = prepareUpdate(this.state, input, "__input__", false);
-    state = applyUpdate(this.state, state, prepared, "__input__");
-    const pos: RunPosition = {
-      state,
-      step: 0,
-      tasks: [],
-      known: new Map(),
-      caches: new Map(),
-      answers: options.resume ?? {},
-    };
-    pos.tasks = await startTasks(engine, state, 0);
-    const end = await runLoop(engine, pos, {
+    const runOptions = (journal: ThreadJournal | null): EngineRunOptions => ({
       runId,
       rootRunId: options.rootRunId ?? runId,
       threadId,
@@ -257,19 +273,252 @@ export class Graph<D extends StateDefinition | null = null> {
       modeList,
       emit,
       maxSteps,
-      journal: null,
-      onStepCommitted: null,
+      journal,
+      onStepCommitted: journal
+        ? (step, order, next) => journal.stepCommitted(step, order, next)
+        : null,
     });
-    return {
-      state: pos.state as GraphState<D>,
+    const result = (pos: RunPosition, end: LoopEnd): RunResult<GraphState<D>> => ({
+      state: { ...pos.state } as GraphState<D>,
       runId,
       threadId,
       branchId,
       status: end.status,
       interrupts: end.status === "interrupted" ? end.interrupts : [],
+    });
+
+    if (threadId === null) {
+      const prepared = prepareUpdate(this.state, input, "__input__", false);
+      const state = applyUpdate(this.state, initialState(this.state), prepared, "__input__");
+      const pos: RunPosition = {
+        state,
+        step: 0,
+        tasks: [],
+        known: new Map(),
+        caches: new Map(),
+        answers: {},
+      };
+      pos.tasks = await startTasks(engine, state, 0);
+      return result(pos, await runLoop(engine, pos, runOptions(null)));
+    }
+
+    const store = this.stateStore as StateStore;
+    const { journal, loaded } = await ThreadJournal.open(
+      store,
+      this.state,
+      this.name,
+      threadId,
+      branchId,
+      runId,
+      this.leaseTtlMs,
+      this.#positions,
+    );
+    let pos: RunPosition | null = null;
+    try {
+      const tp = loaded.position;
+      if (input !== null && input !== undefined) {
+        const prepared = prepareUpdate(this.state, input, "__input__", false);
+        const state = applyUpdate(this.state, tp.state, prepared, "__input__");
+        pos = { state, step: tp.step, tasks: [], known: new Map(), caches: new Map(), answers: {} };
+        pos.tasks = await startTasks(engine, state, tp.step);
+        if (options.resume !== undefined) {
+          throw new ValueError(
+            `Graph "${this.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
+          );
+        }
+        await journal.runStarted(tp.step, {
+          input: prepared as JsonObject,
+          tasks: pos.tasks,
+          resume: {},
+        });
+      } else {
+        if (tp.lastSeq === 0) {
+          throw new UnknownBranchError(
+            `Thread "${threadId}" (branch "${branchId}") has no history to continue; start it with an input`,
+            { threadId, branchId },
+          );
+        }
+        const resume = options.resume ?? {};
+        const pendingKeys = new Set(tp.interrupts.map((i) => i.key));
+        for (const key of Object.keys(resume)) {
+          if (!pendingKeys.has(key)) {
+            throw new ValueError(
+              `Thread "${threadId}" has no pending interrupt with key "${key}"; pending: ${[...pendingKeys].join(", ") || "(none)"}`,
+            );
+          }
+        }
+        const bad = findNonJson(resume, "resume");
+        if (bad)
+          throw new StateStoreError(
+            `Cannot store the resume answers: ${bad.path} is not JSON (${bad.problem})`,
+            { field: bad.path, threadId },
+          );
+        pos = {
+          state: tp.state,
+          step: tp.step,
+          tasks: tp.tasks,
+          known: new Map(Object.entries(tp.known)),
+          caches: new Map(Object.entries(tp.caches)),
+          answers: { ...tp.answers, ...resume },
+        };
+        await journal.runStarted(tp.step, { input: null, tasks: null, resume });
+      }
+      let end: LoopEnd;
+      try {
+        end = await runLoop(engine, pos, runOptions(journal));
+      } catch (e) {
+        await journal.failed(pos.step, e);
+        throw e;
+      }
+      const folded: ThreadPosition = {
+        format: THREAD_FORMAT,
+        state: pos.state,
+        step: pos.step,
+        tasks: pos.tasks,
+        known: {},
+        caches: {},
+        interrupts: [],
+        answers: {},
+        lastEventId: null,
+        lastSeq: 0,
+        lastStatus: end.status,
+      };
+      if (end.status === "interrupted") {
+        await journal.interrupted(pos.step, pos.tasks, end.results, end.interrupts);
+        for (const [id, r] of end.results) {
+          if (r.kind === "done") folded.known[id] = r.outcome;
+          else folded.caches[id] = r.cache;
+        }
+        folded.interrupts = end.interrupts;
+        folded.answers = pos.answers;
+      } else {
+        await journal.finished(pos.step);
+      }
+      folded.lastSeq = journal.lastSeq;
+      folded.lastEventId = journal.lastEventId;
+      await this.#remember(threadId, branchId, {
+        position: folded,
+        snapshotSeq: loaded.snapshotSeq,
+      });
+      return result(pos, end);
+    } finally {
+      await journal.close();
+    }
+  }
+
+  async #remember(threadId: string, branchId: string, cached: CachedPosition): Promise<void> {
+    const key = `${threadId}\u0000${branchId}`;
+    const { position } = cached;
+    const since = position.lastSeq - cached.snapshotSeq;
+    if (since >= Math.max(SNAPSHOT_MIN_EVENTS, cached.snapshotSeq)) {
+      await this.stateStore!.saveSnapshot(threadId, branchId, {
+        seq: position.lastSeq,
+        data: position as unknown as JsonValue,
+      });
+      cached = { position, snapshotSeq: position.lastSeq };
+    }
+    this.#positions.delete(key);
+    this.#positions.set(key, cached);
+    if (this.#positions.size > POSITION_CACHE_SIZE) {
+      const oldest = this.#positions.keys().next().value as string;
+      this.#positions.delete(oldest);
+    }
+  }
+
+  #store(what: string): StateStore {
+    if (!this.stateStore) {
+      throw new GraphConfigError(`Graph "${this.name}" has no stateStore; ${what} needs one`, {
+        graph: this.name,
+      });
+    }
+    return this.stateStore;
+  }
+
+  /**
+   * The state of a thread's branch: after its last event, or after `eventId` (time travel).
+   *
+   * @returns `{ state, step, next, interrupts, status, lastEventId }`: `next` names the nodes of the
+   *   superstep that runs next (empty when the thread is done), `status` that of the last run.
+   * @throws GraphConfigError without a store; UnknownBranchError for an unknown branch; UnknownEventError for an event not on it.
+   */
+  async getState(
+    threadId: string,
+    options: { branchId?: string; eventId?: string } = {},
+  ): Promise<ThreadSnapshot<GraphState<D>>> {
+    const store = this.#store("getState");
+    const branchId = options.branchId ?? "main";
+    let position: ThreadPosition;
+    if (options.eventId !== undefined) {
+      const events = await store.read(threadId, branchId);
+      const at = events.findIndex((e) => e.id === options.eventId);
+      if (at < 0) {
+        throw new UnknownEventError(
+          `Event "${options.eventId}" is not in the history of thread "${threadId}" (branch "${branchId}")`,
+          {
+            threadId,
+            eventId: options.eventId,
+          },
+        );
+      }
+      position = foldEvents(this.state, emptyPosition(this.state), events.slice(0, at + 1));
+    } else {
+      if (branchId !== "main" && !(await store.getBranch(threadId, branchId))) {
+        throw new UnknownBranchError(`Thread "${threadId}" has no branch "${branchId}"`, {
+          threadId,
+          branchId,
+        });
+      }
+      position = (await loadPosition(store, this.state, threadId, branchId, this.#positions))
+        .position;
+    }
+    return {
+      state: { ...position.state } as GraphState<D>,
+      step: position.step,
+      next: position.tasks.map((t) => t.name),
+      interrupts: position.interrupts,
+      status: position.lastStatus,
+      lastEventId: position.lastEventId,
     };
+  }
+
+  /**
+   * The events of a thread's branch, oldest first (a fork's parent events first).
+   * @throws GraphConfigError without a store; UnknownBranchError for an unknown branch.
+   */
+  async history(threadId: string, options: { branchId?: string } = {}): Promise<StoredEvent[]> {
+    return this.#store("history").read(threadId, options.branchId ?? "main");
+  }
+
+  /**
+   * A new branch of a thread whose history stops at `eventId`; run on it with `{ threadId, branchId }`.
+   * Copies nothing.
+   * @returns the new branch: `{ threadId, branchId, parent, lastSeq }`.
+   * @throws UnknownEventError when the event is not in the thread.
+   */
+  async fork(
+    threadId: string,
+    options: { eventId: string; branchId?: string },
+  ): Promise<BranchInfo> {
+    return this.#store("fork").createBranch(threadId, options.eventId, options.branchId);
   }
 }
 
+/** A thread's state as `graph.getState` reads it. */
+export interface ThreadSnapshot<S> {
+  state: S;
+  /** The superstep that runs next. */
+  step: number;
+  /** Nodes of the superstep that runs next; empty when the thread is done. */
+  next: string[];
+  /** Interrupts the thread is waiting on. */
+  interrupts: InterruptInfo[];
+  /** Status of the last run, or `null` for an empty thread. */
+  status: ThreadPosition["lastStatus"];
+  /** Id of the last event, or `null` for an empty thread. */
+  lastEventId: string | null;
+}
+
+const SNAPSHOT_MIN_EVENTS = 64;
+const POSITION_CACHE_SIZE = 256;
 const STREAM_MODES = new Set<StreamMode>(["values", "updates", "custom", "tokens"]);
 const NEVER = new AbortController().signal;

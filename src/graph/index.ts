@@ -12,7 +12,14 @@ export {
   type PendingInterrupt,
   type StreamMode,
 } from "./context.js";
-export { Graph, type GraphInput, type GraphOptions, type GraphState, newRunId } from "./graph.js";
+export {
+  Graph,
+  type GraphInput,
+  type GraphOptions,
+  type GraphState,
+  newRunId,
+  type ThreadSnapshot,
+} from "./graph.js";
 export {
   type Edge,
   isNode,
@@ -25,6 +32,7 @@ export {
   type StartSentinel,
 } from "./node.js";
 export {
+  type AnyNode,
   Command,
   type Condition,
   type Conditional,
@@ -37,4 +45,5 @@ export {
   type TargetRef,
   when,
 } from "./routing.js";
+export type { ThreadPosition } from "./thread-state.js";
 export type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";

@@ -4,7 +4,7 @@
  * @module
  */
 import type { NodeContext } from "./context.js";
-import type { Command, EdgeTarget, EndSentinel, Send } from "./routing.js";
+import type { AnyNode, Command, EdgeTarget, EndSentinel, Send } from "./routing.js";
 
 /**
  * What a node may return: a partial update, the state it received changed in place, a
@@ -14,8 +14,8 @@ export type NodeReturn<S> =
   | Partial<S>
   | Record<string, unknown>
   | Command<S>
-  | Send<S>
-  | ReadonlyArray<Send<S>>
+  | Send
+  | ReadonlyArray<Send>
   | EndSentinel
   | undefined
   | null
@@ -28,10 +28,10 @@ export type NodeHandler<S, C = unknown> = (
 ) => NodeReturn<S> | Promise<NodeReturn<S>>;
 
 /** An edge from a node (or `START`) to its targets; made by `.to()`. */
-export interface Edge<S> {
+export interface Edge {
   readonly kind: "edge";
-  readonly from: Node<S> | StartSentinel;
-  readonly to: EdgeTarget<S>;
+  readonly from: AnyNode | StartSentinel;
+  readonly to: EdgeTarget;
 }
 
 /** The start of the graph: `START.to(first)` names the nodes of the first superstep. */
@@ -39,14 +39,14 @@ export interface StartSentinel {
   readonly kind: "start";
   readonly name: "__start__";
   /** An edge from the start to `target`. */
-  to<S>(target: EdgeTarget<S>): Edge<S>;
+  to(target: EdgeTarget): Edge;
 }
 
 /** The start of the graph. */
 export const START: StartSentinel = Object.freeze({
   kind: "start" as const,
   name: "__start__" as const,
-  to<S>(target: EdgeTarget<S>): Edge<S> {
+  to(target: EdgeTarget): Edge {
     return { kind: "edge", from: START, to: target };
   },
 });
@@ -60,7 +60,7 @@ export interface NodeOptions<S> {
   /** Milliseconds before the node fails with `NodeTimeoutError`. A synchronous node fails only when it returns. */
   timeoutMs?: number;
   /** Every target reached through `Command.goto`, `Send` or a returned `END`. Listed nodes join the flow; a name refers to the flow's node of that name. Routing elsewhere raises `GraphExecutionError`. */
-  goto?: ReadonlyArray<Node<S> | string | EndSentinel>;
+  goto?: ReadonlyArray<AnyNode | string | EndSentinel>;
 }
 
 /** A graph step: a function plus its name and options. Made by {@link node}. */
@@ -69,11 +69,11 @@ export interface Node<S = Record<string, unknown>> {
   readonly name: string;
   readonly ref: string | null;
   readonly timeoutMs: number | null;
-  readonly goto: ReadonlyArray<Node<S> | string | EndSentinel> | null;
+  readonly goto: ReadonlyArray<AnyNode | string | EndSentinel> | null;
   /** The wrapped function. */
   handler(state: S, ctx: NodeContext): NodeReturn<S> | Promise<NodeReturn<S>>;
   /** An edge from this node to `target`: a node, a name, `END`, `when(...)`, or a list (fan-out). */
-  to(target: EdgeTarget<S>): Edge<S>;
+  to(target: EdgeTarget): Edge;
 }
 
 const NAME_RESERVED = new Set(["__start__", "__end__", "__input__", "__send__"]);
@@ -138,7 +138,7 @@ export function node<S = Record<string, unknown>, C = unknown>(
     timeoutMs,
     goto,
     handler: fn as Node<S>["handler"],
-    to(target: EdgeTarget<S>): Edge<S> {
+    to(target: EdgeTarget): Edge {
       return { kind: "edge", from: n, to: target };
     },
   };
@@ -146,7 +146,7 @@ export function node<S = Record<string, unknown>, C = unknown>(
 }
 
 /** Whether a value is a {@link Node}. */
-export function isNode(value: unknown): value is Node<unknown> {
+export function isNode(value: unknown): value is AnyNode {
   return (
     typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "node"
   );

@@ -22,21 +22,24 @@ export function isEnd(value: unknown): value is EndSentinel {
 /** A condition of {@link when}: reads the state after the superstep, returns whether to take the target. */
 export type Condition<S> = (state: S) => boolean | Promise<boolean>;
 
+/** Any node, whatever its state type. */
+export type AnyNode = Node<never>;
+
 /** A single routing target: a node, a node's name in the flow, or {@link END}. */
-export type TargetRef<S> = Node<S> | string | EndSentinel;
+export type TargetRef = AnyNode | string | EndSentinel;
 
 /** What an edge leads to: a target, several (fan-out), or a {@link when} condition. */
-export type EdgeTarget<S> =
-  | TargetRef<S>
-  | Conditional<S>
-  | ReadonlyArray<TargetRef<S> | Conditional<S>>;
+export type EdgeTarget =
+  | TargetRef
+  | Conditional<never>
+  | ReadonlyArray<TargetRef | Conditional<never>>;
 
 /** A conditional edge target made by {@link when}. */
 export interface Conditional<S> {
   readonly kind: "when";
   readonly condition: Condition<S>;
-  readonly target: TargetRef<S> | ReadonlyArray<TargetRef<S>>;
-  readonly otherwise: TargetRef<S> | ReadonlyArray<TargetRef<S>> | null;
+  readonly target: TargetRef | ReadonlyArray<TargetRef>;
+  readonly otherwise: TargetRef | ReadonlyArray<TargetRef> | null;
 }
 
 /**
@@ -47,14 +50,14 @@ export interface Conditional<S> {
  */
 export function when<S>(
   condition: Condition<S>,
-  target: TargetRef<S> | ReadonlyArray<TargetRef<S>>,
-  options: { otherwise?: TargetRef<S> | ReadonlyArray<TargetRef<S>> } = {},
+  target: TargetRef | ReadonlyArray<TargetRef>,
+  options: { otherwise?: TargetRef | ReadonlyArray<TargetRef> } = {},
 ): Conditional<S> {
   return { kind: "when", condition, target, otherwise: options.otherwise ?? null };
 }
 
 /** A target of `Command.goto`: a node, a node name, {@link END} or a {@link Send}. */
-export type GotoTarget<S> = Node<S> | string | EndSentinel | Send<S>;
+export type GotoTarget = AnyNode | string | EndSentinel | Send;
 
 /**
  * Route to a node with its own input: `payload`'s fields are laid over the current state for
@@ -62,10 +65,10 @@ export type GotoTarget<S> = Node<S> | string | EndSentinel | Send<S>;
  *
  * @example return items.map((item) => new Send(worker, { item }));
  */
-export class Send<S = Record<string, unknown>> {
-  readonly node: Node<S> | string;
-  readonly payload: Partial<S> | Record<string, unknown> | null;
-  constructor(node: Node<S> | string, payload: Partial<S> | Record<string, unknown> | null = null) {
+export class Send {
+  readonly node: AnyNode | string;
+  readonly payload: Record<string, unknown> | null;
+  constructor(node: AnyNode | string, payload: Record<string, unknown> | null = null) {
     this.node = node;
     this.payload = payload;
   }
@@ -82,11 +85,11 @@ export class Send<S = Record<string, unknown>> {
  */
 export class Command<S = Record<string, unknown>> {
   readonly update: Partial<S> | Record<string, unknown> | null;
-  readonly goto: GotoTarget<S> | ReadonlyArray<GotoTarget<S>> | null;
+  readonly goto: GotoTarget | ReadonlyArray<GotoTarget> | null;
   constructor(
     init: {
       update?: Partial<S> | Record<string, unknown> | null;
-      goto?: GotoTarget<S> | ReadonlyArray<GotoTarget<S>> | null;
+      goto?: GotoTarget | ReadonlyArray<GotoTarget> | null;
     } = {},
   ) {
     this.update = init.update ?? null;

@@ -84,8 +84,17 @@ export function messagesField(): ReducedField<typeof messagesSchema, MessagesUpd
   });
 }
 
+/** Any {@link ReducedField}, whatever its value and update types. */
+export interface AnyReducedField {
+  readonly kind: "reduced";
+  readonly schema: z.ZodType;
+  readonly reducer: (current: never, update: never) => unknown;
+  readonly update: z.ZodType | null;
+  readonly prepare: ((update: never) => unknown) | null;
+}
+
 /** A field in a {@link defineState} shape: a zod schema (last write wins) or a {@link ReducedField}. */
-export type FieldDeclaration = z.ZodType | ReducedField<z.ZodType, never>;
+export type FieldDeclaration = z.ZodType | AnyReducedField;
 /** The shape given to {@link defineState}. */
 export type StateShape = Record<string, FieldDeclaration>;
 

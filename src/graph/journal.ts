@@ -1,0 +1,247 @@
+/**
+ * The run journal: how a run on a thread reads and appends the event log of a state store.
+ *
+ * One append per finished task (its pending write), per committed superstep, per pause and
+ * per end of a run; a single-task superstep writes its task and its commit together. Appends
+ * are serialized and carry the branch's expected last seq (optimistic concurrency); the run
+ * holds the branch's lease from start to end.
+ *
+ * @module
+ */
+import type { InterruptInfo } from "../errors/index.js";
+import { ThreadBusyError } from "../errors/index.js";
+import type { JsonObject, JsonValue } from "../json/index.js";
+import type { StateDefinition } from "../state/define-state.js";
+import type { NewEvent, StateStore } from "../stores/types.js";
+import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine.js";
+import {
+  emptyPosition,
+  foldEvents,
+  type RunStartedData,
+  type ThreadPosition,
+} from "./thread-state.js";
+
+/** A folded position and the seq of the branch's snapshot it was last compared with. */
+export interface CachedPosition {
+  position: ThreadPosition;
+  snapshotSeq: number;
+}
+
+/** Load a branch's position: the process cache when it is current, else the snapshot plus the tail. */
+export async function loadPosition(
+  store: StateStore,
+  def: StateDefinition | null,
+  threadId: string,
+  branchId: string,
+  cache: Map<string, CachedPosition> | null,
+): Promise<CachedPosition> {
+  const key = `${threadId}\u0000${branchId}`;
+  const branch = await store.getBranch(threadId, branchId);
+  const cached = cache?.get(key);
+  if (cached && branch && cached.position.lastSeq === branch.lastSeq) return cached;
+  const snapshot = branch ? await store.loadSnapshot(threadId, branchId) : null;
+  let base = emptyPosition(def);
+  let snapshotSeq = 0;
+  if (snapshot && isPosition(snapshot.data)) {
+    base = snapshot.data as unknown as ThreadPosition;
+    snapshotSeq = snapshot.seq;
+  }
+  const events = await store.read(
+    threadId,
+    branchId,
+    snapshotSeq > 0 ? { afterSeq: snapshotSeq } : {},
+  );
+  const position = foldEvents(def, base, events);
+  return { position, snapshotSeq };
+}
+
+function isPosition(data: JsonValue): boolean {
+  return typeof data === "object" && data !== null && !Array.isArray(data) && data.format === 1;
+}
+
+/** Appends a run's events to its branch. */
+export class ThreadJournal implements RunJournal {
+  #tail: Promise<unknown> = Promise.resolve();
+  #buffer: NewEvent[] = [];
+  #closed = false;
+  #leaseAt = Date.now();
+  lastSeq: number;
+  lastEventId: string | null;
+
+  private constructor(
+    readonly store: StateStore,
+    readonly threadId: string,
+    readonly branchId: string,
+    readonly runId: string,
+    readonly leaseTtlMs: number,
+    lastSeq: number,
+    lastEventId: string | null,
+  ) {
+    this.lastSeq = lastSeq;
+    this.lastEventId = lastEventId;
+  }
+
+  /**
+   * Take the branch's lease and load its position.
+   * @throws ThreadBusyError when another run holds the lease.
+   */
+  static async open(
+    store: StateStore,
+    def: StateDefinition | null,
+    graphName: string,
+    threadId: string,
+    branchId: string,
+    runId: string,
+    leaseTtlMs: number,
+    cache: Map<string, CachedPosition> | null,
+  ): Promise<{ journal: ThreadJournal; loaded: CachedPosition }> {
+    const taken = await store.acquireLease(threadId, branchId, runId, leaseTtlMs);
+    if (!taken) {
+      throw new ThreadBusyError(
+        `Thread "${threadId}" (branch "${branchId}") is already running; graph "${graphName}" cannot start a second run on it until the first ends (or its lease of ${leaseTtlMs} ms expires)`,
+        { threadId, branchId },
+      );
+    }
+    try {
+      const loaded = await loadPosition(store, def, threadId, branchId, cache);
+      const j = new ThreadJournal(
+        store,
+        threadId,
+        branchId,
+        runId,
+        leaseTtlMs,
+        loaded.position.lastSeq,
+        loaded.position.lastEventId,
+      );
+      return { journal: j, loaded };
+    } catch (e) {
+      await store.releaseLease(threadId, branchId, runId).catch(() => {});
+      throw e;
+    }
+  }
+
+  #event(
+    type: NewEvent["type"],
+    step: number | null,
+    taskId: string | null,
+    node: string | null,
+    data: JsonValue,
+  ): NewEvent {
+    return { type, runId: this.runId, step, taskId, node, data };
+  }
+
+  /** Append events (after any buffered ones), in order with earlier appends. */
+  append(events: NewEvent[]): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
+    this.#buffer = [];
+    const run = async () => {
+      const stored = await this.store.append(this.threadId, this.branchId, batch, this.lastSeq);
+      const last = stored[stored.length - 1];
+      if (last) {
+        this.lastSeq = last.seq;
+        this.lastEventId = last.id;
+      }
+    };
+    const p = this.#tail.then(run);
+    this.#tail = p.catch(() => {});
+    return p;
+  }
+
+  runStarted(step: number, data: RunStartedData): Promise<void> {
+    return this.append([
+      this.#event("run_started", step, null, null, data as unknown as JsonValue),
+    ]);
+  }
+
+  taskFinished(
+    step: number,
+    task: TaskSpec,
+    outcome: TaskOutcome,
+    defer = false,
+  ): Promise<void> | void {
+    const e = this.#event("task_finished", step, task.id, task.name, {
+      outcome,
+    } as unknown as JsonValue);
+    if (defer) {
+      this.#buffer.push(e);
+      return;
+    }
+    return this.append([e]);
+  }
+
+  saveCache(step: number, taskId: string, node: string, cache: JsonObject): Promise<void> {
+    return this.append([this.#event("task_cache", step, taskId, node, { cache })]);
+  }
+
+  async stepCommitted(
+    step: number,
+    order: readonly TaskSpec[],
+    next: readonly TaskSpec[],
+  ): Promise<void> {
+    await this.append([
+      this.#event("step_committed", step, null, null, {
+        order: order.map((t) => t.id),
+        next: next as unknown as JsonValue,
+      }),
+    ]);
+    if (Date.now() - this.#leaseAt > this.leaseTtlMs / 3) {
+      this.#leaseAt = Date.now();
+      await this.store.acquireLease(this.threadId, this.branchId, this.runId, this.leaseTtlMs);
+    }
+  }
+
+  async interrupted(
+    step: number,
+    tasks: readonly TaskSpec[],
+    results: Map<string, TaskResult>,
+    interrupts: InterruptInfo[],
+  ): Promise<void> {
+    const events: NewEvent[] = [];
+    for (const t of tasks) {
+      const r = results.get(t.id);
+      if (r?.kind === "interrupted") {
+        events.push(
+          this.#event("task_interrupted", step, t.id, t.name, {
+            interrupts: r.interrupts,
+            cache: r.cache,
+          } as unknown as JsonValue),
+        );
+      }
+    }
+    events.push(
+      this.#event("run_finished", step, null, null, {
+        status: "interrupted",
+        interrupts: interrupts as unknown as JsonValue,
+      }),
+    );
+    await this.append(events);
+  }
+
+  finished(step: number): Promise<void> {
+    return this.append([
+      this.#event("run_finished", step, null, null, { status: "completed", interrupts: [] }),
+    ]);
+  }
+
+  /** Record a failure (best effort: a store that is down is not asked twice). */
+  async failed(step: number, error: unknown): Promise<void> {
+    const e = error as { name?: unknown; message?: unknown };
+    try {
+      await this.append([
+        this.#event("run_failed", step, null, null, {
+          error: { name: String(e?.name ?? "Error"), message: String(e?.message ?? error) },
+        }),
+      ]);
+    } catch {
+      // The failure being reported is the one that matters.
+    }
+  }
+
+  /** Stop writing and give the lease back. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#tail;
+    await this.store.releaseLease(this.threadId, this.branchId, this.runId).catch(() => {});
+  }
+}
