@@ -1,0 +1,726 @@
+/**
+ * `PostgresStateStore`: the event log in PostgreSQL (pg), for many processes and machines
+ * sharing threads.
+ *
+ * @module
+ */
+import pg from "pg";
+import { StateStoreError } from "../../errors/index.js";
+import {
+  branchExists,
+  byUpdatedAt,
+  type ChainLink,
+  checkBranchId,
+  checkContiguous,
+  checkLease,
+  checkSeq,
+  checkThreadId,
+  closedError,
+  concurrentWrite,
+  decodeEvent,
+  decodeSnapshot,
+  type EncodedEvent,
+  type EventRow,
+  encodeEvents,
+  encodeSnapshot,
+  eventRowBytes,
+  MAIN_BRANCH,
+  newBranchId,
+  parseEventId,
+  planRead,
+  readBounds,
+  snapshotBeyondEnd,
+  snapshotRowBytes,
+  unknownBranch,
+  unknownEvent,
+} from "../../stores/internal.js";
+import type {
+  BranchInfo,
+  NewEvent,
+  Snapshot,
+  StateStore,
+  StoredEvent,
+  ThreadInfo,
+} from "../../stores/types.js";
+
+/** Version of the tables this code reads and writes; kept in the schema's `meta` table. */
+export const POSTGRES_SCHEMA_VERSION = 1;
+
+const FORMAT = "nodestep-state-store";
+const TABLES = ["meta", "branches", "events", "snapshots", "leases"];
+/** Largest seq a PostgreSQL `integer` column holds. */
+const MAX_SEQ = 2_147_483_647;
+/** The database's clock in ms since the epoch (leases use it, so machines agree). */
+const NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+/** Options of {@link PostgresStateStore}. */
+export interface PostgresStateStoreOptions {
+  /** `postgres://user:password@host:port/database`; used to make a pool when `pool` is not given. */
+  connectionString?: string;
+  /**
+   * The PostgreSQL schema that holds the store's tables, created when missing (default
+   * `"nodestep"`). Letters, digits and `_`, not starting with a digit, at most 63 characters.
+   */
+  schema?: string;
+  /**
+   * A pool to use instead of making one; the store then does not end it on `close()`. The
+   * store does not change the pool's type parsers or settings.
+   */
+  pool?: pg.Pool;
+}
+
+interface BranchRow {
+  branch_id: string;
+  parent_branch: string | null;
+  parent_seq: number | null;
+  last_seq: number;
+}
+
+interface DbEventRow {
+  branch_id: string;
+  seq: number;
+  type: string;
+  run_id: string;
+  step: number | null;
+  task_id: string | null;
+  node: string | null;
+  data: string;
+  created_at: number;
+}
+
+const EVENT_COLUMNS =
+  "e.branch_id, e.seq, e.type, e.run_id, e.step, e.task_id, e.node, e.data, e.created_at::float8 AS created_at";
+
+/**
+ * A {@link StateStore} in PostgreSQL, for several processes and machines sharing threads.
+ *
+ * Tables live in their own schema (`schema`, default `"nodestep"`), created on first use with a
+ * `meta` table holding the schema version. Event data is stored as `text`, exactly the JSON
+ * that `JSON.stringify` wrote: `jsonb` would reorder keys and reject nothing at read time that
+ * could be told apart from damage, and `text` keeps {@link sizeBytes} honest (PostgreSQL may
+ * still compress large values on disk).
+ *
+ * Each append is one SQL statement, so one transaction: it advances `branches.last_seq` only
+ * where it still equals `expectedLastSeq` (a row lock serializes racing writers; the loser sees
+ * 0 rows and gets `ConcurrentWriteError`) and inserts the events in the same statement. No
+ * append reads the events table. Leases use the database's clock.
+ *
+ * @throws StateStoreError (from any method) when the server cannot be reached, the schema was
+ *   written by another version (telling to migrate), or a row is damaged.
+ * @example
+ * ```ts
+ * import { PostgresStateStore } from "nodestep/postgres";
+ * const store = new PostgresStateStore({
+ *   connectionString: "postgres://postgres@127.0.0.1:5432/app",
+ *   schema: "agents",
+ * });
+ * await store.append("t1", "main", [
+ *   { type: "run_started", runId: "r1", step: null, taskId: null, node: null, data: null },
+ * ], 0);
+ * await store.close();
+ * ```
+ */
+export class PostgresStateStore implements StateStore {
+  /** The PostgreSQL schema holding the tables. */
+  readonly schema: string;
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  readonly #t: { [K in "meta" | "branches" | "events" | "snapshots" | "leases"]: string };
+  #ready: Promise<void> | null = null;
+  #closed = false;
+
+  /**
+   * Make the store; nothing is sent to the server until the first call.
+   * @throws StateStoreError for an invalid schema name or when neither `connectionString` nor `pool` is given.
+   */
+  constructor(options: PostgresStateStoreOptions) {
+    const schema = options?.schema ?? "nodestep";
+    if (typeof schema !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+      throw new StateStoreError(
+        `Invalid PostgreSQL schema name ${JSON.stringify(schema)}: use letters, digits and _, not starting with a digit, at most 63 characters`,
+      );
+    }
+    this.schema = schema;
+    const q = `"${schema}"`;
+    this.#t = {
+      meta: `${q}.meta`,
+      branches: `${q}.branches`,
+      events: `${q}.events`,
+      snapshots: `${q}.snapshots`,
+      leases: `${q}.leases`,
+    };
+    if (options.pool) {
+      this.#pool = options.pool;
+      this.#ownsPool = false;
+    } else if (typeof options.connectionString === "string" && options.connectionString !== "") {
+      this.#pool = new pg.Pool({ connectionString: options.connectionString });
+      // An idle client losing its connection must not crash the process; the next query reports it.
+      this.#pool.on("error", () => {});
+      this.#ownsPool = true;
+    } else {
+      throw new StateStoreError("PostgresStateStore needs a connectionString or a pool");
+    }
+  }
+
+  /**
+   * Create the schema and tables when missing, or check their version. Every method calls it
+   * first; call it yourself to fail early.
+   * @throws StateStoreError when the server cannot be reached, the schema holds tables that are
+   *   not a nodestep store, or they were written with another schema version.
+   */
+  async ready(): Promise<void> {
+    this.#open();
+    if (!this.#ready) {
+      this.#ready = this.#setUp().catch((e: unknown) => {
+        this.#ready = null; // try again on the next call
+        throw e;
+      });
+    }
+    return this.#ready;
+  }
+
+  /**
+   * Append events to a branch in one statement; see {@link StateStore.append}.
+   * @throws ConcurrentWriteError when the branch is not at `expectedLastSeq`; UnknownBranchError
+   *   for an unknown branch other than "main"; StateStoreError for non-JSON data (with `field`),
+   *   a database error, or a closed store. Nothing is written when it throws.
+   */
+  async append(
+    threadId: string,
+    branchId: string,
+    events: NewEvent[],
+    expectedLastSeq: number,
+  ): Promise<StoredEvent[]> {
+    this.#open();
+    checkThreadId(threadId);
+    checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
+    const encoded = encodeEvents(threadId, branchId, events);
+    if (expectedLastSeq + encoded.length > MAX_SEQ) {
+      throw new StateStoreError(`A branch holds at most ${MAX_SEQ} events`, { threadId, branchId });
+    }
+    await this.ready();
+    return this.#run(threadId, branchId, async () => {
+      if (encoded.length === 0) {
+        const b = await this.#branch(threadId, branchId);
+        if (!b) {
+          if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
+          if (expectedLastSeq !== 0) throw concurrentWrite(threadId, branchId, expectedLastSeq, 0);
+        } else if (b.last_seq !== expectedLastSeq) {
+          throw concurrentWrite(threadId, branchId, expectedLastSeq, b.last_seq);
+        }
+        return [];
+      }
+      const createdAt = Date.now();
+      let bytes = 0;
+      for (const e of encoded) bytes += eventRowBytes(threadId, branchId, e);
+      const t = this.#t;
+      const advance =
+        branchId === MAIN_BRANCH && expectedLastSeq === 0
+          ? `INSERT INTO ${t.branches} AS b (thread_id, branch_id, parent_branch, parent_seq, last_seq, updated_at, bytes)
+             VALUES ($1, $2, NULL, NULL, $4, $5, $6)
+             ON CONFLICT (thread_id, branch_id) DO UPDATE
+               SET last_seq = EXCLUDED.last_seq, updated_at = EXCLUDED.updated_at, bytes = b.bytes + EXCLUDED.bytes
+               WHERE b.last_seq = $3
+             RETURNING 1`
+          : `UPDATE ${t.branches} SET last_seq = $4, updated_at = $5, bytes = bytes + $6
+             WHERE thread_id = $1 AND branch_id = $2 AND last_seq = $3
+             RETURNING 1`;
+      const res = await this.#pool.query(
+        `WITH advanced AS (${advance})
+         INSERT INTO ${t.events} (thread_id, branch_id, seq, type, run_id, step, task_id, node, data, created_at)
+         SELECT $1, $2, $3 + u.ord, u.type, u.run_id, u.step, u.task_id, u.node, u.data, $5
+         FROM unnest($7::text[], $8::text[], $9::int[], $10::text[], $11::text[], $12::text[])
+           WITH ORDINALITY AS u(type, run_id, step, task_id, node, data, ord)
+         WHERE EXISTS (SELECT 1 FROM advanced)`,
+        [
+          threadId,
+          branchId,
+          expectedLastSeq,
+          expectedLastSeq + encoded.length,
+          createdAt,
+          bytes,
+          encoded.map((e) => e.type),
+          encoded.map((e) => e.runId),
+          encoded.map((e) => e.step),
+          encoded.map((e) => e.taskId),
+          encoded.map((e) => e.node),
+          encoded.map((e) => e.data),
+        ],
+      );
+      if (res.rowCount !== encoded.length) {
+        const b = await this.#branch(threadId, branchId);
+        if (!b && branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
+        throw concurrentWrite(threadId, branchId, expectedLastSeq, b?.last_seq ?? 0);
+      }
+      return encoded.map((e, i) =>
+        stored(threadId, branchId, expectedLastSeq + 1 + i, e, createdAt),
+      );
+    });
+  }
+
+  /**
+   * Events of a branch, its parent chain's first; see {@link StateStore.read}. Returns the
+   * events up to the branch's `lastSeq` as of the start of the read.
+   * @throws UnknownBranchError for an unknown branch other than "main"; StateStoreError for a
+   *   damaged row (naming the thread, branch and seq), a closed store, or bad options.
+   */
+  async read(
+    threadId: string,
+    branchId: string,
+    options?: { afterSeq?: number; uptoSeq?: number },
+  ): Promise<StoredEvent[]> {
+    this.#open();
+    checkThreadId(threadId);
+    const { afterSeq, uptoSeq } = readBounds(threadId, branchId, options);
+    await this.ready();
+    return this.#run(threadId, branchId, async () => {
+      const t = this.#t;
+      const chainRows = (
+        await this.#pool.query<BranchRow>(
+          `WITH RECURSIVE chain AS (
+             SELECT branch_id, parent_branch, parent_seq, last_seq, 0 AS depth
+             FROM ${t.branches} WHERE thread_id = $1 AND branch_id = $2
+             UNION ALL
+             SELECT p.branch_id, p.parent_branch, p.parent_seq, p.last_seq, c.depth + 1
+             FROM ${t.branches} p JOIN chain c ON p.thread_id = $1 AND p.branch_id = c.parent_branch
+             WHERE c.depth < 10000
+           )
+           SELECT branch_id, parent_branch, parent_seq, last_seq FROM chain ORDER BY depth`,
+          [threadId, branchId],
+        )
+      ).rows;
+      if (chainRows.length === 0) {
+        if (branchId === MAIN_BRANCH) return [];
+        throw unknownBranch(threadId, branchId);
+      }
+      const top = chainRows[chainRows.length - 1]!;
+      if (top.parent_branch !== null) {
+        throw new StateStoreError(
+          `Thread "${threadId}" branch "${branchId}" is damaged: its ancestor branch "${top.parent_branch}" is missing. Restore the store from a backup.`,
+          { threadId, branchId },
+        );
+      }
+      const chain: ChainLink[] = chainRows.map((r) => ({
+        branchId: r.branch_id,
+        parentBranch: r.parent_branch,
+        parentSeq: r.parent_seq,
+        lastSeq: r.last_seq,
+      }));
+      const { segments, from, to } = planRead(chain, afterSeq, uptoSeq);
+      if (segments.length === 0) return [];
+      const rows = (
+        await this.#pool.query<DbEventRow>(
+          `SELECT ${EVENT_COLUMNS}
+           FROM unnest($2::text[], $3::int[], $4::int[]) AS s(branch_id, lo, hi)
+           JOIN ${t.events} e ON e.thread_id = $1 AND e.branch_id = s.branch_id AND e.seq > s.lo AND e.seq <= s.hi
+           ORDER BY e.seq`,
+          [
+            threadId,
+            segments.map((s) => s.branchId),
+            segments.map((s) => s.after),
+            segments.map((s) => s.upto),
+          ],
+        )
+      ).rows;
+      const out = rows.map((r) => decodeEvent(threadId, r.branch_id, toEventRow(r)));
+      checkContiguous(threadId, branchId, out, from, to);
+      return out;
+    });
+  }
+
+  /** The branch, or `null` when it does not exist. @throws StateStoreError for a closed store or a database error. */
+  async getBranch(threadId: string, branchId: string): Promise<BranchInfo | null> {
+    this.#open();
+    await this.ready();
+    return this.#run(threadId, branchId, async () => {
+      const b = await this.#branch(threadId, branchId);
+      if (!b) return null;
+      return {
+        threadId,
+        branchId,
+        parent:
+          b.parent_branch === null ? null : { branchId: b.parent_branch, seq: b.parent_seq ?? 0 },
+        lastSeq: b.last_seq,
+      };
+    });
+  }
+
+  /** One event by id, or `null`. @throws StateStoreError for a damaged row or a closed store. */
+  async getEvent(eventId: string): Promise<StoredEvent | null> {
+    this.#open();
+    const p = parseEventId(eventId);
+    if (!p || p.seq > MAX_SEQ) return null;
+    await this.ready();
+    return this.#run(p.threadId, p.branchId, async () => {
+      const res = await this.#pool.query<DbEventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM ${this.#t.events} e WHERE e.thread_id = $1 AND e.branch_id = $2 AND e.seq = $3`,
+        [p.threadId, p.branchId, p.seq],
+      );
+      const row = res.rows[0];
+      return row ? decodeEvent(p.threadId, p.branchId, toEventRow(row)) : null;
+    });
+  }
+
+  /**
+   * A new branch after event `fromEventId`; see {@link StateStore.createBranch}.
+   * @throws UnknownEventError when the event is not in this thread; StateStoreError when
+   *   `newBranchId` is taken or invalid (empty or containing `/`), or the store is closed.
+   */
+  async createBranch(
+    threadId: string,
+    fromEventId: string,
+    newBranchIdArg?: string,
+  ): Promise<BranchInfo> {
+    this.#open();
+    checkThreadId(threadId);
+    if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
+    const p = parseEventId(fromEventId);
+    if (!p || p.threadId !== threadId || p.seq > MAX_SEQ) throw unknownEvent(threadId, fromEventId);
+    await this.ready();
+    return this.#run(threadId, newBranchIdArg, async () => {
+      const t = this.#t;
+      for (let attempt = 0; ; attempt++) {
+        const id = newBranchIdArg ?? newBranchId();
+        const res = await this.#pool.query(
+          `INSERT INTO ${t.branches} (thread_id, branch_id, parent_branch, parent_seq, last_seq)
+           SELECT $1::text, $2::text, $3::text, $4::int, $4::int
+           WHERE EXISTS (SELECT 1 FROM ${t.events} WHERE thread_id = $1 AND branch_id = $3 AND seq = $4)
+           ON CONFLICT DO NOTHING
+           RETURNING 1`,
+          [threadId, id, p.branchId, p.seq],
+        );
+        if (res.rowCount === 1) {
+          return {
+            threadId,
+            branchId: id,
+            parent: { branchId: p.branchId, seq: p.seq },
+            lastSeq: p.seq,
+          };
+        }
+        const exists = await this.#pool.query(
+          `SELECT 1 FROM ${t.events} WHERE thread_id = $1 AND branch_id = $2 AND seq = $3`,
+          [threadId, p.branchId, p.seq],
+        );
+        if (exists.rowCount === 0) throw unknownEvent(threadId, fromEventId);
+        if (newBranchIdArg !== undefined || attempt >= 5) throw branchExists(threadId, id);
+      }
+    });
+  }
+
+  /**
+   * Keep a snapshot of the branch after event `snapshot.seq`, replacing the previous one.
+   * @throws UnknownBranchError when the branch does not exist; StateStoreError for non-JSON data
+   *   (with `field`), a seq past the branch's last event, or a closed store.
+   */
+  async saveSnapshot(threadId: string, branchId: string, snapshot: Snapshot): Promise<void> {
+    this.#open();
+    checkThreadId(threadId);
+    const data = encodeSnapshot(threadId, branchId, snapshot);
+    const bytes = snapshotRowBytes(threadId, branchId, data);
+    await this.ready();
+    await this.#run(threadId, branchId, async () => {
+      const t = this.#t;
+      const res = await this.#pool.query(
+        `INSERT INTO ${t.snapshots} (thread_id, branch_id, seq, data, bytes)
+         SELECT $1::text, $2::text, $3::int, $4::text, $5::bigint FROM ${t.branches}
+         WHERE thread_id = $1 AND branch_id = $2 AND last_seq >= $3
+         ON CONFLICT (thread_id, branch_id) DO UPDATE
+           SET seq = EXCLUDED.seq, data = EXCLUDED.data, bytes = EXCLUDED.bytes`,
+        [threadId, branchId, Math.min(snapshot.seq, MAX_SEQ), data, bytes],
+      );
+      if (res.rowCount === 0) {
+        const b = await this.#branch(threadId, branchId);
+        if (!b) throw unknownBranch(threadId, branchId);
+        throw snapshotBeyondEnd(threadId, branchId, snapshot.seq, b.last_seq);
+      }
+    });
+  }
+
+  /** The branch's latest snapshot, or `null`. @throws StateStoreError for a damaged snapshot or a closed store. */
+  async loadSnapshot(threadId: string, branchId: string): Promise<Snapshot | null> {
+    this.#open();
+    await this.ready();
+    return this.#run(threadId, branchId, async () => {
+      const res = await this.#pool.query<{ seq: number; data: string }>(
+        `SELECT seq, data FROM ${this.#t.snapshots} WHERE thread_id = $1 AND branch_id = $2`,
+        [threadId, branchId],
+      );
+      const row = res.rows[0];
+      return row ? decodeSnapshot(threadId, branchId, row.seq, row.data) : null;
+    });
+  }
+
+  /**
+   * Take the branch's lease for `owner` for `ttlMs` ms of the database's clock; `true` when
+   * taken or extended (same owner), `false` when another owner holds an unexpired lease. One
+   * statement (`INSERT … ON CONFLICT DO UPDATE … WHERE`), so two processes racing for a free
+   * lease cannot both win. The branch need not exist yet.
+   * @throws StateStoreError for an empty owner, a ttl ≤ 0 or a closed store.
+   */
+  async acquireLease(
+    threadId: string,
+    branchId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    this.#open();
+    checkLease(threadId, branchId, owner, ttlMs);
+    await this.ready();
+    return this.#run(threadId, branchId, async () => {
+      const t = this.#t;
+      const res = await this.#pool.query(
+        `INSERT INTO ${t.leases} AS l (thread_id, branch_id, owner, expires_at)
+         VALUES ($1, $2, $3, ${NOW_MS} + $4::bigint)
+         ON CONFLICT (thread_id, branch_id) DO UPDATE
+           SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+           WHERE l.owner = EXCLUDED.owner OR l.expires_at <= ${NOW_MS}
+         RETURNING 1`,
+        [threadId, branchId, owner, Math.ceil(ttlMs)],
+      );
+      return res.rowCount === 1;
+    });
+  }
+
+  /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
+  async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
+    this.#open();
+    await this.ready();
+    await this.#run(threadId, branchId, () =>
+      this.#pool.query(
+        `DELETE FROM ${this.#t.leases} WHERE thread_id = $1 AND branch_id = $2 AND owner = $3`,
+        [threadId, branchId, owner],
+      ),
+    );
+  }
+
+  /** All threads with their branch ids (creation order), most recently updated first (ties by thread id). */
+  async listThreads(): Promise<ThreadInfo[]> {
+    this.#open();
+    await this.ready();
+    return this.#run(undefined, undefined, async () => {
+      const res = await this.#pool.query<{
+        thread_id: string;
+        branch_id: string;
+        updated_at: number;
+      }>(
+        `SELECT thread_id, branch_id, updated_at::float8 AS updated_at FROM ${this.#t.branches} ORDER BY ord`,
+      );
+      const threads = new Map<string, ThreadInfo>();
+      for (const row of res.rows) {
+        let t = threads.get(row.thread_id);
+        if (!t) {
+          t = { threadId: row.thread_id, branches: [], updatedAt: 0 };
+          threads.set(row.thread_id, t);
+        }
+        t.branches.push(row.branch_id);
+        t.updatedAt = Math.max(t.updatedAt, row.updated_at);
+      }
+      return [...threads.values()].sort(byUpdatedAt);
+    });
+  }
+
+  /**
+   * Logical bytes stored: for each event the UTF-8 bytes of its data JSON and text columns plus
+   * 8 per number, and the same for snapshots (kept per branch, so this reads one row per
+   * branch). Tuple headers, indexes, TOAST compression and the WAL are not counted.
+   */
+  async sizeBytes(): Promise<number> {
+    this.#open();
+    await this.ready();
+    return this.#run(undefined, undefined, async () => {
+      const t = this.#t;
+      const res = await this.#pool.query<{ n: number }>(
+        `SELECT ((SELECT coalesce(sum(bytes), 0) FROM ${t.branches})
+               + (SELECT coalesce(sum(bytes), 0) FROM ${t.snapshots}))::float8 AS n`,
+      );
+      return res.rows[0]!.n;
+    });
+  }
+
+  /**
+   * End the pool when the store made it (a pool passed in is left open); later calls throw
+   * `StateStoreError`. Closing twice is a no-op.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  #open(): void {
+    if (this.#closed) throw closedError("PostgresStateStore");
+  }
+
+  async #branch(threadId: string, branchId: string): Promise<BranchRow | undefined> {
+    const res = await this.#pool.query<BranchRow>(
+      `SELECT branch_id, parent_branch, parent_seq, last_seq FROM ${this.#t.branches} WHERE thread_id = $1 AND branch_id = $2`,
+      [threadId, branchId],
+    );
+    return res.rows[0];
+  }
+
+  async #setUp(): Promise<void> {
+    const t = this.#t;
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (e) {
+      throw new StateStoreError(
+        `Cannot connect to PostgreSQL for the state store (schema "${this.schema}"): ${(e as Error).message}`,
+        { cause: e },
+      );
+    }
+    try {
+      await client.query("BEGIN");
+      // One process at a time sets up a schema; the others wait and then see it done.
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+        `nodestep.state-store:${this.schema}`,
+      ]);
+      const present = (
+        await client.query<{ table_name: string }>(
+          "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2)",
+          [this.schema, TABLES],
+        )
+      ).rows.map((r) => r.table_name);
+      if (present.length === 0) {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
+        await client.query(`
+          CREATE TABLE ${t.meta} (key text PRIMARY KEY, value text NOT NULL);
+          CREATE TABLE ${t.branches} (
+            thread_id text NOT NULL,
+            branch_id text NOT NULL,
+            parent_branch text,
+            parent_seq integer,
+            last_seq integer NOT NULL,
+            updated_at bigint NOT NULL DEFAULT 0,
+            bytes bigint NOT NULL DEFAULT 0,
+            ord bigserial,
+            PRIMARY KEY (thread_id, branch_id)
+          );
+          CREATE TABLE ${t.events} (
+            thread_id text NOT NULL,
+            branch_id text NOT NULL,
+            seq integer NOT NULL,
+            type text NOT NULL,
+            run_id text NOT NULL,
+            step integer,
+            task_id text,
+            node text,
+            data text NOT NULL,
+            created_at bigint NOT NULL,
+            PRIMARY KEY (thread_id, branch_id, seq)
+          );
+          CREATE TABLE ${t.snapshots} (
+            thread_id text NOT NULL,
+            branch_id text NOT NULL,
+            seq integer NOT NULL,
+            data text NOT NULL,
+            bytes bigint NOT NULL,
+            PRIMARY KEY (thread_id, branch_id)
+          );
+          CREATE TABLE ${t.leases} (
+            thread_id text NOT NULL,
+            branch_id text NOT NULL,
+            owner text NOT NULL,
+            expires_at bigint NOT NULL,
+            PRIMARY KEY (thread_id, branch_id)
+          );
+        `);
+        await client.query(
+          `INSERT INTO ${t.meta} (key, value) VALUES ('format', $1), ('schema_version', $2)`,
+          [FORMAT, String(POSTGRES_SCHEMA_VERSION)],
+        );
+      } else {
+        this.#checkSchema(
+          present,
+          present.includes("meta")
+            ? new Map(
+                (
+                  await client.query<{ key: string; value: string }>(
+                    `SELECT key, value FROM ${t.meta}`,
+                  )
+                ).rows.map((r) => [r.key, r.value]),
+              )
+            : null,
+        );
+      }
+      await client.query("COMMIT");
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => {});
+      if (e instanceof StateStoreError) throw e;
+      throw new StateStoreError(
+        `Cannot set up the PostgreSQL state store in schema "${this.schema}": ${(e as Error).message}`,
+        { cause: e },
+      );
+    } finally {
+      client.release();
+    }
+  }
+
+  #checkSchema(present: string[], meta: Map<string, string> | null): void {
+    const where = `PostgreSQL schema "${this.schema}"`;
+    if (!meta) {
+      throw new StateStoreError(
+        `${where} is not a nodestep state store: it has tables (${present.join(", ")}) but no meta table. Use another schema.`,
+      );
+    }
+    if (meta.get("format") !== FORMAT) {
+      throw new StateStoreError(
+        `${where} is not a nodestep state store (its meta table says format ${JSON.stringify(meta.get("format") ?? null)}). Use another schema.`,
+      );
+    }
+    const version = meta.get("schema_version");
+    if (version !== String(POSTGRES_SCHEMA_VERSION)) {
+      throw new StateStoreError(
+        `${where} was written with state store schema version ${version ?? "(none)"}; this nodestep reads version ${POSTGRES_SCHEMA_VERSION}. Migrate the schema to version ${POSTGRES_SCHEMA_VERSION} (see docs/stores.md, "Schema versions"), or use the nodestep version that wrote it. Nothing was changed.`,
+      );
+    }
+    const missing = TABLES.filter((n) => !present.includes(n));
+    if (missing.length > 0) {
+      throw new StateStoreError(
+        `${where} is a damaged nodestep state store: table(s) ${missing.join(", ")} are missing. Restore it from a backup.`,
+      );
+    }
+  }
+
+  /** Run `fn`, turning a database error into `StateStoreError` (ours pass through). */
+  async #run<T>(
+    threadId: string | undefined,
+    branchId: string | undefined,
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof StateStoreError) throw e;
+      if (this.#closed) throw closedError("PostgresStateStore");
+      throw new StateStoreError(
+        `PostgreSQL state store (schema "${this.schema}") failed${threadId === undefined ? "" : ` on thread "${threadId}"`}: ${(e as Error).message}`,
+        { threadId, branchId, cause: e },
+      );
+    }
+  }
+}
+
+function stored(
+  threadId: string,
+  branchId: string,
+  seq: number,
+  e: EncodedEvent,
+  createdAt: number,
+): StoredEvent {
+  return decodeEvent(threadId, branchId, { seq, ...e, createdAt });
+}
+
+function toEventRow(r: DbEventRow): EventRow {
+  return {
+    seq: r.seq,
+    type: r.type,
+    runId: r.run_id,
+    step: r.step,
+    taskId: r.task_id,
+    node: r.node,
+    data: r.data,
+    createdAt: r.created_at,
+  };
+}
