@@ -21,3 +21,6 @@ export {
   ToolCall,
   ToolMessage,
 } from "./chat/index.js";
+export * from "./tools/index.js";
+export * from "./middleware/index.js";
+export * from "./stores/index.js";
