@@ -1,0 +1,117 @@
+/**
+ * The consistent-history rule of `modelNode`: every tool call of an `AIMessage` is answered by
+ * a tool message right after it, and every tool message answers a call of the `AIMessage`
+ * before it.
+ *
+ * @module
+ */
+import { type Message, ToolMessage } from "../chat/messages.js";
+import { ChatHistoryError } from "../errors/index.js";
+
+/** The text sent for a tool call that has no result, when the history is repaired. */
+export const NOT_EXECUTED = "Tool call was not executed.";
+
+/**
+ * Find the first place where `messages` breaks the rule.
+ * @returns the index of the message at fault and what is wrong, or `null` when the history is consistent.
+ */
+export function findHistoryProblem(
+  messages: readonly Message[],
+): { index: number; problem: string } | null {
+  // Calls of the last AIMessage not yet answered; null outside a tool-result block.
+  let open: { index: number; ids: Set<string>; order: string[] } | null = null;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.type === "tool") {
+      const id = m.toolCallId;
+      if (open === null || id === null || !open.ids.has(id)) {
+        return {
+          index: i,
+          problem: `the tool result at index ${i} (call ${id === null ? "without an id" : `"${id}"`}) answers no call of the AIMessage before it`,
+        };
+      }
+      open.ids.delete(id);
+      continue;
+    }
+    if (open !== null && open.ids.size > 0) return missing(open, messages, i);
+    open =
+      m.type === "ai" && m.toolCalls.length > 0
+        ? {
+            index: i,
+            ids: new Set(m.toolCalls.map((c) => c.id)),
+            order: m.toolCalls.map((c) => c.id),
+          }
+        : null;
+  }
+  if (open !== null && open.ids.size > 0) return missing(open, messages, messages.length);
+  return null;
+}
+
+function missing(
+  open: { index: number; ids: Set<string>; order: string[] },
+  messages: readonly Message[],
+  at: number,
+): { index: number; problem: string } {
+  const id = open.order.find((x) => open.ids.has(x))!;
+  const next = messages[at];
+  const after =
+    next === undefined
+      ? "the history ends there"
+      : `the message at index ${at} is a ${next.type} message`;
+  return {
+    index: open.index,
+    problem: `tool call "${id}" of the AIMessage at index ${open.index} has no result right after it (${after})`,
+  };
+}
+
+/**
+ * Raise when the history breaks the rule.
+ * @throws ChatHistoryError naming the index and the call id, with `node` and `index` set.
+ */
+export function checkHistory(messages: readonly Message[], node: string, graph: string): void {
+  const found = findHistoryProblem(messages);
+  if (found === null) return;
+  throw new ChatHistoryError(
+    `Node "${node}" of graph "${graph}" cannot call the model: ${found.problem}. Every tool call must be answered by a tool message right after it. Continue a stopped tool turn with invoke(null, { threadId }), fork the thread, or set repairHistory: true`,
+    { node, index: found.index },
+  );
+}
+
+/**
+ * A repaired copy of a history (the input is not changed): tool results that answer no call
+ * of the `AIMessage` before them are dropped, and calls without a result get a tool message
+ * `"Tool call was not executed."`, placed after the results the call's block has.
+ */
+export function repairHistory(messages: readonly Message[]): Message[] {
+  if (findHistoryProblem(messages) === null) return messages.slice();
+  const out: Message[] = [];
+  let open: { ids: Set<string>; calls: { id: string; name: string }[] } | null = null;
+  const close = () => {
+    if (open === null) return;
+    for (const c of open.calls) {
+      if (open.ids.has(c.id))
+        out.push(ToolMessage({ content: NOT_EXECUTED, toolCallId: c.id, name: c.name }));
+    }
+    open = null;
+  };
+  for (const m of messages) {
+    if (m.type === "tool") {
+      const cur = open as { ids: Set<string> } | null;
+      if (cur !== null && m.toolCallId !== null && cur.ids.has(m.toolCallId)) {
+        cur.ids.delete(m.toolCallId);
+        out.push(m);
+      }
+      continue;
+    }
+    close();
+    out.push(m);
+    if (m.type === "ai" && m.toolCalls.length > 0) {
+      open = {
+        ids: new Set(m.toolCalls.map((c) => c.id)),
+        calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name })),
+      };
+    }
+  }
+  close();
+  return out;
+}

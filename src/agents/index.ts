@@ -1,0 +1,25 @@
+/**
+ * Agents: the model and tool nodes, the ready-made ReAct agent, and its state.
+ *
+ * @module
+ */
+export {
+  AgentState,
+  type AgentStateShape,
+  type TypedAgentState,
+} from "./agent-state.js";
+export {
+  type ModelNodeOptions,
+  modelNode,
+  type OnInvalid,
+  type StructuredOutputEvent,
+} from "./model-node.js";
+export {
+  type AgentGraph,
+  type AgentOutput,
+  buildReactAgent,
+  type ReactAgent,
+  type ReactAgentOptions,
+  runAgent,
+} from "./react-agent.js";
+export { type ToolErrorPolicy, type ToolRunnerOptions, toolRunner } from "./tool-runner.js";

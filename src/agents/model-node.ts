@@ -1,0 +1,282 @@
+/**
+ * `modelNode`: a node that calls a chat model.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { assembleStream } from "../chat/assemble-stream.js";
+import { AIMessage, type Message, SystemMessage } from "../chat/messages.js";
+import { ToolCall } from "../chat/tool-call.js";
+import {
+  type Chat,
+  ChatRequest,
+  ChatResponse,
+  type ChatStreamChunk,
+  type ToolChoice,
+} from "../chat/types.js";
+import { StructuredOutputError, ValueError } from "../errors/index.js";
+import type { NodeContext } from "../graph/context.js";
+import { type Node, node } from "../graph/node.js";
+import type { JsonObject, JsonValue } from "../json/index.js";
+import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
+import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
+import { checkHistory, repairHistory as repairCopy } from "./history.js";
+import {
+  type AnyTool,
+  appendMessages,
+  checkStateFields,
+  checkToolList,
+  readMessages,
+} from "./internal.js";
+
+/** What `modelNode` does with a final answer that does not validate against `outputSchema`. */
+export type OnInvalid = "raise" | "emit";
+
+/**
+ * Payload of the `"custom"` event that `modelNode(..., { onInvalid: "emit" })` sends when the
+ * answer does not validate against the output schema. Plain JSON data.
+ */
+export interface StructuredOutputEvent {
+  kind: "structured_output_error";
+  /** Name of the output schema: its JSON schema `title` (zod `.meta({ title })`), else `"output"`. */
+  schemaName: string;
+  /** What is wrong: the answer is not JSON, or the validation issues. */
+  message: string;
+  /** The answer text that did not validate (`null` when the model sent none). */
+  rawContent: string | null;
+}
+
+/** Options of {@link modelNode}. */
+export interface ModelNodeOptions<O extends z.ZodType | null = null> {
+  /** Chat model to call; it must have a `model` name. */
+  chat: Chat;
+  /** System message prepended to every request; default none. */
+  systemPrompt?: string | null;
+  /** The node's complete tool list (middleware tools are not added); default `[]`. */
+  tools?: readonly AnyTool[];
+  /** The request's tool choice: `"auto"`, `"required"`, `"none"` or a tool name; default `null` (none sent). */
+  toolChoice?: ToolChoice;
+  /** Call `chat.stream` and send each chunk as a `"tokens"` event; default `false`. */
+  stream?: boolean;
+  /** Send a repaired copy of an inconsistent history instead of raising `ChatHistoryError`; default `false`. */
+  repairHistory?: boolean;
+  /** Zod schema the final answer (JSON text) is parsed into and stored in `finalOutputField`; default none. */
+  outputSchema?: O;
+  /** For an answer that does not validate: `"raise"` (default) `StructuredOutputError`, or `"emit"` a `StructuredOutputEvent` and store `null`. */
+  onInvalid?: OnInvalid;
+  /** State field of the conversation; it must use `addMessages`. Default `"messages"`. */
+  messagesField?: string;
+  /** State field the requested tool calls are written to. Default `"toolCalls"`. */
+  toolCallsField?: string;
+  /** State field the answer text is written to. Default `"finalText"`. */
+  finalTextField?: string;
+  /** State field the parsed answer is written to (only with `outputSchema`). Default `"finalOutput"`. */
+  finalOutputField?: string;
+}
+
+/**
+ * Create a node that calls a chat model.
+ *
+ * When it runs, the node:
+ * 1. checks the state (a declared state only): the messages field must use `addMessages`, and
+ *    every field it writes must be declared (`GraphConfigError`);
+ * 2. checks that the history is consistent (`ChatHistoryError`), or with `repairHistory`
+ *    sends a repaired copy (the state is not changed);
+ * 3. builds a `ChatRequest`: the system prompt first, then the messages; the tools'
+ *    definitions; `toolChoice`; the output schema as JSON schema;
+ * 4. runs the `beforeModel` hooks of the run's middleware, calls `chat.complete` (or
+ *    `chat.stream`, each chunk sent as a `"tokens"` event), then the `afterModel` hooks;
+ * 5. appends the response as an `AIMessage` to the messages field and writes the tool calls
+ *    and the answer text (`null` when the model calls tools or refuses); with an output schema,
+ *    the answer parsed as JSON and validated (`null` on tool-call or refusal turns).
+ *
+ * The response's `raw` field is not stored. With a plain-object state (no `defineState`) the
+ * declaration checks are skipped and the whole new message list is written.
+ *
+ * @param name - node name.
+ * @param options - see {@link ModelNodeOptions}.
+ * @returns a graph node.
+ * @throws GraphConfigError if two different tools share a name, or the same tool is listed twice.
+ * @throws TypeError if `chat` has no `model` string, or an entry of `tools` is not a tool.
+ * @throws ValueError if `onInvalid` is neither `"raise"` nor `"emit"`.
+ * When the node runs: `GraphConfigError` (state checks), `ChatHistoryError`,
+ * `StructuredOutputError`, `TypeError` when a model hook replaced the request or the response
+ * with another type, and whatever the chat model raises.
+ *
+ * @example
+ * ```ts
+ * const think = modelNode("think", { chat, tools: [lookupOrder], systemPrompt: "You help with orders." });
+ * const act = toolRunner("act", { tools: [lookupOrder] });
+ * const graph = new Graph(AgentState).flow(
+ *   START.to(think),
+ *   think.to(when((s) => s.toolCalls.length > 0, act, { otherwise: END })),
+ *   act.to(think),
+ * );
+ * ```
+ */
+export function modelNode<S = Record<string, unknown>, O extends z.ZodType | null = null>(
+  name: string,
+  options: ModelNodeOptions<O>,
+): Node<S> {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`modelNode "${name}": options with a chat model are required`);
+  }
+  const owner = `modelNode "${name}"`;
+  const chat = options.chat;
+  if (
+    typeof chat !== "object" ||
+    chat === null ||
+    typeof (chat as { model?: unknown }).model !== "string"
+  ) {
+    throw new TypeError(`${owner}: chat must be a chat model with a "model" name string`);
+  }
+  const tools = [...checkToolList(owner, options.tools ?? [], name).values()];
+  const onInvalid = options.onInvalid ?? "raise";
+  if (onInvalid !== "raise" && onInvalid !== "emit") {
+    throw new ValueError(
+      `${owner}: onInvalid must be "raise" or "emit", got ${JSON.stringify(onInvalid)}`,
+    );
+  }
+  const outputSchema = (options.outputSchema ?? null) as z.ZodType | null;
+  if (outputSchema !== null && !(outputSchema instanceof z.ZodType)) {
+    throw new TypeError(`${owner}: outputSchema must be a zod schema`);
+  }
+  const jsonSchema = outputSchema === null ? null : outputJsonSchema(owner, outputSchema);
+  const schemaName =
+    jsonSchema !== null && typeof jsonSchema.title === "string" ? jsonSchema.title : "output";
+  const systemPrompt = options.systemPrompt ?? null;
+  const toolChoice = options.toolChoice ?? null;
+  const stream = options.stream ?? false;
+  const repair = options.repairHistory ?? false;
+  const messagesField = options.messagesField ?? "messages";
+  const toolCallsField = options.toolCallsField ?? "toolCalls";
+  const finalTextField = options.finalTextField ?? "finalText";
+  const finalOutputField = options.finalOutputField ?? "finalOutput";
+  const written = [
+    { option: "toolCallsField", field: toolCallsField },
+    { option: "finalTextField", field: finalTextField },
+    ...(outputSchema !== null ? [{ option: "finalOutputField", field: finalOutputField }] : []),
+  ];
+  const definitions = tools.map((t) => t.definition());
+
+  const run = async (state: S, ctx: NodeContext): Promise<Record<string, unknown>> => {
+    checkStateFields("modelNode", ctx, messagesField, written);
+    const history = readMessages("modelNode", ctx, state, messagesField);
+    let sent: Message[];
+    if (repair) sent = repairCopy(history);
+    else {
+      checkHistory(history, ctx.node, ctx.graphName);
+      sent = history.slice();
+    }
+    if (systemPrompt !== null) sent.unshift(SystemMessage({ content: systemPrompt }));
+    const middleware = ctx.middleware as readonly Middleware[];
+    const mctx: ModelMiddlewareContext = { model: chat.model, node: ctx, state };
+    let request = ChatRequest({
+      messages: sent,
+      tools: definitions.slice(),
+      toolChoice,
+      outputSchema: jsonSchema,
+    });
+    request = await runBeforeModel(middleware, request, mctx);
+    let response: ChatResponse;
+    if (stream) {
+      response = await assembleStream(emitting(chat.stream(request, { signal: ctx.signal }), ctx));
+    } else {
+      response = ChatResponse(await chat.complete(request, { signal: ctx.signal }));
+    }
+    response = await runAfterModel(middleware, response, mctx);
+    const toolCalls = response.toolCalls.map((c) => ToolCall.of(c));
+    const ai = AIMessage({
+      content: response.content,
+      refusal: response.refusal,
+      toolCalls,
+      finishReason: response.finishReason,
+      usage: response.usage,
+    });
+    const answered = toolCalls.length === 0 && response.refusal === null;
+    const update: Record<string, unknown> = {
+      [messagesField]: appendMessages(ctx, history, [ai]),
+      [toolCallsField]: toolCalls,
+      [finalTextField]: answered ? response.content : null,
+    };
+    if (outputSchema !== null) {
+      update[finalOutputField] = answered
+        ? parseOutput(outputSchema, schemaName, response.content, onInvalid, ctx)
+        : null;
+    }
+    return update;
+  };
+  return node<S>(run, { name });
+}
+
+/** The JSON schema of an output schema, without `$schema`. */
+function outputJsonSchema(owner: string, schema: z.ZodType): JsonObject {
+  let json: JsonObject;
+  try {
+    json = z.toJSONSchema(schema) as JsonObject;
+  } catch (e) {
+    throw new TypeError(
+      `${owner}: outputSchema cannot be written as JSON schema: ${(e as Error).message}`,
+      { cause: e },
+    );
+  }
+  const { $schema: _, ...rest } = json;
+  return rest;
+}
+
+async function* emitting(
+  chunks: AsyncIterable<ChatStreamChunk>,
+  ctx: NodeContext,
+): AsyncGenerator<ChatStreamChunk> {
+  for await (const chunk of chunks) {
+    ctx.emit(chunk, { mode: "tokens" });
+    yield chunk;
+  }
+}
+
+function parseOutput(
+  schema: z.ZodType,
+  schemaName: string,
+  content: string | null,
+  onInvalid: OnInvalid,
+  ctx: NodeContext,
+): JsonValue | null {
+  let message: string;
+  let cause: unknown;
+  if (content === null) {
+    message = "the model sent no answer text";
+  } else {
+    let parsed: unknown;
+    let json = true;
+    try {
+      parsed = JSON.parse(content);
+    } catch (e) {
+      json = false;
+      cause = e;
+    }
+    if (!json) {
+      message = `the answer is not JSON: ${(cause as Error).message}`;
+    } else {
+      const r = schema.safeParse(parsed);
+      if (r.success) return r.data as JsonValue;
+      cause = r.error;
+      message = `the answer does not match the schema: ${r.error.issues
+        .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+        .join("; ")}`;
+    }
+  }
+  if (onInvalid === "emit") {
+    const event: StructuredOutputEvent = {
+      kind: "structured_output_error",
+      schemaName,
+      message,
+      rawContent: content,
+    };
+    ctx.emit(event);
+    return null;
+  }
+  throw new StructuredOutputError(
+    `Node "${ctx.node}" of graph "${ctx.graphName}": the final answer does not parse into output schema "${schemaName}": ${message}`,
+    { schemaName, rawContent: content, cause },
+  );
+}
