@@ -11,11 +11,12 @@ import {
   ReplayServer,
   sseEvents,
 } from "../testing/replay-server.js";
+import { itRunsSeedOrderAgent } from "../testing/seed-agent.js";
 import { AnthropicChat, anthropicFinishReason } from "./index.js";
 
 // ---- Wire format of the Messages API, as documented ----------------------------------------
 
-const MODEL = "claude-sonnet-4-5-20250929";
+const MODEL = "claude-sonnet-4-6";
 const USAGE = {
   input_tokens: 2095,
   output_tokens: 503,
@@ -173,7 +174,7 @@ beforeEach(() => server.reset());
 
 function makeChat(options: Partial<ConstructorParameters<typeof AnthropicChat>[0]> = {}) {
   return new AnthropicChat({
-    model: "claude-sonnet-4-5",
+    model: "claude-sonnet-4-6",
     apiKey: "sk-ant-test",
     baseURL: server.url,
     initialRetryDelayMs: 1,
@@ -266,7 +267,7 @@ describe("AnthropicChat request mapping", () => {
     expect(req.headers.authorization).toBe("Bearer sk-ant-test");
     expect(typeof req.headers["anthropic-version"]).toBe("string");
     expect(req.json).toEqual({
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-4-6",
       max_tokens: 4096,
       stream: false,
       system: "You answer questions about orders.\n\nBe brief.",
@@ -672,4 +673,42 @@ describeChatConformance("AnthropicChat", (scenario) => {
   server.reset();
   server.fallback = scenarioResponder(scenario);
   return makeChat({ maxRetries: 1 });
+});
+
+// ---- The seed order agent ------------------------------------------------------------------
+
+describe("AnthropicChat with the seed order agent", () => {
+  itRunsSeedOrderAgent(
+    (turns) => {
+      server.reset();
+      server.enqueue(...turns.map(scenarioResponder));
+      return makeChat();
+    },
+    (streamed) => {
+      expect(server.requests).toHaveLength(2);
+      const second = server.requests[1]!.json as Record<string, unknown>;
+      expect(second.stream).toBe(streamed);
+      expect(second.system).toBe("You answer questions about orders.");
+      expect(second.messages).toEqual([
+        { role: "user", content: "Where is order A-1001?" },
+        {
+          role: "assistant",
+          content: [
+            {
+              type: "tool_use",
+              id: "call_1",
+              name: "get_order_status",
+              input: { orderId: "A-1001" },
+            },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "call_1", content: '{"result":"shipped"}' },
+          ],
+        },
+      ]);
+    },
+  );
 });

@@ -44,7 +44,7 @@ export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
 /** Options of {@link AnthropicChat}. Only `model` is required; the others default as the `@anthropic-ai/sdk` SDK does. */
 export interface AnthropicChatOptions {
-  /** Model name, such as `"claude-sonnet-4-5"`; sent as `model`. */
+  /** Model name, such as `"claude-sonnet-4-6"`; sent as `model`. */
   model: string;
   /** API key; defaults to the `ANTHROPIC_API_KEY` environment variable (as the SDK does). */
   apiKey?: string;
@@ -91,7 +91,7 @@ type AnthropicModule = typeof import("@anthropic-ai/sdk");
  * @example
  * ```ts
  * import { AnthropicChat } from "nodestep/anthropic";
- * const chat = new AnthropicChat({ model: "claude-sonnet-4-5", maxTokens: 2048 });
+ * const chat = new AnthropicChat({ model: "claude-sonnet-4-6", maxTokens: 2048 });
  * ```
  */
 export class AnthropicChat implements Chat {
@@ -107,7 +107,7 @@ export class AnthropicChat implements Chat {
   constructor(options: AnthropicChatOptions) {
     if (typeof options?.model !== "string" || options.model === "")
       throw new TypeError(
-        "AnthropicChat needs a model name: new AnthropicChat({ model: 'claude-sonnet-4-5' })",
+        "AnthropicChat needs a model name: new AnthropicChat({ model: 'claude-sonnet-4-6' })",
       );
     const maxTokens = options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
     if (!Number.isInteger(maxTokens) || maxTokens < 1)

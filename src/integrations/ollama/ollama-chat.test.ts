@@ -11,6 +11,7 @@ import {
   type ReplayResponse,
   ReplayServer,
 } from "../testing/replay-server.js";
+import { itRunsSeedOrderAgent } from "../testing/seed-agent.js";
 import { OllamaChat } from "./index.js";
 
 // ---- Wire format of /api/chat, as documented ------------------------------------------------
@@ -464,3 +465,32 @@ describeChatConformance(
   },
   { providerToolCallIds: false, malformedArguments: false },
 );
+
+// ---- The seed order agent ------------------------------------------------------------------
+
+describe("OllamaChat with the seed order agent", () => {
+  itRunsSeedOrderAgent(
+    (turns) => {
+      server.reset();
+      server.enqueue(...turns.map(scenarioResponder));
+      return makeChat();
+    },
+    (streamed) => {
+      expect(server.requests).toHaveLength(2);
+      const second = server.requests[1]!.json as Record<string, unknown>;
+      expect(second.stream).toBe(streamed);
+      expect(second.messages).toEqual([
+        { role: "system", content: "You answer questions about orders." },
+        { role: "user", content: "Where is order A-1001?" },
+        {
+          role: "assistant",
+          content: "",
+          tool_calls: [
+            { function: { name: "get_order_status", arguments: { orderId: "A-1001" } } },
+          ],
+        },
+        { role: "tool", content: '{"result":"shipped"}', tool_name: "get_order_status" },
+      ]);
+    },
+  );
+});

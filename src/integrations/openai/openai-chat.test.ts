@@ -12,6 +12,7 @@ import {
   ReplayServer,
   sseEvents,
 } from "../testing/replay-server.js";
+import { itRunsSeedOrderAgent } from "../testing/seed-agent.js";
 import { OpenAIChat, schemaName } from "./index.js";
 
 // ---- Wire format of the Chat Completions API, as documented -------------------------------
@@ -683,4 +684,40 @@ describeChatConformance("OpenAIChat", (scenario) => {
   server.reset();
   server.fallback = scenarioResponder(scenario);
   return makeChat({ maxRetries: 1 });
+});
+
+// ---- The seed order agent ------------------------------------------------------------------
+
+describe("OpenAIChat with the seed order agent", () => {
+  itRunsSeedOrderAgent(
+    (turns) => {
+      server.reset();
+      server.enqueue(...turns.map(scenarioResponder));
+      return makeChat();
+    },
+    (streamed) => {
+      expect(server.requests).toHaveLength(2);
+      const second = server.requests[1]!.json as Record<string, unknown>;
+      expect(second.stream).toBe(streamed);
+      expect((second.tools as Array<{ function: { name: string } }>)[0]!.function.name).toBe(
+        "get_order_status",
+      );
+      expect(second.messages).toEqual([
+        { role: "system", content: "You answer questions about orders." },
+        { role: "user", content: "Where is order A-1001?" },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            {
+              id: "call_1",
+              type: "function",
+              function: { name: "get_order_status", arguments: '{"orderId":"A-1001"}' },
+            },
+          ],
+        },
+        { role: "tool", tool_call_id: "call_1", content: '{"result":"shipped"}' },
+      ]);
+    },
+  );
 });
