@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { runExample } from "./run-example.js";
+
+const expected: Record<string, string> = {
+  "examples/graphs/counter.ts": "3 true\nstep 0 | step 1 | step 2\n",
+  "examples/graphs/fan-out.ts": "[ 'graph=5', 'node=4', 'superstep=9' ]\n",
+  "examples/graphs/streaming.ts": [
+    'custom 0 shout {"progress":"shouting"}',
+    'updates 0 shout {"text":"HELLO STREAM"}',
+    'values 0 - {"text":"HELLO STREAM","words":0}',
+    'updates 1 count {"words":2}',
+    'values 1 - {"text":"HELLO STREAM","words":2}',
+    "",
+  ].join("\n"),
+  "examples/threads/approval.ts": [
+    'interrupted {"key":"refund","value":{"question":"Refund 250 EUR?"},"node":"review","taskId":"0:0"}',
+    "completed approved",
+    "",
+  ].join("\n"),
+  "examples/threads/time-travel.ts": [
+    "run_started task_finished step_committed run_finished run_started task_finished step_committed run_finished",
+    "branch: first, seen 1, another second, seen 3",
+    "main:   first, seen 1, second, seen 3",
+    "",
+  ].join("\n"),
+};
+
+describe("graph and thread examples print what the docs say", () => {
+  for (const [file, out] of Object.entries(expected)) {
+    it(file, async () => {
+      expect(await runExample(file)).toBe(out);
+    });
+  }
+});
