@@ -176,6 +176,48 @@ describe("SqliteStateStore", () => {
     ).toThrow(StateStoreError);
   });
 
+  it("keeps one consistent log when three processes race to append to one branch", async () => {
+    const path = fresh();
+    await new SqliteStateStore({ path }).close();
+    const script = fileURLToPath(new URL("./race-writer.fixture.ts", import.meta.url));
+    const run = (tag: string) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          ["--conditions=development", "--import", "tsx", script, path, tag, "150"],
+          {
+            cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+        });
+        child.stderr.on("data", (d: Buffer) => {
+          err += d.toString();
+        });
+        child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(err))));
+      });
+    const outs = await Promise.all(["A", "B", "C"].map(run));
+    expect(outs.map((o) => o.split(" ").slice(0, 2).join(" "))).toEqual([
+      "done A",
+      "done B",
+      "done C",
+    ]);
+    const store = new SqliteStateStore({ path });
+    const events = await store.read("t", "main");
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 450 }, (_, i) => i + 1));
+    for (const tag of ["A", "B", "C"]) {
+      // Each writer's events are all there, once each, in its own order.
+      expect(events.filter((e) => e.runId === tag).map((e) => (e.data as { i: number }).i)).toEqual(
+        Array.from({ length: 150 }, (_, i) => i),
+      );
+    }
+    await store.close();
+  });
+
   it("keeps every acknowledged append when the writing process is killed with SIGKILL", async () => {
     const path = fresh();
     const script = fileURLToPath(new URL("./append-until-killed.fixture.ts", import.meta.url));
