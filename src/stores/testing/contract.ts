@@ -4,7 +4,7 @@
  *
  * ```ts
  * // my-store.test.ts
- * import { describeStateStoreContract } from "nodestep/stores/testing";
+ * import { describeStateStoreContract } from "nodestep/testing";
  * describeStateStoreContract("MyStore", async () => new MyStore(), async (store) => { ... });
  * ```
  *
