@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SqliteStateStore } from "../../src/integrations/sqlite/index.js";
-import type { NewEvent } from "../../src/stores/index.js";
+import { SqliteStateStore } from "nodestep/sqlite";
+import type { NewEvent } from "nodestep";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-example-"));
 const path = join(dir, "threads.db");

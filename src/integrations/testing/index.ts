@@ -4,6 +4,11 @@
  *
  * @module
  */
+
+export {
+  describeStateStoreContract,
+  type StateStoreContractOptions,
+} from "../../stores/testing/contract.js";
 export {
   type ConformanceOptions,
   type ConformanceScenario,

@@ -23,6 +23,19 @@ const expected: Record<string, string> = {
     "main:   first, seen 1, second, seen 3",
     "",
   ].join("\n"),
+  "examples/stores/sqlite-events.ts": [
+    "appended chat-1/main/1, chat-1/main/2, chat-1/main/3",
+    "stale writer: ConcurrentWriteError",
+    'main 1 run_started {"input":"What is 2 + 2?"}',
+    'main 2 step_committed {"update":{"answer":4}}',
+    'main 3 run_finished {"status":"completed"}',
+    "fork retry from main/2, lastSeq 2",
+    "retry 1 main run_started",
+    "retry 2 main step_committed",
+    "retry 3 retry run_finished",
+    "threads: chat-1 [main, retry]",
+    "",
+  ].join("\n"),
 };
 
 describe("graph and thread examples print what the docs say", () => {
