@@ -1,0 +1,279 @@
+/**
+ * The nodestep demo: an order-support agent over a small shop shipped in `data/`.
+ *
+ *   npm run demo                                  # asks "Where is order A-1002?"
+ *   npm run demo -- "Do you have blue mugs in stock?"
+ *   npm run demo -- --thread <id> "And order A-1003?"   # continue a thread
+ *
+ * With no configuration the model is a `ScriptedChat` driven by a small scripted planner (no
+ * network, no keys). `NODESTEP_MODEL=openai:gpt-4o-mini` (with `OPENAI_API_KEY`),
+ * `anthropic:<model>` (with `ANTHROPIC_API_KEY`) or `ollama:llama3.2` uses a real model.
+ * Threads are kept in SQLite at `.nodestep/demo.db` (or `NODESTEP_DEMO_DB`).
+ *
+ * See docs/demo.md.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  HumanMessage,
+  MemoryStateStore,
+  type Message,
+  ScriptedChat,
+  type StateStore,
+  type ToolMessage,
+} from "nodestep";
+import type { Chat, ChatStreamChunk } from "nodestep/chat";
+// TODO: import buildReactAgent from "nodestep" once src/index.ts exports the agents.
+import { buildReactAgent } from "../../src/agents/index.js";
+import { plannerScript } from "./planner.js";
+import { loadShop, shopTools } from "./tools.js";
+
+const DEFAULT_QUESTION = "Where is order A-1002?";
+const SYSTEM_PROMPT = [
+  "You are the order-support assistant of a small online tea and coffee shop.",
+  "Use the tools to look up orders, shipping and stock; never guess. Order ids look like A-1001.",
+  "When an order is still processing, check the stock of its items to explain the wait.",
+  "Answer in one to three short sentences.",
+].join(" ");
+const USAGE = `Usage: npm run demo -- [options] [question]
+
+Asks the order-support agent one question (default: "${DEFAULT_QUESTION}").
+
+Options:
+  --thread ID      continue thread ID (with --new: start a new thread named ID)
+  --new            start a new thread (the default without --thread)
+  --store KIND     "sqlite" (default; file .nodestep/demo.db or $NODESTEP_DEMO_DB) or "memory"
+  -h, --help       show this help
+
+Environment:
+  NODESTEP_MODEL   provider:model, e.g. openai:gpt-4o-mini, anthropic:claude-3-5-haiku-latest,
+                   ollama:llama3.2; unset: a scripted model (no network, no keys)`;
+
+const out = (text: string) => process.stdout.write(text);
+const line = (text = "") => out(`${text}\n`);
+
+class UsageError extends Error {
+  override name = "UsageError";
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine(argv);
+  if (values.help) {
+    line(USAGE);
+    return;
+  }
+  if (values.store !== "sqlite" && values.store !== "memory") {
+    throw new UsageError(`--store must be "sqlite" or "memory", got "${values.store}"`);
+  }
+  const question = positionals.join(" ").trim() || DEFAULT_QUESTION;
+
+  const { chat, label: modelLabel } = await chooseChat(process.env.NODESTEP_MODEL);
+  const { store, label: storeLabel, durable } = await openStore(values.store);
+  try {
+    const agent = buildReactAgent(chat, {
+      tools: shopTools,
+      systemPrompt: SYSTEM_PROMPT,
+      stream: true,
+      toolErrors: "return",
+      stateStore: store,
+    });
+
+    const threadId = values.thread ?? newThreadId();
+    const before = await agent.getState(threadId);
+    const exists = before.lastEventId !== null;
+    if (values.thread !== undefined && !values.new && !exists) {
+      throw new UsageError(
+        `no thread "${threadId}" in ${storeLabel}; start one with --new --thread ${threadId}, or leave out --thread`,
+      );
+    }
+    if (values.new && exists) {
+      throw new UsageError(`thread "${threadId}" already exists; continue it without --new`);
+    }
+
+    line("nodestep demo: order support");
+    line(`model: ${modelLabel}`);
+    line(
+      `thread ${threadId} (${exists ? `continued, ${before.state.messages.length} messages` : "new"}), ${storeLabel}`,
+    );
+    line();
+    line(`you: ${question}`);
+
+    let modelCalls = 0;
+    let streaming = false; // text of the current model turn is being printed
+    const events = agent.stream(
+      { messages: [HumanMessage({ content: question })] },
+      { modes: ["updates", "tokens", "custom"], threadId, context: loadShop() },
+    );
+    for await (const event of events) {
+      if (event.mode === "tokens") {
+        const delta = (event.data as ChatStreamChunk).contentDelta;
+        if (delta) {
+          if (!streaming) out("assistant: ");
+          streaming = true;
+          out(delta);
+        }
+      } else if (event.mode === "updates" && event.node === "think") {
+        modelCalls++;
+        const ai = messagesOf(event.data).at(-1);
+        if (streaming) line();
+        else if (ai?.type === "ai" && ai.content) line(`assistant: ${ai.content}`);
+        streaming = false;
+        if (ai?.type === "ai") {
+          if (ai.refusal) line(`assistant refused: ${ai.refusal}`);
+          for (const call of ai.toolCalls)
+            line(`  → calling ${call.name}(${formatArgs(call.arguments)})`);
+        }
+      } else if (event.mode === "updates" && event.node === "act") {
+        for (const m of messagesOf(event.data)) {
+          if (m.type === "tool") line(`  ← ${m.name}: ${shortResult(m)}`);
+        }
+      } else if (event.mode === "custom") {
+        line(`  • ${event.node}: ${JSON.stringify(event.data)}`);
+      }
+    }
+
+    const after = await agent.getState(threadId);
+    line();
+    line(`${modelCalls} model call${modelCalls === 1 ? "" : "s"}`);
+    line(`thread ${threadId}, ${after.state.messages.length} messages`);
+    if (durable) line(`continue it: npm run demo -- --thread ${threadId} "your next question"`);
+  } finally {
+    await store.close();
+  }
+}
+
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        thread: { type: "string" },
+        new: { type: "boolean", default: false },
+        store: { type: "string", default: "sqlite" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** Read the data of an `"updates"` event as the messages it appends. */
+function messagesOf(data: unknown): Message[] {
+  if (typeof data !== "object" || data === null || !("messages" in data)) return [];
+  return Array.isArray(data.messages) ? (data.messages as Message[]) : [];
+}
+
+/** `{ orderId: "A-1002" }` → `orderId=A-1002`. */
+function formatArgs(args: Record<string, unknown>): string {
+  return Object.entries(args)
+    .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(", ");
+}
+
+/** A tool message in one short line: its result as compact JSON, or the error text. */
+function shortResult(m: ToolMessage, max = 100): string {
+  let text = m.content ?? "";
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === "object" && parsed !== null && "result" in parsed) {
+      text = JSON.stringify(parsed.result);
+    }
+  } catch {
+    // an error text: shown as it is
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function newThreadId(): string {
+  return `demo-${randomBytes(4).toString("hex")}`;
+}
+
+/** The chat model: `NODESTEP_MODEL` (`provider:model`), or the scripted planner. */
+async function chooseChat(spec: string | undefined): Promise<{ chat: Chat; label: string }> {
+  if (spec === undefined || spec.trim() === "") {
+    return {
+      chat: new ScriptedChat(plannerScript()),
+      label:
+        "scripted (ScriptedChat, no network; set NODESTEP_MODEL=openai:gpt-4o-mini to use a real model)",
+    };
+  }
+  const colon = spec.indexOf(":");
+  const provider = colon < 0 ? spec : spec.slice(0, colon);
+  const model = colon < 0 ? "" : spec.slice(colon + 1);
+  if (model === "") {
+    throw new UsageError(
+      `NODESTEP_MODEL must be provider:model, like openai:gpt-4o-mini; got "${spec}"`,
+    );
+  }
+  const label = `${provider} ${model}`;
+  switch (provider) {
+    case "openai": {
+      needKey("OPENAI_API_KEY", spec);
+      const { OpenAIChat } = await import("nodestep/openai");
+      return { chat: new OpenAIChat({ model }), label };
+    }
+    case "anthropic": {
+      needKey("ANTHROPIC_API_KEY", spec);
+      const { AnthropicChat } = await import("nodestep/anthropic");
+      return { chat: new AnthropicChat({ model }), label };
+    }
+    case "ollama": {
+      const { OllamaChat } = await import("nodestep/ollama");
+      const host = process.env.OLLAMA_HOST;
+      return { chat: new OllamaChat(host ? { model, host } : { model }), label };
+    }
+    default:
+      throw new UsageError(
+        `NODESTEP_MODEL: unknown provider "${provider}"; use openai, anthropic or ollama`,
+      );
+  }
+}
+
+function needKey(name: string, spec: string): void {
+  if (!process.env[name]) throw new UsageError(`NODESTEP_MODEL=${spec} needs ${name} to be set`);
+}
+
+/** The thread store: SQLite on disk when better-sqlite3 loads, else memory. */
+async function openStore(
+  kind: "sqlite" | "memory",
+): Promise<{ store: StateStore; label: string; durable: boolean }> {
+  if (kind === "sqlite") {
+    const path = process.env.NODESTEP_DEMO_DB || ".nodestep/demo.db";
+    let sqlite: typeof import("nodestep/sqlite") | null = null;
+    try {
+      sqlite = await import("nodestep/sqlite");
+    } catch (e) {
+      line(`(SQLite is not available: ${(e as Error).message}; keeping the thread in memory)`);
+    }
+    if (sqlite) {
+      mkdirSync(dirname(path), { recursive: true });
+      return {
+        store: new sqlite.SqliteStateStore({ path }),
+        label: `SQLite ${path}`,
+        durable: true,
+      };
+    }
+  }
+  return {
+    store: new MemoryStateStore(),
+    label: "in memory (gone when the demo ends)",
+    durable: false,
+  };
+}
+
+try {
+  await main(process.argv.slice(2));
+} catch (e) {
+  const error = e instanceof Error ? e : new Error(String(e));
+  if (error instanceof UsageError) {
+    process.stderr.write(`demo: ${error.message}\n(npm run demo -- --help lists the options)\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`\ndemo failed: ${error.name}: ${error.message}\n`);
+    process.exitCode = 1;
+  }
+}
