@@ -24,3 +24,4 @@ export {
 export * from "./tools/index.js";
 export * from "./middleware/index.js";
 export * from "./stores/index.js";
+export * from "./agents/index.js";
