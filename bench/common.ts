@@ -1,0 +1,203 @@
+/**
+ * What the two sides of the benchmark share: workload names, the figures a worker prints, the
+ * fake model's script, and measuring helpers.
+ *
+ * @module
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Which implementation a worker runs. */
+export type Impl = "nodestep" | "langgraph";
+
+/** The workloads of issue 8. */
+export type Workload = "loop" | "react" | "thread" | "fanout";
+
+/** Where a run keeps its state: nowhere, in memory, in an SQLite file, or in PostgreSQL. */
+export type StoreKind = "none" | "memory" | "sqlite" | "postgres";
+
+/** One workload to run: what, on which store, at which size. */
+export interface Case {
+  workload: Workload;
+  store: StoreKind;
+  param: number;
+}
+
+/** Figures of one sampled turn of a thread (issue 3: turns 10, 100 and 1,000). */
+export interface TurnSample {
+  turn: number;
+  /** Median time of the invokes of turns turn-4..turn, in µs. */
+  usPerTurn: number;
+  /** Bytes the store held after this turn. */
+  bytesStored: number;
+  /** Bytes this one turn added to the store. */
+  bytesWritten: number;
+}
+
+/** The JSON line a worker prints: every figure of one run. Fields that do not apply are absent. */
+export interface Figures {
+  impl: Impl;
+  workload: Workload;
+  store: StoreKind;
+  param: number;
+  /** Wall time of the measured part, in ms (warm-up excluded). */
+  totalMs: number;
+  /** CPU time (user + system) of the worker over the measured run, store setup included, in ms; less sensitive than wall time to other load on the machine. */
+  cpuMs: number;
+  /** loop: µs per superstep. */
+  usPerStep?: number;
+  /** react: µs per model turn. */
+  usPerTurn?: number;
+  /** thread: median µs per invoke over the last 10% of turns. */
+  usPerInvoke?: number;
+  /** Peak resident set size of the worker process, in MB (`process.resourceUsage().maxRSS`). */
+  peakRssMb: number;
+  /**
+   * Bytes the store holds at the end. Memory store: nodestep `sizeBytes()`, LangGraph the
+   * serialized checkpoints and writes of `MemorySaver`. SQLite: file plus `-wal`. PostgreSQL:
+   * `pg_total_relation_size` of the schema's tables.
+   */
+  bytesStored?: number;
+  /** nodestep only: the store's own logical count (`sizeBytes()`), for the file-based stores. */
+  logicalBytes?: number;
+  /** UTF-8 bytes of `JSON.stringify` of the final message list (each side's own message objects). */
+  messagesJsonBytes?: number;
+  /** Number of messages in the final state (a check that both sides did the same work). */
+  messages?: number;
+  /** fanout: length of the final list (a check). */
+  items?: number;
+  /** thread: figures at turns 10, 100, 1,000 (those ≤ T) and T. */
+  samples?: TurnSample[];
+}
+
+/** Peak RSS of this process so far, in MB. */
+export function peakRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+/** UTF-8 length of a value's JSON. */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value), "utf8");
+}
+
+/** Size of a file plus its `-wal`, in bytes (0 for missing files). */
+export function sqliteFileBytes(path: string): number {
+  let n = 0;
+  for (const f of [path, `${path}-wal`]) {
+    try {
+      n += statSync(f).size;
+    } catch {
+      // missing: 0
+    }
+  }
+  return n;
+}
+
+/** A fresh temporary directory and a function that removes it. */
+export function tempDir(prefix: string): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The PostgreSQL server of this machine. */
+export const POSTGRES_URL =
+  process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/** A fresh schema name for one run. */
+export function freshSchema(prefix: string): string {
+  return `${prefix}_${process.pid}_${Math.floor(Math.random() * 1e9).toString(36)}`;
+}
+
+/** The fake model's script, the same on both sides. */
+export const SCRIPT = {
+  /** The user's message of a ReAct run. */
+  question: "Look up every item, then say you are done.",
+  /** Tool name and description. */
+  toolName: "lookup",
+  toolDescription: "Look up an item by name.",
+  /** The trivial tool: its result for argument `q`. */
+  toolResult: (q: string): string => `found ${q}`,
+  /** ReAct turn n (1-based) of K: a tool call on turns 1..K-1. */
+  toolCallId: (n: number): string => `call_${n}`,
+  toolArgs: (n: number): { q: string } => ({ q: `item ${n}` }),
+  /** The answer of the last ReAct turn. */
+  finalAnswer: (k: number): string => `Done after ${k} turns.`,
+  /** The user's message and the model's answer of chat turn t of a thread. */
+  userTurn: (t: number): string => `This is user message number ${t}. Please answer briefly.`,
+  answerTurn: (t: number): string => `This is answer number ${t}, kept brief as you asked.`,
+} as const;
+
+/** The turns at which a thread run samples its figures: 10, 100, 1,000 (those ≤ T) and T. */
+export function sampleTurns(t: number): number[] {
+  return [...new Set([10, 100, 1000, t].filter((x) => x <= t))].sort((a, b) => a - b);
+}
+
+/** Median of numbers (0 for none). */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Time of the invokes of turns turn-4..turn (1-based) in µs, as a median. */
+export function windowUs(timesMs: readonly number[], turn: number): number {
+  const from = Math.max(0, turn - 5);
+  return median(timesMs.slice(from, turn)) * 1000;
+}
+
+/** Median µs per invoke over the last 10% of turns (at least one). */
+export function tailUs(timesMs: readonly number[]): number {
+  const n = Math.max(1, Math.round(timesMs.length / 10));
+  return median(timesMs.slice(-n)) * 1000;
+}
+
+/** The warm-up size of a workload: a small run of the same shape before the measured one. */
+export function warmupParam(workload: Workload): number {
+  switch (workload) {
+    case "loop":
+      return 500;
+    case "react":
+      return 20;
+    case "thread":
+      return 20;
+    case "fanout":
+      return 200;
+  }
+}
+
+/**
+ * Drive a thread workload: `invokeTurn(t)` runs chat turn t; `size()` reads the bytes stored.
+ * Returns the per-invoke times and the samples of issue 3.
+ */
+export async function driveThread(
+  turns: number,
+  invokeTurn: (t: number) => Promise<void>,
+  size: () => Promise<number>,
+): Promise<{ timesMs: number[]; samples: TurnSample[]; totalMs: number }> {
+  const wanted = new Set(sampleTurns(turns));
+  const sizes = new Map<number, number>();
+  sizes.set(0, await size());
+  const timesMs: number[] = [];
+  let totalMs = 0;
+  for (let t = 1; t <= turns; t++) {
+    const t0 = performance.now();
+    await invokeTurn(t);
+    const ms = performance.now() - t0;
+    timesMs.push(ms);
+    totalMs += ms;
+    // Read the size outside the timed part, before and after each sampled turn.
+    if (wanted.has(t) || wanted.has(t + 1)) sizes.set(t, await size());
+  }
+  const samples = [...wanted].map((turn) => {
+    const after = sizes.get(turn) ?? 0;
+    return {
+      turn,
+      usPerTurn: windowUs(timesMs, turn),
+      bytesStored: after,
+      bytesWritten: after - (sizes.get(turn - 1) ?? 0),
+    };
+  });
+  return { timesMs, samples, totalMs };
+}

@@ -1,0 +1,256 @@
+/**
+ * The workloads written with nodestep.
+ *
+ * @module
+ */
+import pg from "pg";
+import { z } from "zod";
+import {
+  type Case,
+  driveThread,
+  type Figures,
+  freshSchema,
+  jsonBytes,
+  POSTGRES_URL,
+  peakRssMb,
+  SCRIPT,
+  type StoreKind,
+  tailUs,
+  tempDir,
+} from "./common.js";
+import {
+  buildReactAgent,
+  type Chat,
+  type ChatResponseInit,
+  type ChatStreamChunk,
+  defineState,
+  END,
+  Graph,
+  HumanMessage,
+  MemoryStateStore,
+  node,
+  PostgresStateStore,
+  reducer,
+  Send,
+  SqliteStateStore,
+  START,
+  type StateStore,
+  tool,
+  when,
+} from "./nodestep-api.js";
+import { schemaBytes } from "./pg-bytes.js";
+
+/**
+ * The fake model: a plain {@link Chat} whose `complete` returns `reply(n)` on its n-th call.
+ * It keeps no record of the requests (`ScriptedChat` keeps every request, which would add the
+ * benchmark's own memory to the figures).
+ */
+class FakeChat implements Chat {
+  readonly model = "fake";
+  #calls = 0;
+  constructor(readonly reply: (n: number) => ChatResponseInit) {}
+  async complete(): Promise<ChatResponseInit> {
+    this.#calls += 1;
+    return this.reply(this.#calls);
+  }
+  // biome-ignore lint/correctness/useYield: the benchmark never streams
+  async *stream(): AsyncIterable<ChatStreamChunk> {
+    throw new Error("FakeChat does not stream");
+  }
+}
+
+const lookup = tool(({ q }) => SCRIPT.toolResult(q), {
+  name: SCRIPT.toolName,
+  description: SCRIPT.toolDescription,
+  input: z.object({ q: z.string() }),
+  output: z.string(),
+});
+
+/** A store of the given kind, and how to measure and dispose of it. */
+interface OpenStore {
+  store: StateStore | null;
+  /** Bytes on disk (file, table) or in memory, as {@link Figures.bytesStored} says. */
+  bytes(): Promise<number>;
+  /** The store's `sizeBytes()`. */
+  logical(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function openStore(kind: StoreKind): Promise<OpenStore> {
+  switch (kind) {
+    case "none":
+      return { store: null, bytes: async () => 0, logical: async () => 0, close: async () => {} };
+    case "memory": {
+      const store = new MemoryStateStore();
+      const size = () => store.sizeBytes();
+      return { store, bytes: size, logical: size, close: () => store.close() };
+    }
+    case "sqlite": {
+      const tmp = tempDir("nodestep-bench-");
+      const store = new SqliteStateStore({ path: `${tmp.dir}/threads.db` });
+      return {
+        store,
+        bytes: () => store.fileSizeBytes(),
+        logical: () => store.sizeBytes(),
+        close: async () => {
+          await store.close();
+          tmp.remove();
+        },
+      };
+    }
+    case "postgres": {
+      const schema = freshSchema("nodestep_bench");
+      const store = new PostgresStateStore({ connectionString: POSTGRES_URL, schema });
+      const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+      return {
+        store,
+        bytes: () => schemaBytes(admin, schema),
+        logical: () => store.sizeBytes(),
+        close: async () => {
+          await store.close();
+          await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+          await admin.end();
+        },
+      };
+    }
+  }
+}
+
+async function loop(n: number): Promise<Partial<Figures>> {
+  const State = defineState({
+    count: reducer(z.number().default(0), (a: number, b: number) => a + b),
+  });
+  type S = typeof State.State;
+  const a = node(() => ({ count: 1 }), { name: "a" });
+  const b = node(() => ({ count: 1 }), { name: "b" });
+  const graph = new Graph(State, { name: "loop", maxSteps: n + 10 }).flow(
+    START.to(a),
+    a.to(b),
+    b.to(when((s: S) => s.count < n, a, { otherwise: END })),
+  );
+  const t0 = performance.now();
+  const { state } = await graph.invoke({});
+  const totalMs = performance.now() - t0;
+  if (state.count !== n) throw new Error(`loop: count ${state.count}, expected ${n}`);
+  return { totalMs, usPerStep: (totalMs * 1000) / n };
+}
+
+async function react(k: number, kind: StoreKind): Promise<Partial<Figures>> {
+  const chat = new FakeChat((n) =>
+    n < k
+      ? {
+          toolCalls: [
+            { id: SCRIPT.toolCallId(n), name: SCRIPT.toolName, arguments: SCRIPT.toolArgs(n) },
+          ],
+        }
+      : { content: SCRIPT.finalAnswer(k) },
+  );
+  const s = await openStore(kind);
+  try {
+    const agent = buildReactAgent(chat, {
+      tools: [lookup],
+      stateStore: s.store,
+      maxSteps: 2 * k + 10,
+      maxToolCalls: k + 10,
+    });
+    const input = { messages: [HumanMessage({ content: SCRIPT.question })] };
+    const t0 = performance.now();
+    const { state } = await agent.invoke(input, s.store ? { threadId: "bench" } : {});
+    const totalMs = performance.now() - t0;
+    if (state.messages.length !== 2 * k) {
+      throw new Error(`react: ${state.messages.length} messages, expected ${2 * k}`);
+    }
+    const out: Partial<Figures> = {
+      totalMs,
+      usPerTurn: (totalMs * 1000) / k,
+      messages: state.messages.length,
+      messagesJsonBytes: jsonBytes(state.messages),
+    };
+    if (s.store) {
+      out.bytesStored = await s.bytes();
+      out.logicalBytes = await s.logical();
+    }
+    return out;
+  } finally {
+    await s.close();
+  }
+}
+
+async function thread(turns: number, kind: StoreKind): Promise<Partial<Figures>> {
+  const chat = new FakeChat((n) => ({ content: SCRIPT.answerTurn(n) }));
+  const s = await openStore(kind);
+  try {
+    const agent = buildReactAgent(chat, { tools: [lookup], stateStore: s.store });
+    let last: { messages: unknown[] } = { messages: [] };
+    const run = await driveThread(
+      turns,
+      async (t) => {
+        const input = { messages: [HumanMessage({ content: SCRIPT.userTurn(t) })] };
+        last = (await agent.invoke(input, { threadId: "bench" })).state;
+      },
+      () => s.bytes(),
+    );
+    if (last.messages.length !== 2 * turns) {
+      throw new Error(`thread: ${last.messages.length} messages, expected ${2 * turns}`);
+    }
+    return {
+      totalMs: run.totalMs,
+      usPerInvoke: tailUs(run.timesMs),
+      samples: run.samples,
+      bytesStored: await s.bytes(),
+      logicalBytes: await s.logical(),
+      messages: last.messages.length,
+      messagesJsonBytes: jsonBytes(last.messages),
+    };
+  } finally {
+    await s.close();
+  }
+}
+
+async function fanout(n: number): Promise<Partial<Figures>> {
+  const State = defineState({
+    items: reducer(z.array(z.number()).default([]), (a: number[], b: number[]) => a.concat(b)),
+    i: z.number().default(0),
+  });
+  type S = typeof State.State;
+  const fan = node(() => Array.from({ length: n }, (_, i) => new Send("worker", { i })), {
+    name: "fan",
+    goto: ["worker"],
+  });
+  const worker = node((s: S) => ({ items: [s.i] }), { name: "worker" });
+  const graph = new Graph(State, { name: "fanout" }).flow(START.to(fan), worker.to(END));
+  const t0 = performance.now();
+  const { state } = await graph.invoke({});
+  const totalMs = performance.now() - t0;
+  if (state.items.length !== n)
+    throw new Error(`fanout: ${state.items.length} items, expected ${n}`);
+  return { totalMs, items: state.items.length };
+}
+
+/** Run one case (after a warm-up of the same shape) and return its figures. */
+export async function runNodestep(c: Case, warmup: number): Promise<Figures> {
+  const once = (param: number): Promise<Partial<Figures>> => {
+    switch (c.workload) {
+      case "loop":
+        return loop(param);
+      case "react":
+        return react(param, c.store);
+      case "thread":
+        return thread(param, c.store);
+      case "fanout":
+        return fanout(param);
+    }
+  };
+  if (warmup > 0) await once(warmup);
+  const cpu0 = process.cpuUsage();
+  const figures = await once(c.param);
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    impl: "nodestep",
+    ...c,
+    totalMs: 0,
+    ...figures,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    peakRssMb: peakRssMb(),
+  };
+}

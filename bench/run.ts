@@ -1,0 +1,518 @@
+/**
+ * `npm run bench`: every workload of issue 8, for nodestep and LangGraph.js, each run in its own
+ * child process (bench/worker.ts), the two implementations alternating, several repetitions
+ * (each child warms up on a small run of the same shape first); prints medians and the ratio
+ * LangGraph.js / nodestep, the 1,000-turn conversation of issue 3, and the targets.
+ *
+ * Flags:
+ *   --json FILE        write every figure as JSON (one object per workload, store and param)
+ *   --only a,b         only these workloads: loop, react, thread, fanout, postgres, or
+ *                      workload/store (react/sqlite) or workload/store/param (react/memory/1000)
+ *   --quick            one repetition, and skip the LangGraph.js runs that take minutes
+ *   --impl NAME        run only nodestep or only langgraph
+ *   --reps N           repetitions of the fast cases (default 3)
+ *
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import {
+  type Figures,
+  type Impl,
+  median,
+  type StoreKind,
+  type TurnSample,
+  type Workload,
+} from "./common.js";
+
+/** One line of the plan. */
+interface Plan {
+  workload: Workload;
+  store: StoreKind;
+  param: number;
+  /** Name in `--only` (the postgres cases answer to "postgres"). */
+  group: string;
+  /** LangGraph.js takes a minute or more here: run it once, and not at all with --quick. */
+  slowLanggraph?: boolean;
+  /** nodestep only (no LangGraph.js counterpart in the plan). */
+  nodestepOnly?: boolean;
+}
+
+const PLAN: Plan[] = [
+  { workload: "loop", store: "none", param: 1000, group: "loop" },
+  { workload: "loop", store: "none", param: 10000, group: "loop", slowLanggraph: true },
+  ...(["none", "memory", "sqlite"] as const).flatMap((store): Plan[] => [
+    { workload: "react", store, param: 50, group: "react" },
+    { workload: "react", store, param: 200, group: "react" },
+    { workload: "react", store, param: 1000, group: "react", slowLanggraph: true },
+  ]),
+  ...(["memory", "sqlite"] as const).flatMap((store): Plan[] => [
+    { workload: "thread", store, param: 200, group: "thread" },
+    { workload: "thread", store, param: 1000, group: "thread", slowLanggraph: true },
+  ]),
+  { workload: "fanout", store: "none", param: 1000, group: "fanout" },
+  { workload: "fanout", store: "none", param: 10000, group: "fanout", slowLanggraph: true },
+  { workload: "react", store: "postgres", param: 200, group: "postgres", slowLanggraph: true },
+  { workload: "thread", store: "postgres", param: 200, group: "postgres", slowLanggraph: true },
+  // Issue 3's 1,000-turn conversation on PostgreSQL, nodestep only (LangGraph.js: T = 200 above).
+  { workload: "thread", store: "postgres", param: 1000, group: "postgres", nodestepOnly: true },
+];
+
+/** Median figures of one side. */
+type Side = Omit<Figures, "impl" | "workload" | "store" | "param"> & { runs: number };
+
+/** One object of the JSON output. */
+interface Row {
+  workload: Workload;
+  store: StoreKind;
+  param: number;
+  nodestep: Side | null;
+  langgraph: Side | null;
+  /** LangGraph.js / nodestep for each figure both sides have. */
+  ratio: Record<string, number>;
+  errors?: string[];
+}
+
+interface Args {
+  json: string | null;
+  only: string[] | null;
+  quick: boolean;
+  impls: Impl[];
+  reps: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = {
+    json: null,
+    only: null,
+    quick: false,
+    impls: ["nodestep", "langgraph"],
+    reps: 3,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === "--json") args.json = value();
+    else if (a === "--only") args.only = value().split(",").filter(Boolean);
+    else if (a === "--quick") args.quick = true;
+    else if (a === "--reps") args.reps = Math.max(1, Number(value()));
+    else if (a === "--impl") {
+      const v = value();
+      if (v !== "nodestep" && v !== "langgraph") throw new Error("--impl is nodestep or langgraph");
+      args.impls = [v];
+    } else throw new Error(`unknown flag ${a}; see the header of bench/run.ts`);
+  }
+  return args;
+}
+
+function selected(p: Plan, only: string[] | null): boolean {
+  if (only === null) return true;
+  const names = [
+    p.group,
+    p.workload,
+    `${p.workload}/${p.store}`,
+    `${p.workload}/${p.store}/${p.param}`,
+  ];
+  return only.some((o) => names.includes(o));
+}
+
+const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
+
+/** Run one child; resolve its figures, or an error message. */
+function runChild(impl: Impl, p: Plan): Promise<Figures | string> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [
+        "--conditions=development",
+        "--import",
+        "tsx",
+        WORKER,
+        impl,
+        p.workload,
+        p.store,
+        String(p.param),
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
+    });
+    child.on("close", (code) => {
+      const line = out.trim().split("\n").at(-1) ?? "";
+      if (code === 0 && line.startsWith("{")) resolve(JSON.parse(line) as Figures);
+      else {
+        const lines = err
+          .split("\n")
+          .filter((l) => l.trim() && !l.includes("MaxListenersExceeded"));
+        resolve(`exit ${code}: ${lines.slice(0, 6).join(" | ").slice(0, 600)}`);
+      }
+    });
+  });
+}
+
+/** Elementwise median of the runs' figures. */
+function medianSide(runs: Figures[]): Side | null {
+  if (runs.length === 0) return null;
+  const first = runs[0]!;
+  const side: Record<string, unknown> = { runs: runs.length };
+  for (const [key, value] of Object.entries(first)) {
+    if (key === "impl" || key === "workload" || key === "store" || key === "param") continue;
+    if (typeof value === "number") {
+      side[key] = median(runs.map((r) => (r as unknown as Record<string, number>)[key] ?? 0));
+    }
+  }
+  if (first.samples) {
+    side.samples = first.samples.map((s, i): TurnSample => {
+      const at = (f: keyof TurnSample) => median(runs.map((r) => r.samples?.[i]?.[f] ?? 0));
+      return {
+        turn: s.turn,
+        usPerTurn: at("usPerTurn"),
+        bytesStored: at("bytesStored"),
+        bytesWritten: at("bytesWritten"),
+      };
+    });
+  }
+  return side as unknown as Side;
+}
+
+const RATIO_FIELDS = [
+  "totalMs",
+  "cpuMs",
+  "usPerStep",
+  "usPerTurn",
+  "usPerInvoke",
+  "peakRssMb",
+  "bytesStored",
+] as const;
+
+function ratios(ns: Side | null, lg: Side | null): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (!ns || !lg) return out;
+  for (const f of RATIO_FIELDS) {
+    const a = lg[f];
+    const b = ns[f];
+    if (typeof a === "number" && typeof b === "number" && b > 0) out[f] = a / b;
+  }
+  return out;
+}
+
+// ---- formatting ----
+
+function fmt(x: number | undefined | null, digits = 0): string {
+  if (x === undefined || x === null || Number.isNaN(x)) return "–";
+  if (Math.abs(x) >= 100 || digits === 0) return Math.round(x).toLocaleString("en-US");
+  return x.toFixed(digits);
+}
+
+function fmtBytes(x: number | undefined): string {
+  if (x === undefined) return "–";
+  if (x >= 1e6) return `${(x / 1e6).toFixed(1)} MB`;
+  if (x >= 1e3) return `${(x / 1e3).toFixed(1)} kB`;
+  return `${x} B`;
+}
+
+function fmtRatio(x: number | undefined): string {
+  if (x === undefined) return "–";
+  return x >= 10 ? `${Math.round(x).toLocaleString("en-US")}×` : `${x.toFixed(2)}×`;
+}
+
+function unitOf(w: Workload): {
+  field: "usPerStep" | "usPerTurn" | "usPerInvoke" | "totalMs";
+  label: string;
+} {
+  switch (w) {
+    case "loop":
+      return { field: "usPerStep", label: "µs/step" };
+    case "react":
+      return { field: "usPerTurn", label: "µs/turn" };
+    case "thread":
+      return { field: "usPerInvoke", label: "µs/invoke (last 10%)" };
+    case "fanout":
+      return { field: "totalMs", label: "ms total" };
+  }
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [
+    line(header),
+    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
+    ...rows.map(line),
+  ].join("\n");
+}
+
+function mainTable(rows: Row[]): string {
+  return table(
+    [
+      "workload",
+      "store",
+      "N/K/T",
+      "unit",
+      "nodestep",
+      "LangGraph.js",
+      "ratio",
+      "CPU ratio",
+      "RSS MB ns / lg",
+      "stored ns / lg",
+    ],
+    rows.map((r) => {
+      const u = unitOf(r.workload);
+      const ns = r.nodestep;
+      const lg = r.langgraph;
+      return [
+        r.workload,
+        r.store,
+        r.param.toLocaleString("en-US"),
+        u.label,
+        fmt(ns?.[u.field], 1),
+        fmt(lg?.[u.field], 1),
+        fmtRatio(r.ratio[u.field]),
+        fmtRatio(r.ratio.cpuMs),
+        `${fmt(ns?.peakRssMb)} / ${fmt(lg?.peakRssMb)}`,
+        r.store === "none" ? "–" : `${fmtBytes(ns?.bytesStored)} / ${fmtBytes(lg?.bytesStored)}`,
+      ];
+    }),
+  );
+}
+
+function conversationTable(rows: Row[]): string {
+  const out: string[][] = [];
+  for (const r of rows) {
+    if (r.workload !== "thread" || (r.param < 1000 && r.store !== "postgres")) continue;
+    for (const [impl, side] of [
+      ["nodestep", r.nodestep],
+      ["LangGraph.js", r.langgraph],
+    ] as const) {
+      if (!side?.samples) continue;
+      out.push([
+        `${r.store} (T = ${r.param})`,
+        impl,
+        ...side.samples.flatMap((s) => [
+          `${s.turn}: ${fmt(s.usPerTurn)} µs, ${fmtBytes(s.bytesWritten)}`,
+        ]),
+      ]);
+    }
+  }
+  const width = Math.max(0, ...out.map((r) => r.length - 2));
+  return table(
+    [
+      "store",
+      "impl",
+      ...Array.from({ length: width }, (_, i) => `turn ${i + 1} sampled: time/turn, bytes written`),
+    ],
+    out.map((r) => [...r, ...Array.from({ length: width + 2 - r.length }, () => "")]),
+  );
+}
+
+// ---- targets ----
+
+interface TargetCheck {
+  target: string;
+  holds: boolean | null;
+  detail: string;
+}
+
+function checkTargets(rows: Row[]): TargetCheck[] {
+  const find = (w: Workload, s: StoreKind, p: number) =>
+    rows.find((r) => r.workload === w && r.store === s && r.param === p);
+  const checks: TargetCheck[] = [];
+  const add = (target: string, holds: boolean | null, detail: string) =>
+    checks.push({ target, holds, detail });
+  const all = (xs: (boolean | null)[]) => (xs.some((x) => x === null) ? null : xs.every(Boolean));
+
+  const l1 = find("loop", "none", 1000);
+  const l10 = find("loop", "none", 10000);
+  if (l1?.nodestep && l10?.nodestep) {
+    const r1 = l1.ratio.usPerStep ?? null;
+    const r10 = l10.ratio.usPerStep ?? null;
+    const flat = l10.nodestep.usPerStep! / l1.nodestep.usPerStep!;
+    add(
+      "loop: ≥ 100× faster per superstep (≈ 5 µs or less), flat from N = 1,000 to 10,000",
+      all([
+        r1 === null ? null : r1 >= 100,
+        r10 === null ? null : r10 >= 100,
+        l10.nodestep.usPerStep! <= 5,
+        flat <= 1.5,
+      ]),
+      `${fmt(l1.nodestep.usPerStep, 1)} / ${fmt(l10.nodestep.usPerStep, 1)} µs per step; ratio ${fmtRatio(r1 ?? undefined)} / ${fmtRatio(r10 ?? undefined)}; N=10,000 vs 1,000: ${flat.toFixed(2)}×`,
+    );
+  }
+  const rm = find("react", "memory", 1000);
+  if (rm?.nodestep) {
+    const r = rm.ratio.usPerTurn ?? null;
+    const bytes = rm.nodestep.bytesStored! / rm.nodestep.messagesJsonBytes!;
+    add(
+      "react K = 1,000, memory store: ≥ 100× faster per turn; bytes stored ≤ 1.5× the final message list's JSON",
+      all([r === null ? null : r >= 100, bytes <= 1.5]),
+      `${fmt(rm.nodestep.usPerTurn)} µs per turn, ratio ${fmtRatio(r ?? undefined)}; stored ${fmtBytes(rm.nodestep.bytesStored)} = ${bytes.toFixed(2)}× the messages' JSON (${fmtBytes(rm.nodestep.messagesJsonBytes)}); LangGraph.js ${fmtBytes(rm.langgraph?.bytesStored)}`,
+    );
+  }
+  const rs = find("react", "sqlite", 1000);
+  const rs50 = find("react", "sqlite", 50);
+  if (rs?.nodestep && rs50?.nodestep) {
+    const r = rs.ratio.usPerTurn ?? null;
+    const file = rs.nodestep.bytesStored! / rs.nodestep.messagesJsonBytes!;
+    const growth = rs.nodestep.usPerTurn! / rs50.nodestep.usPerTurn!;
+    add(
+      "react K = 1,000, SQLite: ≥ 50× faster per turn; file ≤ 2× the messages' JSON; per turn at K = 1,000 within 1.5× of K = 50",
+      all([r === null ? null : r >= 50, file <= 2, growth <= 1.5]),
+      `${fmt(rs.nodestep.usPerTurn)} µs per turn, ratio ${fmtRatio(r ?? undefined)}; file ${fmtBytes(rs.nodestep.bytesStored)} = ${file.toFixed(2)}× the messages' JSON; K=1,000 vs K=50: ${growth.toFixed(2)}×`,
+    );
+  }
+  for (const store of ["memory", "sqlite"] as const) {
+    const t = find("thread", store, 1000);
+    const t2 = find("thread", store, 200);
+    if (t?.nodestep && t2?.nodestep) {
+      const r = t.ratio.usPerInvoke ?? null;
+      const s = t.nodestep.samples ?? [];
+      const first = s.find((x) => x.turn === 100);
+      const last = s.find((x) => x.turn === 1000);
+      const flat = t.nodestep.usPerInvoke! / t2.nodestep.usPerInvoke!;
+      add(
+        `thread T = 1,000 (${store}): ≥ 50× faster per invoke at the end; flat in T`,
+        all([r === null ? null : r >= 50, flat <= 1.5]),
+        `${fmt(t.nodestep.usPerInvoke)} µs per invoke at the end, ratio ${fmtRatio(r ?? undefined)}; T=1,000 vs T=200: ${flat.toFixed(2)}×; bytes per turn at 100 / 1,000: ${fmtBytes(first?.bytesWritten)} / ${fmtBytes(last?.bytesWritten)}`,
+      );
+    }
+  }
+  const f1 = find("fanout", "none", 1000);
+  const f10 = find("fanout", "none", 10000);
+  if (f1?.nodestep && f10?.nodestep) {
+    const r = f10.ratio.totalMs ?? null;
+    const growth = f10.nodestep.totalMs / f1.nodestep.totalMs;
+    add(
+      "fanout N = 10,000: ≥ 500× faster; time grows linearly with N",
+      all([r === null ? null : r >= 500, growth <= 15]),
+      `${fmt(f10.nodestep.totalMs)} ms, ratio ${fmtRatio(r ?? undefined)}; N=10,000 vs 1,000: ${growth.toFixed(1)}× (linear: 10×)`,
+    );
+  }
+  const peaks = (["memory", "sqlite", "postgres"] as const)
+    .map((s) => find("react", s, 1000))
+    .filter((r): r is Row => r?.nodestep != null);
+  if (peaks.length > 0) {
+    add(
+      "peak RSS, react K = 1,000 with a store: ≤ 150 MB",
+      peaks.every((r) => r.nodestep!.peakRssMb <= 150),
+      peaks.map((r) => `${r.store} ${fmt(r.nodestep!.peakRssMb)} MB`).join(", "),
+    );
+  }
+  return checks;
+}
+
+function targetsTable(checks: TargetCheck[]): string {
+  return table(
+    ["target", "holds", "measured"],
+    checks.map((c) => [
+      c.target,
+      c.holds === null ? "n/a (no LangGraph.js run)" : c.holds ? "yes" : "NO",
+      c.detail,
+    ]),
+  );
+}
+
+// ---- main ----
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const plan = PLAN.filter((p) => selected(p, args.only));
+  const machine = {
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: availableParallelism(),
+    node: process.version,
+    loadAtStart: loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" "),
+  };
+  console.log(
+    `nodestep vs LangGraph.js: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load average ${machine.loadAtStart}`,
+  );
+  const started = performance.now();
+  const rows: Row[] = [];
+  for (const p of plan) {
+    const nsRuns: Figures[] = [];
+    const lgRuns: Figures[] = [];
+    const errors: string[] = [];
+    const wantNs = args.impls.includes("nodestep");
+    const wantLg =
+      args.impls.includes("langgraph") && !p.nodestepOnly && !(args.quick && p.slowLanggraph);
+    const nsReps = args.quick
+      ? 1
+      : p.nodestepOnly || p.store === "postgres"
+        ? Math.min(args.reps, 3)
+        : args.reps;
+    const lgReps = args.quick || p.slowLanggraph ? 1 : args.reps;
+    const reps = Math.max(wantNs ? nsReps : 0, wantLg ? lgReps : 0);
+    for (let rep = 0; rep < reps; rep++) {
+      // Alternate which implementation goes first.
+      const order: Impl[] = rep % 2 === 0 ? ["nodestep", "langgraph"] : ["langgraph", "nodestep"];
+      for (const impl of order) {
+        const want = impl === "nodestep" ? wantNs && rep < nsReps : wantLg && rep < lgReps;
+        if (!want) continue;
+        const t0 = performance.now();
+        const result = await runChild(impl, p);
+        const secs = ((performance.now() - t0) / 1000).toFixed(1);
+        if (typeof result === "string") {
+          errors.push(`${impl}: ${result}`);
+          console.log(
+            `  ${p.workload}/${p.store}/${p.param} ${impl} #${rep + 1}: FAILED (${secs} s) ${result}`,
+          );
+        } else {
+          (impl === "nodestep" ? nsRuns : lgRuns).push(result);
+          const u = unitOf(p.workload);
+          console.log(
+            `  ${p.workload}/${p.store}/${p.param} ${impl} #${rep + 1}: ${fmt(result[u.field], 1)} ${u.label} (${secs} s)`,
+          );
+        }
+      }
+    }
+    const nodestep = medianSide(nsRuns);
+    const langgraph = medianSide(lgRuns);
+    const row: Row = {
+      workload: p.workload,
+      store: p.store,
+      param: p.param,
+      nodestep,
+      langgraph,
+      ratio: ratios(nodestep, langgraph),
+    };
+    if (errors.length > 0) row.errors = errors;
+    rows.push(row);
+  }
+  const minutes = ((performance.now() - started) / 60000).toFixed(1);
+  console.log(
+    `\nMedians (runs: nodestep ${args.quick ? 1 : args.reps}, LangGraph.js ${args.quick ? 1 : args.reps}, 1 for its slow cases); ratio = LangGraph.js / nodestep; took ${minutes} min, load average at the end ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}\n`,
+  );
+  console.log(mainTable(rows));
+  if (rows.some((r) => r.workload === "thread")) {
+    console.log(
+      "\nConversation on one thread (issue 3): time per turn (median of 5 turns) and bytes written by that turn\n",
+    );
+    console.log(conversationTable(rows));
+  }
+  const checks = checkTargets(rows);
+  if (checks.length > 0) {
+    console.log("\nTargets of issue 8\n");
+    console.log(targetsTable(checks));
+  }
+  if (args.json) {
+    writeFileSync(args.json, `${JSON.stringify(rows, null, 2)}\n`);
+    console.log(`\nWrote ${args.json}`);
+  }
+}
+
+await main();
