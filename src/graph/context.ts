@@ -57,6 +57,12 @@ export interface NodeContext<C = unknown> {
   readonly branchId: string;
   /** Id of the outermost run when the graph runs inside another one; this run's id otherwise. */
   readonly rootRunId: string;
+  /**
+   * Id of the run this one continues: its own id for a run started with input; for a run that
+   * continues a thread (`invoke(null, { threadId })`, a resume), the id of the run that took
+   * the input. Budgets "per run and its resumes" key on it.
+   */
+  readonly originRunId: string;
   /** Id of this task within the run's thread: `"<step>:<index>"`. */
   readonly taskId: string;
   /** Middleware of the run, in order. */
@@ -106,6 +112,7 @@ export class TaskContext<C = unknown> implements NodeContext<C> {
     readonly graphName: string,
     readonly runId: string,
     readonly rootRunId: string,
+    readonly originRunId: string,
     readonly threadId: string | null,
     readonly branchId: string,
     readonly step: number,

@@ -97,6 +97,7 @@ export interface RunPosition {
 export interface EngineRunOptions {
   runId: string;
   rootRunId: string;
+  originRunId: string;
   threadId: string | null;
   branchId: string;
   context: { value: unknown; given: boolean };
@@ -375,6 +376,7 @@ function runTask(
     graph.name,
     opts.runId,
     opts.rootRunId,
+    opts.originRunId,
     opts.threadId,
     opts.branchId,
     step,

@@ -262,9 +262,11 @@ export class Graph<D extends StateDefinition | null = null> {
       stateStore: this.stateStore,
       maxSteps,
     };
+    let originRunId = runId;
     const runOptions = (journal: ThreadJournal | null): EngineRunOptions => ({
       runId,
       rootRunId: options.rootRunId ?? runId,
+      originRunId,
       threadId,
       branchId,
       context: { value: options.context, given: options.context !== undefined },
@@ -361,6 +363,7 @@ export class Graph<D extends StateDefinition | null = null> {
           caches: new Map(Object.entries(tp.caches)),
           answers: { ...tp.answers, ...resume },
         };
+        originRunId = tp.originRunId ?? runId;
         await journal.runStarted(tp.step, { input: null, tasks: null, resume });
       }
       let end: LoopEnd;
@@ -381,6 +384,7 @@ export class Graph<D extends StateDefinition | null = null> {
         answers: {},
         lastEventId: null,
         lastSeq: 0,
+        originRunId,
         lastStatus: end.status,
       };
       if (end.status === "interrupted") {

@@ -39,6 +39,8 @@ export interface ThreadPosition {
   lastEventId: string | null;
   /** Seq of the last event folded in (0 for an empty thread). */
   lastSeq: number;
+  /** Id of the last run that took input (the run that later resumes continue), or `null`. */
+  originRunId: string | null;
   /** Status of the last run: `"completed"`, `"interrupted"`, `"failed"`, `"running"`, or `null`. */
   lastStatus: "completed" | "interrupted" | "failed" | "running" | null;
 }
@@ -56,6 +58,7 @@ export function emptyPosition(def: StateDefinition | null): ThreadPosition {
     answers: {},
     lastEventId: null,
     lastSeq: 0,
+    originRunId: null,
     lastStatus: null,
   };
 }
@@ -97,6 +100,7 @@ export function foldEvents(
             pos.caches = {};
             pos.interrupts = [];
             pos.answers = {};
+            pos.originRunId = e.runId;
           }
           Object.assign(pos.answers, data.resume ?? {});
           pos.lastStatus = "running";

@@ -19,6 +19,7 @@ const nodeCtx = new TaskContext(
   "g",
   "r",
   "r",
+  "r",
   null,
   "main",
   0,

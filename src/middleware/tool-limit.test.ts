@@ -19,12 +19,19 @@ const ping = tool(
 /** The tool context of call `callId` in task `taskId` of a run on `threadId`. */
 function ctxFor(
   limit: ToolLimitMiddleware,
-  opts: { threadId: string | null; runId: string; taskId?: string; callId: string | null },
+  opts: {
+    threadId: string | null;
+    runId: string;
+    originRunId?: string;
+    taskId?: string;
+    callId: string | null;
+  },
 ): ToolContext {
   const node = new TaskContext(
     "g",
     opts.runId,
     opts.runId,
+    opts.originRunId ?? opts.runId,
     opts.threadId,
     "main",
     0,
@@ -64,7 +71,7 @@ describe("ToolLimitMiddleware", () => {
     expect(e.toolCallId).toBe("c3");
     await expectError(() => run("c4"), ToolDeniedError, e.message);
     expect(calls).toBe(2);
-    expect(limit.used("t1")).toBe(2);
+    expect(limit.used("r1")).toBe(2);
   });
 
   it("says 'call' for a budget of one and denies everything with zero", async () => {
@@ -82,21 +89,30 @@ describe("ToolLimitMiddleware", () => {
     expect(z.toolCallId).toBe("c1");
   });
 
-  it("counts per thread, across the runs (resumes) of that thread", async () => {
+  it("counts per run and its resumes; a new run on the thread has its own budget", async () => {
     const limit = ToolLimitMiddleware({ maxToolCalls: 2 });
-    const run = (threadId: string, runId: string, taskId: string, callId: string) =>
-      callTool(ping, {}, ctxFor(limit, { threadId, runId, taskId, callId }));
-    await run("t1", "r1", "1:0", "c1");
-    // the resume is a new run on the same thread
-    await run("t1", "r2", "3:0", "c2");
+    const run = (
+      threadId: string,
+      runId: string,
+      originRunId: string,
+      taskId: string,
+      callId: string,
+    ) => callTool(ping, {}, ctxFor(limit, { threadId, runId, originRunId, taskId, callId }));
+    await run("t1", "r1", "r1", "1:0", "c1");
+    // the resume is a new run on the same thread that continues r1
+    await run("t1", "r2", "r1", "3:0", "c2");
     await expectError(
-      () => run("t1", "r2", "3:0", "c3"),
+      () => run("t1", "r2", "r1", "3:0", "c3"),
       ToolDeniedError,
       'Tool call limit reached: at most 2 tool calls per run (tool "ping" was not called)',
     );
+    // a new run (new input) on the same thread starts a fresh budget
+    expect((await run("t1", "r4", "r4", "5:0", "c9")).value).toBe("pong");
     // another thread has its own budget
-    expect((await run("t2", "r3", "1:0", "c1")).value).toBe("pong");
-    expect([limit.used("t1"), limit.used("t2"), limit.used("nope")]).toEqual([2, 1, 0]);
+    expect((await run("t2", "r3", "r3", "1:0", "c1")).value).toBe("pong");
+    expect([limit.used("r1"), limit.used("r3"), limit.used("r4"), limit.used("nope")]).toEqual([
+      2, 1, 1, 0,
+    ]);
   });
 
   it("counts per run id when there is no thread", async () => {
@@ -116,10 +132,14 @@ describe("ToolLimitMiddleware", () => {
   it("does not count a tool call twice when it runs again on resume", async () => {
     const limit = ToolLimitMiddleware({ maxToolCalls: 1 });
     const run = (runId: string, callId: string) =>
-      callTool(ping, {}, ctxFor(limit, { threadId: "t", runId, taskId: "2:0", callId }));
+      callTool(
+        ping,
+        {},
+        ctxFor(limit, { threadId: "t", runId, originRunId: "r1", taskId: "2:0", callId }),
+      );
     await run("r1", "c1");
     expect((await run("r2", "c1")).value).toBe("pong");
-    expect(limit.used("t")).toBe(1);
+    expect(limit.used("r1")).toBe(1);
     await expectError(
       () => run("r2", "c2"),
       ToolDeniedError,
@@ -131,7 +151,7 @@ describe("ToolLimitMiddleware", () => {
       ToolDeniedError,
       'Tool call limit reached: at most 1 tool call per run (tool "ping" was not called)',
     );
-    expect(limit.used("t")).toBe(1);
+    expect(limit.used("r1")).toBe(1);
   });
 
   it("tells apart equal tool call ids of different tasks", async () => {
@@ -146,7 +166,13 @@ describe("ToolLimitMiddleware", () => {
         callTool(
           ping,
           {},
-          ctxFor(limit, { threadId: "t", runId: "r2", taskId: "3:0", callId: "call_1" }),
+          ctxFor(limit, {
+            threadId: "t",
+            runId: "r2",
+            originRunId: "r1",
+            taskId: "3:0",
+            callId: "call_1",
+          }),
         ),
       ToolDeniedError,
       'Tool call limit reached: at most 1 tool call per run (tool "ping" was not called)',

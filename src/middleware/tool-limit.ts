@@ -42,13 +42,13 @@ interface Budget {
  * model as the tool message. Place it first, so denied calls reach no other middleware
  * (`buildReactAgent` does).
  *
- * Counting: per thread (`ctx.toolContext.threadId`, or `runId` for a run without a thread), in
- * a map held by this middleware instance, so the resumes of a run share the run's budget
- * (outside a graph, with neither, all calls of the instance share one budget). A tool call
+ * Counting: per run and its resumes (`ctx.toolContext.originRunId`; run ids are unique), in a map
+ * held by this middleware instance, so a resume shares the budget of the run it continues and
+ * a new run on the thread starts a fresh one (outside a graph, all calls of the instance share
+ * one budget). A tool call
  * already counted (same task id and tool call id: a call that runs again on resume) is not
- * counted twice and gets the same decision. Calls without a tool call id always count. The count lives in this
- * process only and is shared by every run on the same thread: durable counting (across
- * processes, and reset per run) comes with the state store work. Parallel calls are counted
+ * counted twice and gets the same decision. Calls without a tool call id always count. The
+ * count lives in this process: a run resumed in another process starts its count again. Parallel calls are counted
  * in the order their `beforeTool` hooks are reached.
  *
  * @param options - `{ maxToolCalls }`.
@@ -97,7 +97,7 @@ export function ToolLimitMiddleware(options: ToolLimitOptions): ToolLimitMiddlew
     maxToolCalls: max,
     beforeTool(_args: JsonObject, ctx: ToolMiddlewareContext): undefined {
       const tc = ctx.toolContext;
-      const key = tc.threadId ?? tc.runId ?? "";
+      const key = tc.originRunId ?? tc.runId ?? "";
       const b = budgetFor(key);
       const id = ctx.toolCallId === null ? null : `${tc.taskId}#${ctx.toolCallId}`;
       if (id !== null) {

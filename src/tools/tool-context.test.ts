@@ -34,6 +34,7 @@ function nodeContext(
     "shop",
     "run-1",
     "root-1",
+    "run-1",
     options.threadId === undefined ? "thread-1" : options.threadId,
     "main",
     3,

@@ -25,6 +25,8 @@ export interface ToolContext<C = unknown> {
   readonly runId: string | null;
   /** Id of the outermost run when the graph runs inside another one. */
   readonly rootRunId: string | null;
+  /** Id of the run this one continues (see `NodeContext.originRunId`), or `null` outside a graph. */
+  readonly originRunId: string | null;
   /** Task of the node that calls the tool. */
   readonly taskId: string;
   /** Id of the tool call being executed. */
