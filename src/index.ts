@@ -7,10 +7,8 @@
  *
  * @module
  */
-export * from "./errors/index.js";
-export * from "./json/index.js";
-export * from "./state/index.js";
-export * from "./graph/index.js";
+
+export * from "./agents/index.js";
 export {
   AIMessage,
   HumanMessage,
@@ -21,7 +19,10 @@ export {
   ToolCall,
   ToolMessage,
 } from "./chat/index.js";
-export * from "./tools/index.js";
+export * from "./errors/index.js";
+export * from "./graph/index.js";
+export * from "./json/index.js";
 export * from "./middleware/index.js";
+export * from "./state/index.js";
 export * from "./stores/index.js";
-export * from "./agents/index.js";
+export * from "./tools/index.js";
