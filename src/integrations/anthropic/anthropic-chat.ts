@@ -227,8 +227,9 @@ export class AnthropicChat implements Chat {
     const state: StreamState = { model: null, toolIndex: new Map(), stopped: false };
     try {
       for await (const event of stream) {
-        ctl.arm();
+        ctl.pause(); // the time-out runs only while waiting for the provider
         yield* fromEvent(event, state);
+        ctl.arm();
       }
     } catch (e) {
       throw mapSdkError(e, { provider: PROVIDER, label: LABEL, control: ctl, classes });

@@ -71,6 +71,12 @@ export class CallControl {
     }, this.#timeoutMs);
   }
 
+  /** Stop the timer while the caller, not the provider, is the one taking time (between stream chunks). */
+  pause(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
   /** Stop the timer and the listener; call when the attempt is over. */
   dispose(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);

@@ -278,7 +278,7 @@ export class OllamaChat implements Chat {
     let done = false;
     try {
       for await (const part of lines) {
-        ctl.arm();
+        ctl.pause(); // the time-out runs only while waiting for the provider
         const model = part.model ?? null;
         if (part.message?.content) yield { contentDelta: part.message.content, model, raw: part };
         for (const call of part.message?.tool_calls ?? []) {
@@ -298,6 +298,7 @@ export class OllamaChat implements Chat {
           };
           yield { usage: usageOf(part), model, raw: part };
         }
+        ctl.arm();
       }
     } catch (e) {
       throw this.#mapError(e, ctl, seen, "stream");

@@ -589,6 +589,16 @@ describe("OpenAIChat failures", () => {
     expect(streamError.message).toBe("The openai call timed out after 150 ms (timeoutMs)");
   });
 
+  it("counts only the wait for the provider against timeoutMs, not a slow reader", async () => {
+    server.enqueue(sse(textEvents("Order A-1001")));
+    const seen: string[] = [];
+    for await (const c of makeChat({ timeoutMs: 100, maxRetries: 0 }).stream(ask())) {
+      if (c.contentDelta) seen.push(c.contentDelta);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    expect(seen).toEqual(["Order ", "A-1001"]);
+  });
+
   it("raises a retryable connection error when nothing listens", async () => {
     const closed = await ReplayServer.start();
     const url = closed.url;

@@ -49,7 +49,7 @@ export interface OpenAIChatOptions {
   client?: OpenAI;
   /** Retries after the first attempt on 408, 429, 5xx, connection failures and time-outs; default 2. `0` turns retries off. */
   maxRetries?: number;
-  /** Limit of one attempt in ms: for `complete` the whole response, for `stream` the wait for the response and then for each next chunk. Default 600 000 (10 minutes). */
+  /** Limit of one attempt in ms: for `complete` the whole response, for `stream` the wait for the response and then for each next chunk (time the caller spends between chunks does not count). Default 600 000 (10 minutes). */
   timeoutMs?: number;
   /** First back-off delay in ms, doubled on each retry, with jitter; default 500. A `retry-after` header takes precedence. */
   initialRetryDelayMs?: number;
@@ -241,11 +241,12 @@ export class OpenAIChat implements Chat {
     let finished = false;
     try {
       for await (const chunk of stream) {
-        ctl.arm();
+        ctl.pause(); // the time-out runs only while waiting for the provider
         for (const piece of fromChunk(chunk)) {
           if (piece.finishReason != null) finished = true;
           yield piece;
         }
+        ctl.arm();
       }
     } catch (e) {
       throw mapSdkError(e, { provider: PROVIDER, label: LABEL, control: ctl, classes });
