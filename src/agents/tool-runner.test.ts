@@ -10,13 +10,14 @@ import {
   ToolGroupExecutionError,
   ValueError,
 } from "../errors/index.js";
-import { GraphInterrupt, type NodeContext, TaskContext } from "../graph/context.js";
+import { GraphInterrupt, type NodeContext } from "../graph/context.js";
 import { Graph, type GraphState } from "../graph/graph.js";
 import { type Node, START } from "../graph/node.js";
 import { END } from "../graph/routing.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { Middleware } from "../middleware/types.js";
 import { defineState, messagesField, type StateDefinition } from "../state/define-state.js";
+import { MemoryStateStore } from "../stores/index.js";
 import { tool } from "../tools/tool.js";
 import { AgentState } from "./agent-state.js";
 import { type ToolErrorPolicy, toolRunner } from "./tool-runner.js";
@@ -549,38 +550,44 @@ describe("toolRunner: cancellation", () => {
 });
 
 describe("toolRunner: interrupts", () => {
-  /** A task context for calling the node's handler directly. */
+  /** A node context for calling the node's handler directly (as the engine would, at task "3:0"). */
   function context(
     cache: JsonObject,
     resumeValues: Record<string, JsonValue> = {},
   ): { ctx: NodeContext; saves: JsonObject[] } {
     const saves: JsonObject[] = [];
-    const ctx = new TaskContext(
-      "g",
-      "run-1",
-      "run-1",
-      "t1",
-      "main",
-      3,
-      "act",
-      "3:0",
-      [],
-      null,
-      null,
-      AgentState,
-      [],
+    const ctx: NodeContext = {
+      graphName: "g",
+      runId: "run-1",
+      rootRunId: "run-1",
+      originRunId: "run-1",
+      threadId: "t1",
+      branchId: "main",
+      step: 3,
+      node: "act",
+      taskId: "3:0",
+      middleware: [],
+      workspace: null,
+      stateStore: null,
+      stateSchema: AgentState,
+      streamModes: [],
       cache,
       resumeValues,
-      new AbortController().signal,
-      {
-        emit() {},
-        wants: () => false,
-        saveCache: async (_taskId, _node, _step, c) => {
-          saves.push(JSON.parse(JSON.stringify(c)) as JsonObject);
-        },
+      get context(): never {
+        throw new Error("no context");
       },
-      { value: undefined, given: false },
-    );
+      hasContext: false,
+      signal: new AbortController().signal,
+      emit() {},
+      interrupt<T extends JsonValue = JsonValue>(value: JsonValue, options?: { key?: string }): T {
+        const key = options?.key ?? "3:0#0";
+        if (Object.hasOwn(resumeValues, key)) return resumeValues[key] as T;
+        throw new GraphInterrupt([{ key, value }]);
+      },
+      async saveCache() {
+        saves.push(JSON.parse(JSON.stringify(cache)) as JsonObject);
+      },
+    } as NodeContext;
     return { ctx, saves };
   }
 
@@ -648,6 +655,55 @@ describe("toolRunner: interrupts", () => {
     expect(result.interrupts).toEqual([
       { key: "0:0#x", value: "ok?", node: "act", taskId: "0:0" },
       { key: "0:0#y", value: "ok?", node: "act", taskId: "0:0" },
+    ]);
+  });
+
+  it("on resume through a state store, calls that finished before the pause do not run again", async () => {
+    const runs: string[] = [];
+    const approve = tool(
+      ({ what }, ctx) => {
+        runs.push(what);
+        return `${what}: ${String(ctx.interrupt(`Allow ${what}?`))}`;
+      },
+      { name: "approve", description: "Asks.", input: z.object({ what: z.string() }) },
+    );
+    const plain = tool(
+      () => {
+        runs.push("plain");
+        return "done";
+      },
+      { name: "plain", description: "P." },
+    );
+    const act = toolRunner<typeof AgentState.State>("act", { tools: [approve, plain] });
+    const graph = new Graph(AgentState, { stateStore: new MemoryStateStore() }).flow(
+      START.to(act),
+      act.to(END),
+    );
+    const first = await graph.invoke(
+      pending(
+        call("a", "approve", { what: "refund" }),
+        call("b", "plain"),
+        call("c", "approve", { what: "email" }),
+      ),
+      { threadId: "t" },
+    );
+    expect(first.status).toBe("interrupted");
+    expect(first.interrupts.map((i) => [i.key, i.value])).toEqual([
+      ["0:0#a", "Allow refund?"],
+      ["0:0#c", "Allow email?"],
+    ]);
+    expect(runs.sort()).toEqual(["email", "plain", "refund"]);
+    runs.length = 0;
+    const second = await graph.invoke(null, {
+      threadId: "t",
+      resume: { "0:0#a": "yes", "0:0#c": "no" },
+    });
+    expect(second.status).toBe("completed");
+    expect(runs.sort()).toEqual(["email", "refund"]);
+    expect(toolMessages(second.state.messages).map((m) => m.content)).toEqual([
+      '{"result":"refund: yes"}',
+      '{"result":"done"}',
+      '{"result":"email: no"}',
     ]);
   });
 });
