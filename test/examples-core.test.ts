@@ -36,6 +36,17 @@ const expected: Record<string, string> = {
     "threads: chat-1 [main, retry]",
     "",
   ].join("\n"),
+  "examples/chat/scripted.ts": [
+    'tool_calls [{"id":"call_1","name":"get_order_status","arguments":{"orderId":"A-1001"},"argumentsError":null}]',
+    'chunk: "Order "',
+    'chunk: "A-1001 "',
+    'chunk: "has "',
+    'chunk: "shipped."',
+    "You sent 1 message(s).",
+    "3 requests recorded",
+    "ModelProviderError: ScriptedChat has no response for request 4: it was given 3 responses. Add a response for every model call the run makes.",
+    "",
+  ].join("\n"),
 };
 
 describe("graph and thread examples print what the docs say", () => {
