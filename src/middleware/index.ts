@@ -4,6 +4,14 @@
  *
  * @module
  */
+
+export {
+  ApprovalAnswer,
+  ApprovalMiddleware,
+  type ApprovalOptions,
+  type ApprovalRequest,
+  DENIED_BY_PERSON,
+} from "./approval.js";
 export {
   middlewareName,
   middlewareTools,
