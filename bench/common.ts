@@ -133,6 +133,18 @@ export function sampleTurns(t: number): number[] {
   return [...new Set([10, 100, 1000, t].filter((x) => x <= t))].sort((a, b) => a - b);
 }
 
+/**
+ * The fan-out workload's reducer, the same on both sides: it appends in place (after the
+ * first update, so the field's default array is never changed). With `a.concat(b)` both
+ * sides would spend O(N²) copying the list, and the figure would measure that instead of the
+ * engine's fan-out.
+ */
+export function appendInPlace(a: number[], b: number[]): number[] {
+  const out = a.length === 0 ? [] : a;
+  for (const x of b) out.push(x);
+  return out;
+}
+
 /** Median of numbers (0 for none). */
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) return 0;
@@ -153,18 +165,34 @@ export function tailUs(timesMs: readonly number[]): number {
   return median(timesMs.slice(-n)) * 1000;
 }
 
-/** The warm-up size of a workload: a small run of the same shape before the measured one. */
-export function warmupParam(workload: Workload): number {
+/** The largest warm-up run of a workload (runs of the same shape before the measured one). */
+export function warmupCap(workload: Workload): number {
   switch (workload) {
     case "loop":
-      return 500;
+      return 10000;
     case "react":
-      return 20;
+      return 200;
     case "thread":
       return 20;
     case "fanout":
-      return 200;
+      return 1000;
   }
+}
+
+/**
+ * Warm up a process the same way on both sides: run the workload at min(param, cap) up to
+ * three times, stopping once two seconds have gone (V8 reaches its optimized code only after
+ * a few full runs; a slow implementation gets fewer warm-up runs but a longer measured one).
+ */
+export async function warmUp(
+  once: (param: number) => Promise<unknown>,
+  param: number,
+  cap: number,
+): Promise<void> {
+  if (cap <= 0) return;
+  const size = Math.min(param, cap);
+  const t0 = performance.now();
+  for (let i = 0; i < 3 && performance.now() - t0 < 2000; i++) await once(size);
 }
 
 /**

@@ -28,6 +28,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import pg from "pg";
 import { z } from "zod";
 import {
+  appendInPlace,
   type Case,
   driveThread,
   type Figures,
@@ -40,6 +41,7 @@ import {
   sqliteFileBytes,
   tailUs,
   tempDir,
+  warmUp,
 } from "./common.js";
 import { schemaBytes } from "./pg-bytes.js";
 
@@ -224,7 +226,7 @@ async function thread(turns: number, kind: StoreKind): Promise<Partial<Figures>>
 
 async function fanout(n: number): Promise<Partial<Figures>> {
   const State = Annotation.Root({
-    items: Annotation<number[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+    items: Annotation<number[]>({ reducer: appendInPlace, default: () => [] }),
     i: Annotation<number>(),
   });
   const graph = new StateGraph(State)
@@ -258,7 +260,7 @@ export async function runLanggraph(c: Case, warmup: number): Promise<Figures> {
         return fanout(param);
     }
   };
-  if (warmup > 0) await once(warmup);
+  await warmUp(once, c.param, warmup);
   const cpu0 = process.cpuUsage();
   const figures = await once(c.param);
   const cpu = process.cpuUsage(cpu0);

@@ -6,6 +6,7 @@
 import pg from "pg";
 import { z } from "zod";
 import {
+  appendInPlace,
   type Case,
   driveThread,
   type Figures,
@@ -17,6 +18,7 @@ import {
   type StoreKind,
   tailUs,
   tempDir,
+  warmUp,
 } from "./common.js";
 import {
   buildReactAgent,
@@ -209,7 +211,7 @@ async function thread(turns: number, kind: StoreKind): Promise<Partial<Figures>>
 
 async function fanout(n: number): Promise<Partial<Figures>> {
   const State = defineState({
-    items: reducer(z.array(z.number()).default([]), (a: number[], b: number[]) => a.concat(b)),
+    items: reducer(z.array(z.number()).default([]), appendInPlace),
     i: z.number().default(0),
   });
   type S = typeof State.State;
@@ -241,7 +243,7 @@ export async function runNodestep(c: Case, warmup: number): Promise<Figures> {
         return fanout(param);
     }
   };
-  if (warmup > 0) await once(warmup);
+  await warmUp(once, c.param, warmup);
   const cpu0 = process.cpuUsage();
   const figures = await once(c.param);
   const cpu = process.cpuUsage(cpu0);

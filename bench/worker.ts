@@ -1,5 +1,6 @@
 /**
- * One benchmark run in its own process: `worker.ts <impl> <workload> <store> <param> [warmup]`.
+ * One benchmark run in its own process: `worker.ts <impl> <workload> <store> <param> [warmupCap]`
+ * (warmupCap 0: no warm-up).
  * Prints one JSON line of {@link Figures} on stdout.
  *
  * @module
@@ -10,7 +11,7 @@ import {
   type Impl,
   type StoreKind,
   type Workload,
-  warmupParam,
+  warmupCap,
 } from "./common.js";
 
 const IMPLS: readonly Impl[] = ["nodestep", "langgraph"];
@@ -32,7 +33,7 @@ const c: Case = {
   param: Number(paramArg),
 };
 if (!Number.isInteger(c.param) || c.param < 1) throw new Error(`worker: bad param ${paramArg}`);
-const warmup = warmupArg === undefined ? warmupParam(c.workload) : Number(warmupArg);
+const warmup = warmupArg === undefined ? warmupCap(c.workload) : Number(warmupArg);
 
 let figures: Figures;
 if (impl === "nodestep") {
