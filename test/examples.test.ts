@@ -1,5 +1,8 @@
+import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { runExample } from "./run-example.js";
+
+const EXAMPLES = ["seed-order", "check-stock", "structured-output", "own-graph"];
 
 // Each example of docs/agents-and-tools.md, run as a user would, prints what the reference
 // page prints, line for line (TypeScript names where they differ).
@@ -35,5 +38,26 @@ describe("agent examples print what docs/agents-and-tools.md says", () => {
         "",
       ].join("\n"),
     );
+  });
+});
+
+describe("docs/agents-and-tools.md", () => {
+  it("shows exactly the four examples, each followed by what it prints", async () => {
+    const doc = await readFile("docs/agents-and-tools.md", "utf8");
+    const blocks = [...doc.matchAll(/```(ts|text)\n([\s\S]*?)```/g)].map((m) => ({
+      lang: m[1],
+      body: m[2]!,
+    }));
+    const code = blocks.filter((b) => b.lang === "ts").map((b) => b.body);
+    const files = await Promise.all(
+      EXAMPLES.map((name) => readFile(`examples/agents/${name}.ts`, "utf8")),
+    );
+    expect(code).toEqual(files);
+    for (const [i, name] of EXAMPLES.entries()) {
+      const at = blocks.findIndex((b) => b.lang === "ts" && b.body === files[i]);
+      const output = blocks[at + 1]!;
+      expect(output.lang).toBe("text");
+      expect(output.body).toBe(await runExample(`examples/agents/${name}.ts`));
+    }
   });
 });
