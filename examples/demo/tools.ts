@@ -7,7 +7,7 @@
  * @module
  */
 import { readFileSync } from "node:fs";
-import { type ToolContext, tool } from "nodestep";
+import { type AnyTool, type ToolContext, tool } from "nodestep";
 import { z } from "zod";
 
 // ---------------------------------------------------------------- the shop data
@@ -237,4 +237,9 @@ export const listOrdersForCustomer = tool(
 );
 
 /** All the demo's tools. */
-export const shopTools = [getOrder, getShippingStatus, checkStock, listOrdersForCustomer];
+export const shopTools: readonly AnyTool[] = [
+  getOrder,
+  getShippingStatus,
+  checkStock,
+  listOrdersForCustomer,
+];
