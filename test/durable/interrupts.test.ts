@@ -141,7 +141,7 @@ describeStores("interrupts through an agent", (fx) => {
       START.to(step),
       step.to(END),
     );
-    const r1 = await graph.invoke({ log: [] }, { threadId: "t" });
+    const r1 = await graph.invoke({}, { threadId: "t" });
     expect(r1.interrupts.map((i) => i.key)).toEqual(["a"]);
     // A node that interrupts twice pauses twice; the answered key never fires again.
     const r2 = await graph.invoke(null, { threadId: "t", resume: { a: "A" } });
