@@ -291,3 +291,59 @@ export class UnknownEventError extends StateStoreError {
     this.eventId = options.eventId;
   }
 }
+
+/**
+ * A workspace refused or failed a file operation. `reason` says why:
+ * `"absolute-path"`, `"parent-segment"` (`..`), `"nul-byte"`, `"invalid-path"` (empty, or a
+ * backslash), `"name-too-long"` (a segment over 255 bytes), `"path-too-long"` (over 4096
+ * bytes), `"outside-root"` (a symbolic link leads out of the root), `"not-found"`,
+ * `"is-a-directory"`, `"not-a-directory"`, `"not-a-file"` (a device, a pipe, a socket),
+ * `"broken-link"` (a write through a link to nothing). `path` is the path as the caller gave it.
+ */
+export class WorkspaceError extends NodestepError {
+  readonly path: string;
+  readonly reason:
+    | "absolute-path"
+    | "parent-segment"
+    | "nul-byte"
+    | "invalid-path"
+    | "name-too-long"
+    | "path-too-long"
+    | "outside-root"
+    | "not-found"
+    | "is-a-directory"
+    | "not-a-directory"
+    | "not-a-file"
+    | "broken-link";
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { path: string; reason: WorkspaceError["reason"] },
+  ) {
+    super(message, options);
+    this.path = options.path;
+    this.reason = options.reason;
+  }
+}
+
+/** A run and its resumes asked the model more often than `ModelCallLimitMiddleware` allows. */
+export class ModelCallLimitError extends NodestepError {
+  /** The limit. */
+  readonly maxModelCalls: number;
+  /** Id of the run the count belongs to (`originRunId`), or `null` outside a graph. */
+  readonly runId: string | null;
+  /** Node that asked. */
+  readonly node: string | null;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & {
+      maxModelCalls: number;
+      runId: string | null;
+      node: string | null;
+    },
+  ) {
+    super(message, options);
+    this.maxModelCalls = options.maxModelCalls;
+    this.runId = options.runId;
+    this.node = options.node;
+  }
+}

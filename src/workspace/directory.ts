@@ -1,0 +1,334 @@
+/**
+ * `DirectoryWorkspace`: a workspace in a directory on disk, confined to it.
+ *
+ * @module
+ */
+import { constants, type Dirent, type Stats } from "node:fs";
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  stat,
+  unlink,
+} from "node:fs/promises";
+import { isAbsolute, join, resolve, sep } from "node:path";
+import { WorkspaceError } from "../errors/index.js";
+import { byCodeUnit } from "./memory.js";
+import { pathSegments, quotePath } from "./paths.js";
+import type { Workspace } from "./types.js";
+
+/** `O_NOFOLLOW` where the platform has it (not on Windows), else 0. */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+/** `O_NONBLOCK` where the platform has it: opening a named pipe must not hang. */
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+type Reason = WorkspaceError["reason"];
+
+function codeOf(e: unknown): string | null {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : null;
+}
+
+/**
+ * A {@link Workspace} in a directory on disk that never reads or writes outside it.
+ *
+ * Refused, each with a `WorkspaceError` whose `reason` says why: absolute paths, `..`
+ * segments, NUL bytes, backslashes, names over 255 bytes and paths over 4096 bytes (checked
+ * before the disk is touched), and every path that leads out of the root through a symbolic
+ * link (`"outside-root"`). Links that stay inside the root work.
+ *
+ * How it stays inside:
+ * - reads resolve the file with `realpath` and check that it is under the root's real path,
+ *   then open the resolved path with `O_NOFOLLOW` (a link swapped in at the last component
+ *   fails to open);
+ * - writes create missing parent directories one at a time, refusing any link on the way
+ *   that leads out, check the parent's real path, and open the file with `O_NOFOLLOW`
+ *   without truncating it; a link as the last component is followed only when it resolves
+ *   inside the root (a link to nothing is refused: `"broken-link"`);
+ * - on Linux, once a file is open, the path of the open descriptor
+ *   (`/proc/self/fd/<n>`) is checked again, so a directory swapped for a link between the
+ *   check and the open is caught before a byte is read or written;
+ * - `delete` removes a link itself, never its target, after checking the parent's real path;
+ * - `list` does not descend into linked directories, and lists a linked file only when it
+ *   resolves inside the root.
+ *
+ * What remains: a process that can change the directory while a call runs may, in the
+ * window between a check and the next step, make a write create an empty directory or an
+ * empty file outside the root (never write into one), or make `delete` remove a file the
+ * check did not see. Give an agent a directory that nothing else changes at the same time.
+ * Named pipes, sockets and devices are refused (`"not-a-file"`).
+ *
+ * @example
+ * ```ts
+ * const ws = new DirectoryWorkspace("/srv/agent-files");
+ * await ws.writeFile("notes/plan.md", "1. read\n");
+ * await ws.readFile("../etc/passwd"); // WorkspaceError (reason "parent-segment")
+ * ```
+ */
+export class DirectoryWorkspace implements Workspace {
+  /** The root as given, made absolute. */
+  readonly root: string;
+  #real: Promise<string> | null = null;
+
+  /**
+   * @param root - the directory (absolute, or relative to the working directory). It must
+   *   exist when the first call is made.
+   * @throws TypeError when `root` is not a non-empty string.
+   */
+  constructor(root: string) {
+    if (typeof root !== "string" || root === "") {
+      throw new TypeError("new DirectoryWorkspace(root): root must be a non-empty directory path");
+    }
+    this.root = resolve(root);
+  }
+
+  async readFile(path: string): Promise<string> {
+    const segments = pathSegments(path, "readFile", false);
+    const root = await this.#rootReal("readFile", path);
+    const real = await this.#resolveInside(join(root, ...segments), root, "readFile", path);
+    let fh: FileHandle;
+    try {
+      fh = await open(real, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+    } catch (e) {
+      throw this.#fsError(e, "readFile", path);
+    }
+    try {
+      await this.#checkOpen(fh, root, "readFile", path);
+      const st = await fh.stat();
+      if (st.isDirectory()) throw fail("readFile", path, "is-a-directory", "it is a directory");
+      if (!st.isFile()) throw fail("readFile", path, "not-a-file", "it is not a regular file");
+      return await fh.readFile({ encoding: "utf8" });
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async writeFile(path: string, text: string): Promise<void> {
+    const segments = pathSegments(path, "writeFile", false);
+    if (typeof text !== "string") {
+      throw new TypeError(
+        `Workspace writeFile: the text of ${quotePath(path)} must be a string, got ${text === null ? "null" : typeof text}`,
+      );
+    }
+    const root = await this.#rootReal("writeFile", path);
+    const parent = await this.#makeParents(root, segments.slice(0, -1), path);
+    let target = join(parent, segments.at(-1) as string);
+    const st = await lstatOrNull(target);
+    if (st?.isSymbolicLink()) {
+      let real: string;
+      try {
+        real = await realpath(target);
+      } catch (e) {
+        if (codeOf(e) === "ENOENT") {
+          throw fail("writeFile", path, "broken-link", "it is a symbolic link to nothing");
+        }
+        throw this.#fsError(e, "writeFile", path);
+      }
+      if (!inside(root, real)) throw outside("writeFile", path);
+      target = real;
+    } else if (st?.isDirectory()) {
+      throw fail("writeFile", path, "is-a-directory", "it is a directory");
+    }
+    let fh: FileHandle;
+    try {
+      fh = await open(target, constants.O_WRONLY | constants.O_CREAT | NOFOLLOW | NONBLOCK, 0o666);
+    } catch (e) {
+      throw this.#fsError(e, "writeFile", path);
+    }
+    try {
+      await this.#checkOpen(fh, root, "writeFile", path);
+      const opened = await fh.stat();
+      if (!opened.isFile()) throw fail("writeFile", path, "not-a-file", "it is not a regular file");
+      await fh.truncate(0);
+      await fh.writeFile(text, { encoding: "utf8" });
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async list(dir = ""): Promise<string[]> {
+    const segments = pathSegments(dir, "list", true);
+    const root = await this.#rootReal("list", dir);
+    const real = await this.#resolveInside(join(root, ...segments), root, "list", dir);
+    const st = await stat(real);
+    if (!st.isDirectory()) throw fail("list", dir, "not-a-directory", "it is not a directory");
+    const out: string[] = [];
+    await walk(root, real, segments.join("/"), out);
+    return out.sort(byCodeUnit);
+  }
+
+  async delete(path: string): Promise<void> {
+    const segments = pathSegments(path, "delete", false);
+    const root = await this.#rootReal("delete", path);
+    const parent = await this.#resolveInside(
+      join(root, ...segments.slice(0, -1)),
+      root,
+      "delete",
+      path,
+    );
+    const target = join(parent, segments.at(-1) as string);
+    const st = await lstatOrNull(target);
+    if (st === null) throw fail("delete", path, "not-found", "no such file");
+    if (st.isDirectory()) throw fail("delete", path, "is-a-directory", "it is a directory");
+    try {
+      await unlink(target);
+    } catch (e) {
+      throw this.#fsError(e, "delete", path);
+    }
+  }
+
+  /** The root's real path, resolved once. */
+  async #rootReal(op: string, path: string): Promise<string> {
+    this.#real ??= realpath(this.root);
+    try {
+      return await this.#real;
+    } catch (e) {
+      this.#real = null;
+      throw new WorkspaceError(
+        `Workspace ${op} ${quotePath(path)}: the workspace root ${JSON.stringify(this.root)} does not exist or cannot be read`,
+        { path, reason: "not-found", cause: e },
+      );
+    }
+  }
+
+  /** The real path of `full`, checked to be under the root. */
+  async #resolveInside(full: string, root: string, op: string, path: string): Promise<string> {
+    let real: string;
+    try {
+      real = await realpath(full);
+    } catch (e) {
+      throw this.#fsError(e, op, path);
+    }
+    if (!inside(root, real)) throw outside(op, path);
+    return real;
+  }
+
+  /** Create the missing directories of `segments` under the root, one at a time; returns the parent's real path. */
+  async #makeParents(root: string, segments: readonly string[], path: string): Promise<string> {
+    let dir = root;
+    for (const s of segments) {
+      const next = join(dir, s);
+      let st = await lstatOrNull(next);
+      if (st === null) {
+        try {
+          await mkdir(next);
+          dir = next;
+          continue;
+        } catch (e) {
+          if (codeOf(e) !== "EEXIST") throw this.#fsError(e, "writeFile", path);
+          st = await lstat(next);
+        }
+      }
+      if (st.isSymbolicLink()) {
+        let real: string;
+        try {
+          real = await realpath(next);
+        } catch (e) {
+          if (codeOf(e) === "ENOENT") {
+            throw fail(
+              "writeFile",
+              path,
+              "broken-link",
+              `${quotePath(s)} is a symbolic link to nothing`,
+            );
+          }
+          throw this.#fsError(e, "writeFile", path);
+        }
+        if (!inside(root, real)) throw outside("writeFile", path);
+        if (!(await stat(real)).isDirectory()) {
+          throw fail("writeFile", path, "not-a-directory", `${quotePath(s)} is not a directory`);
+        }
+        dir = real;
+      } else if (st.isDirectory()) {
+        dir = next;
+      } else {
+        throw fail("writeFile", path, "not-a-directory", `${quotePath(s)} is not a directory`);
+      }
+    }
+    return this.#resolveInside(dir, root, "writeFile", path);
+  }
+
+  /** On Linux, check where the open descriptor really is. */
+  async #checkOpen(fh: FileHandle, root: string, op: string, path: string): Promise<void> {
+    let where: string;
+    try {
+      where = await readlink(`/proc/self/fd/${fh.fd}`);
+    } catch {
+      return;
+    }
+    if (!isAbsolute(where)) return;
+    if (!inside(root, where)) throw outside(op, path);
+  }
+
+  #fsError(e: unknown, op: string, path: string): WorkspaceError {
+    const code = codeOf(e);
+    const map: Record<string, [Reason, string]> = {
+      ENOENT: ["not-found", "no such file or directory"],
+      ENOTDIR: ["not-a-directory", "a parent is not a directory"],
+      EISDIR: ["is-a-directory", "it is a directory"],
+      ELOOP: ["outside-root", "it is a symbolic link that cannot be followed safely"],
+      ENAMETOOLONG: ["path-too-long", "the path is too long for the file system"],
+      ENXIO: ["not-a-file", "it is not a regular file"],
+    };
+    const hit = code === null ? undefined : map[code];
+    if (hit !== undefined) {
+      return new WorkspaceError(`Workspace ${op} ${quotePath(path)}: ${hit[1]}`, {
+        path,
+        reason: hit[0],
+        cause: e,
+      });
+    }
+    if (e instanceof WorkspaceError) return e;
+    throw e;
+  }
+}
+
+async function lstatOrNull(p: string): Promise<Stats | null> {
+  try {
+    return await lstat(p);
+  } catch (e) {
+    if (codeOf(e) === "ENOENT") return null;
+    throw e;
+  }
+}
+
+/** Whether the real path `p` is the root or under it. */
+function inside(root: string, p: string): boolean {
+  return p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+function fail(op: string, path: string, reason: Reason, why: string): WorkspaceError {
+  return new WorkspaceError(`Workspace ${op} ${quotePath(path)}: ${why}`, { path, reason });
+}
+
+function outside(op: string, path: string): WorkspaceError {
+  return fail(op, path, "outside-root", "a symbolic link leads outside the workspace root");
+}
+
+/** Collect the files under `dir` (real path) as paths starting with `prefix`. */
+async function walk(root: string, dir: string, prefix: string, out: string[]): Promise<void> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const rel = prefix === "" ? e.name : `${prefix}/${e.name}`;
+    const full = join(dir, e.name);
+    if (e.isDirectory()) await walk(root, full, rel, out);
+    else if (e.isFile()) out.push(rel);
+    else if (e.isSymbolicLink()) {
+      try {
+        const real = await realpath(full);
+        if (inside(root, real) && (await stat(real)).isFile()) out.push(rel);
+      } catch {
+        // a link to nothing is not listed
+      }
+    }
+  }
+}
