@@ -587,7 +587,7 @@ describe("toolRunner: interrupts", () => {
       async saveCache() {
         saves.push(JSON.parse(JSON.stringify(cache)) as JsonObject);
       },
-    } as NodeContext;
+    } as unknown as NodeContext;
     return { ctx, saves };
   }
 
