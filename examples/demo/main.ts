@@ -17,6 +17,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import {
+  buildReactAgent,
   HumanMessage,
   MemoryStateStore,
   type Message,
@@ -25,8 +26,6 @@ import {
   type ToolMessage,
 } from "nodestep";
 import type { Chat, ChatStreamChunk } from "nodestep/chat";
-// TODO: import buildReactAgent from "nodestep" once src/index.ts exports the agents.
-import { buildReactAgent } from "../../src/agents/index.js";
 import { plannerScript } from "./planner.js";
 import { loadShop, shopTools } from "./tools.js";
 
