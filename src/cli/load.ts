@@ -1,0 +1,225 @@
+/**
+ * What the CLI loads: a state store from a `--store` spec, and a graph from a
+ * `<module>#<export>` target.
+ *
+ * @module
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ServedGraph } from "../server/types.js";
+import { MemoryStateStore } from "../stores/memory-state-store.js";
+import type { StateStore } from "../stores/types.js";
+
+/** A mistake in how the CLI was called: exit code 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** The store the CLI uses when neither `--store` nor `NODESTEP_STORE` says otherwise. */
+export const DEFAULT_STORE = "sqlite:.nodestep/nodestep.db";
+
+/** An open store and how to show it. */
+export interface OpenStore {
+  store: StateStore;
+  /** The spec, with any password masked: `sqlite:threads.db`, `postgres://app:***@db/app`, `memory`. */
+  label: string;
+}
+
+/**
+ * Open a store from a spec: `memory`, `sqlite:FILE` (the directory is created), or a
+ * `postgres://` / `postgresql://` connection string (a `schema` query parameter picks the
+ * PostgreSQL schema, default `nodestep`).
+ * @throws UsageError for a spec of another shape.
+ */
+export async function openStore(spec: string): Promise<OpenStore> {
+  if (spec === "memory") return { store: new MemoryStateStore(), label: "memory" };
+  if (spec.startsWith("sqlite:")) {
+    const path = spec.slice("sqlite:".length);
+    if (path === "")
+      throw new UsageError('--store sqlite:FILE needs a file, as in "sqlite:threads.db"');
+    const { SqliteStateStore } = await import("../integrations/sqlite/index.js");
+    if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
+    return { store: new SqliteStateStore({ path }), label: spec };
+  }
+  if (/^postgres(ql)?:\/\//.test(spec)) {
+    let url: URL;
+    try {
+      url = new URL(spec);
+    } catch {
+      throw new UsageError(`--store: "${maskPassword(spec)}" is not a valid connection string`);
+    }
+    const schema = url.searchParams.get("schema") ?? undefined;
+    url.searchParams.delete("schema");
+    const { PostgresStateStore } = await import("../integrations/postgres/index.js");
+    const store = new PostgresStateStore(
+      schema === undefined
+        ? { connectionString: url.toString() }
+        : { connectionString: url.toString(), schema },
+    );
+    return { store, label: maskPassword(spec) };
+  }
+  throw new UsageError(
+    `--store must be "memory", "sqlite:FILE" or a postgres:// connection string, got "${maskPassword(spec)}"`,
+  );
+}
+
+/** `postgres://u:secret@h/db` → `postgres://u:***@h/db`. */
+export function maskPassword(spec: string): string {
+  return spec.replace(/^(\w+:\/\/[^:/@]*:)[^@]*@/, "$1***@");
+}
+
+/**
+ * What a graph target's export may return: the graph, or the graph and the `context` every run
+ * gets (`ctx.context`; it is never stored, so the CLI passes it again on resume).
+ */
+export interface GraphApp {
+  graph: ServedGraph;
+  context?: unknown;
+}
+
+/** The options a graph factory receives. */
+export interface GraphFactoryOptions {
+  /** The store the CLI opened from `--store`: build the graph on it. */
+  stateStore: StateStore;
+}
+
+/**
+ * A graph target's export: a graph, or a function that builds one on the CLI's store.
+ *
+ * @example
+ * ```ts
+ * export function buildAgent({ stateStore }: GraphFactoryOptions) {
+ *   return new Graph(State, { stateStore }).flow(START.to(think), think.to(END));
+ * }
+ * // or, with a run context: return { graph, context: { shop } };
+ * ```
+ */
+export type GraphExport =
+  | ServedGraph
+  | ((options: GraphFactoryOptions) => ServedGraph | GraphApp | Promise<ServedGraph | GraphApp>);
+
+/** A loaded graph target. */
+export interface LoadedGraph {
+  graph: ServedGraph;
+  context: unknown;
+  /** The graph's store: the CLI's, or the graph's own for a graph export. */
+  store: StateStore;
+  /** A label of the store for messages. */
+  storeLabel: string;
+  /** Close the stores opened for this target. */
+  close(): Promise<void>;
+}
+
+/** `"./agent.ts#build"` → `{ file: "./agent.ts", exportName: "build" }`; no `#` means `default`. */
+export function parseTarget(target: string): { file: string; exportName: string } {
+  const hash = target.lastIndexOf("#");
+  const file = hash < 0 ? target : target.slice(0, hash);
+  const exportName = hash < 0 ? "default" : target.slice(hash + 1);
+  if (file === "" || exportName === "") {
+    throw new UsageError(
+      `a graph target is <module>#<export>, like ./agent.ts#buildAgent; got "${target}"`,
+    );
+  }
+  return { file, exportName };
+}
+
+function isGraph(value: unknown): value is ServedGraph {
+  if (typeof value !== "object" || value === null) return false;
+  const g = value as Record<string, unknown>;
+  return (
+    typeof g.invoke === "function" &&
+    typeof g.stream === "function" &&
+    typeof g.getState === "function" &&
+    typeof g.history === "function" &&
+    typeof g.fork === "function" &&
+    "stateStore" in g
+  );
+}
+
+/**
+ * Import `<module>#<export>` (a file path, relative to the working directory) and get its
+ * graph on the store of `storeSpec`.
+ *
+ * @param storeExplicit - whether the user chose the store; a graph export brings its own store,
+ *   so choosing one for it is a usage error.
+ * @throws UsageError for a missing file or export, an export that is not a graph or a graph
+ *   factory, or a graph without a store.
+ */
+export async function loadGraph(
+  target: string,
+  storeSpec: string,
+  storeExplicit: boolean,
+): Promise<LoadedGraph> {
+  const { file, exportName } = parseTarget(target);
+  const path = resolve(file);
+  if (!existsSync(path)) throw new UsageError(`no module at ${file} (looked at ${path})`);
+  const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  if (!(exportName in mod)) {
+    const names = Object.keys(mod).join(", ") || "(none)";
+    throw new UsageError(`${file} has no export "${exportName}"; its exports: ${names}`);
+  }
+  const value = mod[exportName];
+  if (isGraph(value)) {
+    if (storeExplicit) {
+      throw new UsageError(
+        `${target} is a graph with its own store, so --store does not apply; export a function ({ stateStore }) => Graph to run it on the CLI's store`,
+      );
+    }
+    if (!value.stateStore) {
+      throw new UsageError(
+        `${target} is a graph without a stateStore; give it one, or export a function ({ stateStore }) => Graph`,
+      );
+    }
+    const store = value.stateStore;
+    return {
+      graph: value,
+      context: undefined,
+      store,
+      storeLabel: `the graph's own store (${store.constructor.name})`,
+      close: () => store.close(),
+    };
+  }
+  if (typeof value !== "function") {
+    throw new UsageError(
+      `${target} is neither a Graph nor a function ({ stateStore }) => Graph; it is ${value === null ? "null" : typeof value}`,
+    );
+  }
+  const opened = await openStore(storeSpec);
+  try {
+    const made: unknown = await (value as (o: GraphFactoryOptions) => unknown)({
+      stateStore: opened.store,
+    });
+    let graph: unknown = made;
+    let context: unknown;
+    if (!isGraph(made) && typeof made === "object" && made !== null && "graph" in made) {
+      graph = (made as GraphApp).graph;
+      context = (made as GraphApp).context;
+    }
+    if (!isGraph(graph)) {
+      throw new UsageError(
+        `${target}({ stateStore }) returned neither a Graph nor { graph, context }`,
+      );
+    }
+    const store = graph.stateStore;
+    if (!store) {
+      throw new UsageError(
+        `${target}({ stateStore }) returned a graph without a stateStore; pass the stateStore it was given to new Graph(State, { stateStore })`,
+      );
+    }
+    return {
+      graph,
+      context,
+      store,
+      storeLabel:
+        store === opened.store ? opened.label : `the graph's own store (${store.constructor.name})`,
+      close: async () => {
+        await opened.store.close();
+        if (store !== opened.store) await store.close();
+      },
+    };
+  } catch (e) {
+    await opened.store.close().catch(() => {});
+    throw e;
+  }
+}

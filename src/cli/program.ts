@@ -1,0 +1,489 @@
+/**
+ * The `nodestep` command line: run a graph and watch it, list threads, read a thread's
+ * history, answer interrupts, fork, and serve the HTTP API and studio.
+ *
+ * Exit codes: 0 done; 1 the run (or the store) failed; 2 usage error; 3 the run paused for
+ * input (answer with `nodestep resume`); 130 interrupted by Ctrl-C. See docs/cli.md.
+ *
+ * @module
+ */
+import { randomBytes } from "node:crypto";
+import { Command, CommanderError, Option } from "commander";
+import { HumanMessage } from "../chat/messages.js";
+import type { InterruptInfo } from "../errors/index.js";
+import type { StreamEvent } from "../graph/types.js";
+import type { JsonValue } from "../json/index.js";
+import { classNames } from "../server/errors.js";
+import { createServer, DEFAULT_PORT, LOOPBACK_HOSTS, listen } from "../server/index.js";
+import type { ServedGraph } from "../server/types.js";
+import { answerOf, eventLines, historyLine, interruptLines } from "./format.js";
+import {
+  DEFAULT_STORE,
+  type LoadedGraph,
+  loadGraph,
+  maskPassword,
+  openStore,
+  UsageError,
+} from "./load.js";
+
+/** Exit codes of the `nodestep` command. */
+export const ExitCode = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  interrupted: 3,
+  cancelled: 130,
+} as const;
+
+/** Where the CLI writes and what it reads; tests give their own. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  /** Fires on Ctrl-C; a run in progress is cancelled. */
+  signal?: AbortSignal;
+  /** Called by `serve` once it listens, with the server's URL; `serve` then waits for `signal`. */
+  onListening?: (url: string) => void;
+}
+
+interface StoreOpts {
+  store?: string;
+}
+
+/** A run that failed: exit 1 with its message. */
+class RunFailed extends Error {
+  override name = "RunFailed";
+}
+
+/**
+ * Run the CLI on `argv` (the arguments after `nodestep`) and resolve with its exit code.
+ * Never throws, never calls `process.exit`.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const out = (line = "") => io.stdout(`${line}\n`);
+  const err = (line: string) => io.stderr(`${line}\n`);
+  let code: number = ExitCode.ok;
+  const storeSpec = (o: StoreOpts) => o.store ?? io.env.NODESTEP_STORE ?? DEFAULT_STORE;
+  const storeExplicit = (o: StoreOpts) =>
+    o.store !== undefined || io.env.NODESTEP_STORE !== undefined;
+  const graphTarget = (given: string | undefined): string => {
+    const target = given ?? io.env.NODESTEP_GRAPH;
+    if (!target) {
+      throw new UsageError(
+        "name the graph: <module>#<export> (or --graph for resume, or set NODESTEP_GRAPH)",
+      );
+    }
+    return target;
+  };
+  const withGraph = async <T>(
+    target: string,
+    o: StoreOpts,
+    fn: (loaded: LoadedGraph) => Promise<T>,
+  ): Promise<T> => {
+    const loaded = await loadGraph(target, storeSpec(o), storeExplicit(o));
+    try {
+      return await fn(loaded);
+    } finally {
+      await loaded.close().catch(() => {});
+    }
+  };
+  const withStore = async <T>(o: StoreOpts, fn: (store: LoadedGraph["store"]) => Promise<T>) => {
+    const { store } = await openStore(storeSpec(o));
+    try {
+      return await fn(store);
+    } finally {
+      await store.close().catch(() => {});
+    }
+  };
+
+  const program = new Command("nodestep")
+    .description("Run, inspect and serve nodestep graphs.")
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError("(run nodestep --help for usage)")
+    .showSuggestionAfterError(true);
+  const storeOption = () =>
+    new Option(
+      "--store <spec>",
+      `thread store: memory, sqlite:FILE or postgres://… (default $NODESTEP_STORE or ${DEFAULT_STORE})`,
+    );
+
+  program
+    .command("run")
+    .description("run a graph on a thread and stream what it does")
+    .argument("[target]", "the graph: <module>#<export> (default $NODESTEP_GRAPH)")
+    .option("-m, --message <text>", "a human message to send (needs a messages field)")
+    .option("-i, --input <json>", "the input as a JSON object (a state update)")
+    .option("-t, --thread <id>", "thread to run on (default: a new thread)")
+    .option("-b, --branch <id>", "branch of the thread", "main")
+    .addOption(storeOption())
+    .option("--json", "print one JSON object per line instead of text")
+    .action(async (target: string | undefined, o: RunOpts) => {
+      if (o.message !== undefined && o.input !== undefined) {
+        throw new UsageError("give --message or --input, not both");
+      }
+      let input: Record<string, unknown> | null = null;
+      if (o.message !== undefined) input = { messages: [HumanMessage({ content: o.message })] };
+      else if (o.input !== undefined) input = parseJsonObject(o.input, "--input");
+      if (input === null && o.thread === undefined) {
+        throw new UsageError("give --message or --input (or --thread to continue a thread)");
+      }
+      const t = graphTarget(target);
+      const threadId = o.thread ?? `t-${randomBytes(4).toString("hex")}`;
+      code = await withGraph(t, o, (loaded) =>
+        streamRun(loaded, input, undefined, {
+          threadId,
+          branchId: o.branch,
+          json: !!o.json,
+          target: t,
+          storeOpt: o.store,
+        }),
+      );
+    });
+
+  program
+    .command("resume")
+    .description("answer a paused run's interrupts and let it go on")
+    .argument("<thread>", "the paused thread")
+    .option("-g, --graph <target>", "the graph: <module>#<export> (default $NODESTEP_GRAPH)")
+    .option(
+      "-a, --answer <key=value>",
+      "an answer, by interrupt key; the value is read as JSON when it parses, else as text (repeatable)",
+      collect,
+      [] as string[],
+    )
+    .option("-b, --branch <id>", "branch of the thread", "main")
+    .addOption(storeOption())
+    .option("--json", "print one JSON object per line instead of text")
+    .action(async (threadId: string, o: ResumeOpts) => {
+      const resume: Record<string, JsonValue> = {};
+      for (const a of o.answer) {
+        const eq = a.indexOf("=");
+        if (eq <= 0) throw new UsageError(`--answer takes KEY=VALUE, got "${a}"`);
+        resume[a.slice(0, eq)] = parseAnswer(a.slice(eq + 1));
+      }
+      const t = graphTarget(o.graph);
+      code = await withGraph(t, o, async (loaded) => {
+        const before = await loaded.graph.getState(threadId, { branchId: o.branch });
+        if (before.lastEventId === null)
+          throw new RunFailed(`no thread "${threadId}" in ${loaded.storeLabel}`);
+        if (o.answer.length === 0 && before.interrupts.length > 0) {
+          throw new UsageError(
+            `thread "${threadId}" is waiting for ${before.interrupts.length} answer(s); give them with --answer KEY=VALUE:\n${interruptLines(before.interrupts).join("\n")}`,
+          );
+        }
+        return streamRun(loaded, null, resume, {
+          threadId,
+          branchId: o.branch,
+          json: !!o.json,
+          target: t,
+          storeOpt: o.store,
+        });
+      });
+    });
+
+  program
+    .command("threads")
+    .description("list the threads of a store, most recent first")
+    .addOption(storeOption())
+    .option("--json", "print JSON")
+    .action(async (o: StoreOpts & { json?: boolean }) => {
+      await withStore(o, async (store) => {
+        const threads = await store.listThreads();
+        if (o.json) return out(JSON.stringify(threads));
+        if (threads.length === 0) return out("no threads");
+        for (const t of threads) {
+          out(
+            `${t.threadId}  ${new Date(t.updatedAt).toISOString()}  branches: ${t.branches.join(", ")}`,
+          );
+        }
+      });
+    });
+
+  program
+    .command("history")
+    .description("list the events of a thread's branch, oldest first")
+    .argument("<thread>", "the thread")
+    .option("-b, --branch <id>", "branch of the thread", "main")
+    .addOption(storeOption())
+    .option("--json", "print JSON")
+    .action(async (threadId: string, o: StoreOpts & { branch: string; json?: boolean }) => {
+      await withStore(o, async (store) => {
+        const events = await store.read(threadId, o.branch);
+        if (events.length === 0)
+          throw new RunFailed(`no thread "${threadId}" in ${storeLabelOf(storeSpec(o))}`);
+        if (o.json) return out(JSON.stringify(events));
+        for (const e of events) out(historyLine(e));
+      });
+    });
+
+  program
+    .command("fork")
+    .description("start a new branch of a thread after one of its events")
+    .argument("<thread>", "the thread")
+    .requiredOption("-e, --event <id>", "the event the branch starts after (see nodestep history)")
+    .option("--new-branch <id>", "id of the new branch (default: generated)")
+    .addOption(storeOption())
+    .option("--json", "print JSON")
+    .action(
+      async (
+        threadId: string,
+        o: StoreOpts & { event: string; newBranch?: string; json?: boolean },
+      ) => {
+        await withStore(o, async (store) => {
+          if (o.newBranch !== undefined && (await store.getBranch(threadId, o.newBranch))) {
+            throw new UsageError(`thread "${threadId}" already has a branch "${o.newBranch}"`);
+          }
+          const branch = await store.createBranch(threadId, o.event, o.newBranch);
+          if (o.json) return out(JSON.stringify(branch));
+          out(`forked thread ${threadId} after ${o.event}: branch ${branch.branchId}`);
+          out(
+            `run on it: nodestep run <module>#<export> --thread ${threadId} --branch ${branch.branchId} --message "…"`,
+          );
+        });
+      },
+    );
+
+  program
+    .command("serve")
+    .description("serve the HTTP API and the studio over a graph")
+    .argument("[target]", "the graph: <module>#<export> (default $NODESTEP_GRAPH)")
+    .option("-p, --port <n>", `port (0 picks a free one)`, String(DEFAULT_PORT))
+    .option(
+      "-H, --host <host>",
+      "address to bind; other than loopback, set an API key",
+      "127.0.0.1",
+    )
+    .option("--api-key <key>", "require Authorization: Bearer <key> (default $NODESTEP_API_KEY)")
+    .option("--cors-origin <origin...>", "browser origins allowed to call the API (default none)")
+    .addOption(storeOption())
+    .action(async (target: string | undefined, o: ServeOpts) => {
+      const port = Number(o.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        throw new UsageError(`--port must be a port number, got "${o.port}"`);
+      }
+      const apiKey = o.apiKey ?? io.env.NODESTEP_API_KEY ?? null;
+      const loopback = LOOPBACK_HOSTS.includes(o.host) || o.host === "::1";
+      await withGraph(graphTarget(target), o, async (loaded) => {
+        const app = createServer({
+          graph: loaded.graph,
+          apiKey,
+          context: loaded.context,
+          corsOrigins: o.corsOrigin ?? [],
+          allowedHosts: loopback ? LOOPBACK_HOSTS : null,
+        });
+        const server = await listen(app, { port, host: o.host });
+        out(`nodestep studio for graph "${loaded.graph.name}": ${server.url}/`);
+        out(
+          `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}`,
+        );
+        if (!loopback && !apiKey) err(`nodestep: warning: serving on ${o.host} without an API key`);
+        io.onListening?.(server.url);
+        await new Promise<void>((resolve) => {
+          if (!io.signal || io.signal.aborted) return resolve();
+          io.signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+        await server.close();
+        out("stopped");
+      });
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (
+        e.code === "commander.helpDisplayed" ||
+        e.code === "commander.version" ||
+        e.code === "commander.help"
+      )
+        return ExitCode.ok;
+      return ExitCode.usage;
+    }
+    if (e instanceof UsageError) {
+      err(`nodestep: ${e.message}`);
+      return ExitCode.usage;
+    }
+    if (e instanceof RunFailed) {
+      err(`nodestep: ${e.message}`);
+      return ExitCode.failed;
+    }
+    if (classNames(e).includes("RunCancelledError") && io.signal?.aborted) {
+      err("nodestep: cancelled");
+      return ExitCode.cancelled;
+    }
+    const error = e instanceof Error ? e : new Error(String(e));
+    err(`nodestep: ${error.name}: ${error.message}`);
+    return ExitCode.failed;
+  }
+
+  interface RunSettings {
+    threadId: string;
+    branchId: string;
+    json: boolean;
+    target: string;
+    storeOpt: string | undefined;
+  }
+
+  async function streamRun(
+    loaded: LoadedGraph,
+    input: Record<string, unknown> | null,
+    resume: Record<string, JsonValue> | undefined,
+    s: RunSettings,
+  ): Promise<number> {
+    const graph: ServedGraph = loaded.graph;
+    const { threadId, branchId, json } = s;
+    if (!json)
+      out(
+        `thread ${threadId} · branch ${branchId} · graph ${graph.name} · store ${loaded.storeLabel}`,
+      );
+    if (!json && input && Array.isArray(input.messages)) {
+      for (const m of input.messages as { content?: unknown }[]) out(`you: ${String(m.content)}`);
+    }
+    const streamed = new Set<string>();
+    let open = false; // tokens of a model turn are being printed
+    try {
+      const events = graph.stream(input, {
+        threadId,
+        branchId,
+        modes: ["updates", "custom", "tokens"],
+        ...(resume && Object.keys(resume).length ? { resume } : {}),
+        ...(loaded.context !== undefined ? { context: loaded.context } : {}),
+        ...(io.signal ? { signal: io.signal } : {}),
+      });
+      for await (const event of events as AsyncIterable<StreamEvent>) {
+        if (json) {
+          out(JSON.stringify({ event: event.mode, ...event }));
+          continue;
+        }
+        if (event.mode === "tokens") {
+          const delta = (event.data as { contentDelta?: unknown } | null)?.contentDelta;
+          if (typeof delta === "string" && delta !== "") {
+            if (!open) io.stdout(`[${event.step}] ${event.node ?? "-"}: ai: `);
+            open = true;
+            streamed.add(event.node ?? "");
+            io.stdout(delta);
+          }
+          continue;
+        }
+        if (open) {
+          io.stdout("\n");
+          open = false;
+        }
+        for (const line of eventLines(event, streamed)) out(line);
+        if (event.mode === "updates") streamed.delete(event.node ?? "");
+      }
+    } catch (e) {
+      if (open) io.stdout("\n");
+      if (json) {
+        const error = e instanceof Error ? e : new Error(String(e));
+        out(
+          JSON.stringify({ event: "error", error: { type: error.name, message: error.message } }),
+        );
+      }
+      const names = classNames(e);
+      if (names.includes("RunCancelledError") && io.signal?.aborted) throw e;
+      const error = e instanceof Error ? e : new Error(String(e));
+      if (names.includes("ThreadBusyError") || names.includes("UnknownBranchError")) {
+        throw new RunFailed(error.message);
+      }
+      throw new RunFailed(
+        `run failed: ${error.name}: ${error.message}\n(the thread keeps its state from before the failed step; retry with: nodestep resume ${shellQuote(threadId)} --graph ${shellQuote(s.target)})`,
+      );
+    }
+    if (open) io.stdout("\n");
+    const after = await graph.getState(threadId, { branchId });
+    if (json) {
+      out(
+        JSON.stringify({
+          event: "end",
+          threadId,
+          branchId,
+          status: after.status,
+          interrupts: after.interrupts,
+          lastEventId: after.lastEventId,
+          state: after.state,
+        }),
+      );
+      return after.interrupts.length ? ExitCode.interrupted : ExitCode.ok;
+    }
+    if (after.interrupts.length > 0) {
+      printPaused(s, after.interrupts);
+      return ExitCode.interrupted;
+    }
+    out();
+    const answer = answerOf(after.state);
+    out(answer ?? JSON.stringify(after.state, null, 2));
+    return ExitCode.ok;
+  }
+
+  function printPaused(s: RunSettings, interrupts: readonly InterruptInfo[]) {
+    out();
+    out(`paused: waiting for ${interrupts.length} answer${interrupts.length === 1 ? "" : "s"}`);
+    for (const line of interruptLines(interrupts)) out(line);
+    const store =
+      s.storeOpt !== undefined ? ` --store ${shellQuote(maskPassword(s.storeOpt))}` : "";
+    const branch = s.branchId !== "main" ? ` --branch ${shellQuote(s.branchId)}` : "";
+    const answers = interrupts.map((i) => ` --answer ${shellQuote(`${i.key}=<answer>`)}`).join("");
+    out("answer with:");
+    out(
+      `  nodestep resume ${shellQuote(s.threadId)} --graph ${shellQuote(s.target)}${store}${branch}${answers}`,
+    );
+  }
+}
+
+interface RunOpts extends StoreOpts {
+  message?: string;
+  input?: string;
+  thread?: string;
+  branch: string;
+  json?: boolean;
+}
+interface ResumeOpts extends StoreOpts {
+  graph?: string;
+  answer: string[];
+  branch: string;
+  json?: boolean;
+}
+interface ServeOpts extends StoreOpts {
+  port: string;
+  host: string;
+  apiKey?: string;
+  corsOrigin?: string[];
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** An answer's value: JSON when it parses (`true`, `42`, `{"a":1}`, `"text"`), else the text itself. */
+export function parseAnswer(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}
+
+function parseJsonObject(text: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${what} is not JSON: ${(e as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UsageError(`${what} must be a JSON object, like '{"count": 1}'`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function storeLabelOf(spec: string): string {
+  return maskPassword(spec);
+}
+
+/** Quote a word for a POSIX shell when it needs it. */
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./#-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,416 @@
+/**
+ * `createServer`: the HTTP API of `nodestep serve`, a Hono app over one graph and its store.
+ *
+ * Stateless between requests: everything a request needs is read from the store, so several
+ * servers can share one store (PostgreSQL) behind a load balancer.
+ *
+ * @module
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { streamSSE } from "hono/streaming";
+import { z } from "zod";
+import { HumanMessage } from "../chat/messages.js";
+import type { StreamEvent } from "../graph/types.js";
+import type { StateStore } from "../stores/types.js";
+import { studioHtml } from "../studio/page.js";
+import { studioScript } from "../studio/script.js";
+import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
+import { describeGraph } from "./graph-view.js";
+import type { ServedGraph } from "./types.js";
+
+/** Options of {@link createServer}. */
+export interface ServerOptions {
+  /** The graph to serve. Its runs, state, history and forks use the graph's own state store. */
+  graph: ServedGraph;
+  /** The store to list threads from; default (and it must be) the graph's `stateStore`. */
+  store?: StateStore | null;
+  /** When set, every `/api/*` request needs `Authorization: Bearer <apiKey>` (401 otherwise). */
+  apiKey?: string | null;
+  /** The run `context` every run gets (`ctx.context` in nodes and tools); never stored. */
+  context?: unknown;
+  /** Origins allowed to call the API from a browser (CORS); default none: CORS stays closed. */
+  corsOrigins?: readonly string[];
+  /**
+   * Host names a request may be addressed to (the `Host` header, port left out); default the
+   * loopback names `127.0.0.1`, `localhost` and `[::1]`, which guards a local server against
+   * DNS rebinding. `null` accepts any host (for a server bound to a public address).
+   */
+  allowedHosts?: readonly string[] | null;
+  /** Largest request body, in bytes; default 1 MiB (413 beyond). */
+  maxBodyBytes?: number;
+  /** How long a streamed run may take to its first event before the SSE answer starts anyway, in ms; default 1,000. */
+  streamStartMs?: number;
+}
+
+/** The default loopback host names of {@link ServerOptions.allowedHosts}. */
+export const LOOPBACK_HOSTS: readonly string[] = ["127.0.0.1", "localhost", "[::1]"];
+
+const STREAM_MODES = ["updates", "values", "custom", "tokens"] as const;
+const Id = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine(
+    (s) => !s.includes("/") && !/\p{Cc}/u.test(s),
+    "must not contain '/' or control characters",
+  );
+const RunBody = z
+  .strictObject({
+    input: z.record(z.string(), z.json()).nullable().optional(),
+    message: z.string().min(1).optional(),
+    resume: z.record(z.string(), z.json()).optional(),
+    branchId: Id.optional(),
+    modes: z.array(z.enum(STREAM_MODES)).min(1).optional(),
+  })
+  .refine((b) => !(b.input != null && b.message !== undefined), {
+    message: "give either input or message, not both",
+  })
+  .refine((b) => !(b.resume !== undefined && (b.input != null || b.message !== undefined)), {
+    message: "resume answers continue a paused run: send them without input or message",
+  });
+type RunBody = z.infer<typeof RunBody>;
+const CreateThreadBody = z.strictObject({ threadId: Id.optional() });
+const ForkBody = z.strictObject({ eventId: z.string().min(1), branchId: Id.optional() });
+
+/**
+ * The nodestep HTTP API and studio over a graph, as a Hono app. Listen with
+ * {@link listen} (or `serve` of `@hono/node-server`), or call `app.fetch(request)`.
+ *
+ * Routes (see docs/server.md): `GET /` (the studio), `GET /health`, and under `/api`:
+ * `GET /graph`, `GET|POST /threads`, `GET /threads/:id/state`, `GET /threads/:id/history`,
+ * `POST /threads/:id/runs`, `POST /threads/:id/runs/stream` (server-sent events),
+ * `POST /threads/:id/fork`. Errors answer `{ error: { type, message } }` with a 4xx status for
+ * the client's mistakes (malformed JSON 400, unknown thread, branch or event 404, busy thread
+ * 409, …) and 500 only when the graph's run itself fails.
+ *
+ * @throws TypeError when the graph has no state store, or `store` is not the graph's.
+ * @example
+ * ```ts
+ * const app = createServer({ graph, apiKey: process.env.NODESTEP_API_KEY });
+ * const server = await listen(app, { port: 7331 });
+ * ```
+ */
+export function createServer(options: ServerOptions): Hono {
+  const { graph } = options;
+  const store = options.store ?? graph.stateStore;
+  if (!store) {
+    throw new TypeError(
+      `createServer: graph "${graph.name}" has no stateStore; threads need one (new Graph(State, { stateStore }))`,
+    );
+  }
+  if (graph.stateStore !== store) {
+    throw new TypeError(
+      `createServer: the store given is not the stateStore of graph "${graph.name}"; the graph runs on its own store, so pass that one (or none)`,
+    );
+  }
+  const view = describeGraph(graph);
+  const apiKeyHash = options.apiKey ? sha256(options.apiKey) : null;
+  const allowedHosts =
+    options.allowedHosts === null
+      ? null
+      : new Set((options.allowedHosts ?? LOOPBACK_HOSTS).map((h) => h.toLowerCase()));
+  const streamStartMs = options.streamStartMs ?? 1_000;
+  const context = options.context;
+
+  const app = new Hono();
+  app.onError((e, c) => {
+    const { status, body } = errorAnswer(e);
+    return c.json(body, status as 400);
+  });
+  app.notFound((c) =>
+    c.json(errorBody("NotFound", `No route ${c.req.method} ${c.req.path}`), 404 as const),
+  );
+
+  app.use("*", async (c, next) => {
+    if (allowedHosts) {
+      const host = hostName(c.req.header("host"));
+      if (host !== null && !allowedHosts.has(host)) {
+        throw new HttpError(
+          403,
+          "ForbiddenHost",
+          `Requests addressed to host "${host}" are refused; this server answers ${[...allowedHosts].join(", ")} (start it with --host to serve other names)`,
+        );
+      }
+    }
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+  });
+  if (options.corsOrigins && options.corsOrigins.length > 0) {
+    app.use(
+      "/api/*",
+      cors({
+        origin: [...options.corsOrigins],
+        allowMethods: ["GET", "POST", "OPTIONS"],
+        allowHeaders: ["Authorization", "Content-Type"],
+        maxAge: 600,
+      }),
+    );
+  }
+  app.use("/api/*", async (c, next) => {
+    if (apiKeyHash) {
+      const given = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim();
+      if (!given || !timingSafeEqual(sha256(given), apiKeyHash)) {
+        c.header("WWW-Authenticate", 'Bearer realm="nodestep"');
+        throw new HttpError(
+          401,
+          "Unauthorized",
+          given
+            ? "The API key is not valid"
+            : "This server needs an API key: send Authorization: Bearer <key>",
+        );
+      }
+    }
+    await next();
+  });
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: options.maxBodyBytes ?? 1024 * 1024,
+      onError: () => {
+        throw new HttpError(
+          413,
+          "PayloadTooLarge",
+          `The request body is larger than ${options.maxBodyBytes ?? 1024 * 1024} bytes`,
+        );
+      },
+    }),
+  );
+
+  // ---------------------------------------------------------------- studio
+  app.get("/", (c) => {
+    c.header(
+      "Content-Security-Policy",
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+    );
+    return c.html(studioHtml(graph.name));
+  });
+  app.get("/studio.js", (c) => {
+    c.header("Content-Type", "text/javascript; charset=utf-8");
+    c.header("Cache-Control", "no-cache");
+    return c.body(studioScript);
+  });
+  app.get("/health", (c) => c.json({ status: "ok" }));
+
+  // ---------------------------------------------------------------- API
+  app.get("/api/graph", (c) => c.json(view));
+
+  app.get("/api/threads", async (c) => c.json({ threads: await store.listThreads() }));
+
+  app.post("/api/threads", async (c) => {
+    const body = await readJson(c, CreateThreadBody);
+    const threadId = body.threadId ?? `t-${randomBytes(6).toString("hex")}`;
+    if ((await store.read(threadId, "main", { uptoSeq: 1 })).length > 0) {
+      throw new HttpError(409, "ThreadExists", `Thread "${threadId}" already exists`);
+    }
+    return c.json({ threadId }, 201);
+  });
+
+  app.get("/api/threads/:threadId/state", async (c) => {
+    const threadId = param(c, "threadId");
+    const branchId = query(c, "branchId") ?? "main";
+    const eventId = query(c, "eventId");
+    const snapshot = await graph.getState(
+      threadId,
+      eventId === undefined ? { branchId } : { branchId, eventId },
+    );
+    if (snapshot.lastEventId === null) throw unknownThread(threadId);
+    return c.json({ threadId, branchId, ...snapshot });
+  });
+
+  app.get("/api/threads/:threadId/history", async (c) => {
+    const threadId = param(c, "threadId");
+    const branchId = query(c, "branchId") ?? "main";
+    const events = await graph.history(threadId, { branchId });
+    if (events.length === 0) throw unknownThread(threadId);
+    return c.json({ threadId, branchId, events });
+  });
+
+  app.post("/api/threads/:threadId/fork", async (c) => {
+    const threadId = param(c, "threadId");
+    const body = await readJson(c, ForkBody);
+    if (body.branchId !== undefined && (await store.getBranch(threadId, body.branchId))) {
+      throw new HttpError(
+        409,
+        "BranchExists",
+        `Thread "${threadId}" already has a branch "${body.branchId}"`,
+      );
+    }
+    const branch = await graph.fork(
+      threadId,
+      body.branchId === undefined
+        ? { eventId: body.eventId }
+        : { eventId: body.eventId, branchId: body.branchId },
+    );
+    return c.json(branch, 201);
+  });
+
+  app.post("/api/threads/:threadId/runs", async (c) => {
+    const threadId = param(c, "threadId");
+    const body = await readJson(c, RunBody);
+    const branchId = body.branchId ?? "main";
+    const result = await graph.invoke(inputOf(body), {
+      threadId,
+      branchId,
+      ...runExtras(body, context),
+    });
+    const after = await graph.getState(threadId, { branchId });
+    return c.json({
+      runId: result.runId,
+      threadId,
+      branchId,
+      status: result.status,
+      interrupts: result.interrupts,
+      state: result.state,
+      lastEventId: after.lastEventId,
+    });
+  });
+
+  app.post("/api/threads/:threadId/runs/stream", async (c) => {
+    const threadId = param(c, "threadId");
+    const body = await readJson(c, RunBody);
+    const branchId = body.branchId ?? "main";
+    const iterator = graph
+      .stream(inputOf(body), {
+        threadId,
+        branchId,
+        modes: body.modes ?? ["updates", "custom"],
+        ...runExtras(body, context),
+      })
+      [Symbol.asyncIterator]();
+    // Wait briefly for the first event, so that errors found at the start of the run (a busy
+    // thread, an unknown branch, a bad input) answer with a status instead of an SSE error.
+    const first = iterator.next();
+    let timer: NodeJS.Timeout | undefined;
+    const early = await Promise.race([
+      first.then(
+        (r) => ({ kind: "event" as const, r }),
+        (e: unknown) => ({ kind: "error" as const, e }),
+      ),
+      new Promise<{ kind: "late" }>((resolve) => {
+        timer = setTimeout(() => resolve({ kind: "late" }), streamStartMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (early.kind === "error") throw early.e;
+    return streamSSE(c, async (sse) => {
+      let closed = false;
+      sse.onAbort(() => {
+        closed = true;
+        void iterator.return?.();
+      });
+      let id = 0;
+      const send = (event: string, data: unknown) =>
+        sse.writeSSE({ event, data: JSON.stringify(data), id: String(++id) });
+      try {
+        await send("run", { threadId, branchId });
+        let next: Promise<IteratorResult<StreamEvent>> =
+          early.kind === "event" ? Promise.resolve(early.r) : first;
+        for (;;) {
+          const r = await next;
+          if (r.done || closed) break;
+          await send(r.value.mode, r.value);
+          next = iterator.next();
+        }
+        if (closed) return;
+        const after = await graph.getState(threadId, { branchId });
+        await send("end", {
+          threadId,
+          branchId,
+          status: after.status,
+          interrupts: after.interrupts,
+          lastEventId: after.lastEventId,
+          state: after.state,
+        });
+      } catch (e) {
+        if (!closed) await send("error", errorAnswer(e).body);
+      }
+    });
+  });
+
+  return app;
+}
+
+function sha256(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+function errorBody(type: string, message: string): ErrorBody {
+  return { error: { type, message } };
+}
+
+function unknownThread(threadId: string): HttpError {
+  return new HttpError(404, "UnknownThread", `Thread "${threadId}" has no events`);
+}
+
+/** `"127.0.0.1:8080"` → `"127.0.0.1"`, `"[::1]:80"` → `"[::1]"`; `null` when absent. */
+function hostName(header: string | undefined): string | null {
+  if (!header) return null;
+  const h = header.trim().toLowerCase();
+  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1);
+  const colon = h.indexOf(":");
+  return colon < 0 ? h : h.slice(0, colon);
+}
+
+function param(c: Context, name: string): string {
+  const value = c.req.param(name) ?? "";
+  const checked = Id.safeParse(value);
+  if (!checked.success) {
+    throw new HttpError(400, "InvalidRequest", `${name}: ${checked.error.issues[0]?.message}`);
+  }
+  return value;
+}
+
+function query(c: Context, name: string): string | undefined {
+  const value = c.req.query(name);
+  if (value === undefined) return undefined;
+  if (value === "") throw new HttpError(400, "InvalidRequest", `${name} must not be empty`);
+  return value;
+}
+
+/** Parse a JSON request body against a schema: 415, 400 InvalidJson or 400 InvalidRequest. */
+async function readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new HttpError(
+      415,
+      "UnsupportedMediaType",
+      "Send the request body as JSON, with Content-Type: application/json",
+    );
+  }
+  const text = await c.req.text();
+  let value: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw new HttpError(
+        400,
+        "InvalidJson",
+        `The request body is not JSON: ${(e as Error).message}`,
+      );
+    }
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`,
+    );
+    throw new HttpError(400, "InvalidRequest", problems.join("; "));
+  }
+  return parsed.data;
+}
+
+function inputOf(body: RunBody): Record<string, unknown> | null {
+  if (body.message !== undefined) return { messages: [HumanMessage({ content: body.message })] };
+  return body.input ?? null;
+}
+
+function runExtras(body: RunBody, context: unknown) {
+  return {
+    ...(body.resume !== undefined ? { resume: body.resume } : {}),
+    ...(context !== undefined ? { context } : {}),
+  };
+}
