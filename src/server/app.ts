@@ -169,13 +169,16 @@ export function createServer(options: ServerOptions): Hono {
     "/api/*",
     bodyLimit({
       maxSize: options.maxBodyBytes ?? 1024 * 1024,
-      onError: () => {
-        throw new HttpError(
+      // The rest of the body is not read, so the connection cannot be used again.
+      onError: (c) =>
+        c.json(
+          errorBody(
+            "PayloadTooLarge",
+            `The request body is larger than ${options.maxBodyBytes ?? 1024 * 1024} bytes`,
+          ),
           413,
-          "PayloadTooLarge",
-          `The request body is larger than ${options.maxBodyBytes ?? 1024 * 1024} bytes`,
-        );
-      },
+          { Connection: "close" },
+        ),
     }),
   );
 
