@@ -7,6 +7,15 @@ import { ContextNotProvidedError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { StateDefinition } from "../state/index.js";
 import type { StateStore } from "../stores/types.js";
+import type {
+  AgentExecutor,
+  AgentHandle,
+  AgentResult,
+  AgentTask,
+  DurableAgentHandle,
+  SubAgents,
+} from "./sub-agents.js";
+import type { StreamEvent } from "./types.js";
 
 /** Stream modes: `"values"` (the state after each superstep), `"updates"` (each task's update), `"custom"` (`ctx.emit`), `"tokens"` (model stream chunks). */
 export type StreamMode = "values" | "updates" | "custom" | "tokens";
@@ -96,6 +105,36 @@ export interface NodeContext<C = unknown> {
   interrupt<T extends JsonValue = JsonValue>(value: JsonValue, options?: { key?: string }): T;
   /** Persist `cache` now (with a state store), so a crash re-runs only what was not saved. */
   saveCache(): Promise<void>;
+  /** Pass a stream event of a nested run (a subgraph) on to this run's stream, when its mode is streamed. */
+  emitEvent(event: StreamEvent): void;
+  /**
+   * Start sub-agents concurrently; they belong to this run. A run that finishes or pauses with
+   * sub-agents never gathered cancels them and raises `GraphExecutionError`; a run that fails
+   * or is closed cancels them too.
+   * @param options.threadPrefix - prefix of their threads `"<prefix>:sub:<id>"`; default this run's thread id.
+   * @throws TypeError if a task has no input; ValueError if `threadPrefix` is empty.
+   */
+  spawn(tasks: readonly AgentTask[], options?: { threadPrefix?: string }): Promise<AgentHandle[]>;
+  /**
+   * Wait for sub-agents started with `spawn` (handles, or ids spawned in this run by any node).
+   * @param options.timeoutMs - ms to wait before cancelling the unfinished ones.
+   * @param options.returnExceptions - return failed and cancelled results instead of raising.
+   * @throws AgentGroupError, AgentTimeoutError, AgentHandleLostError.
+   */
+  gather(
+    handles: readonly (AgentHandle | string)[],
+    options?: { timeoutMs?: number; returnExceptions?: boolean },
+  ): Promise<AgentResult[]>;
+  /** Start sub-agents on a background executor; poll them later, in this run or another. @throws TypeError if a task has no input. */
+  submit(
+    tasks: readonly AgentTask[],
+    options: { executor: AgentExecutor; threadPrefix?: string },
+  ): Promise<DurableAgentHandle[]>;
+  /** Check background sub-agents without waiting: a result, or `null` while running. @throws AgentHandleLostError. */
+  pollAgents(
+    handles: readonly DurableAgentHandle[],
+    options: { executor: AgentExecutor },
+  ): Promise<(AgentResult | null)[]>;
 }
 
 /** Internal hooks a task context calls into. */
@@ -103,6 +142,8 @@ export interface TaskHost {
   emit(mode: EmitMode, node: string, step: number, taskId: string, data: unknown): void;
   wants(mode: StreamMode): boolean;
   saveCache(taskId: string, node: string, step: number, cache: JsonObject): Promise<void>;
+  forward(event: StreamEvent): void;
+  subAgents(): SubAgents;
 }
 
 /** The engine's implementation of {@link NodeContext}. */
@@ -157,5 +198,34 @@ export class TaskContext<C = unknown> implements NodeContext<C> {
 
   saveCache(): Promise<void> {
     return this.host.saveCache(this.taskId, this.node, this.step, this.cache);
+  }
+
+  emitEvent(event: StreamEvent): void {
+    if (this.host.wants(event.mode)) this.host.forward(event);
+  }
+
+  spawn(tasks: readonly AgentTask[], options?: { threadPrefix?: string }): Promise<AgentHandle[]> {
+    return this.host.subAgents().spawn(tasks, options);
+  }
+
+  gather(
+    handles: readonly (AgentHandle | string)[],
+    options?: { timeoutMs?: number; returnExceptions?: boolean },
+  ): Promise<AgentResult[]> {
+    return this.host.subAgents().gather(handles, options);
+  }
+
+  submit(
+    tasks: readonly AgentTask[],
+    options: { executor: AgentExecutor; threadPrefix?: string },
+  ): Promise<DurableAgentHandle[]> {
+    return this.host.subAgents().submit(tasks, options);
+  }
+
+  pollAgents(
+    handles: readonly DurableAgentHandle[],
+    options: { executor: AgentExecutor },
+  ): Promise<(AgentResult | null)[]> {
+    return this.host.subAgents().pollAgents(handles, options);
   }
 }

@@ -34,6 +34,7 @@ import {
 } from "./context.js";
 import type { Node } from "./node.js";
 import { Command, isEnd, Send } from "./routing.js";
+import type { SubAgents } from "./sub-agents.js";
 import type { StreamEvent } from "./types.js";
 
 /** A task to run: a node, with an optional `Send` payload. */
@@ -107,6 +108,8 @@ export interface EngineRunOptions {
   emit: ((event: StreamEvent) => void) | null;
   maxSteps: number;
   journal: RunJournal | null;
+  /** The run's sub-agents, made on first use. */
+  subAgents: () => SubAgents;
   /** Called after each superstep is applied, before the next is scheduled into the position. */
   onStepCommitted:
     | ((
@@ -248,6 +251,8 @@ function makeHost(opts: EngineRunOptions): TaskHost {
     saveCache: async (taskId, node, step, cache) => {
       if (opts.journal) await opts.journal.saveCache(step, taskId, node, cache);
     },
+    forward: (event) => opts.emit?.(event),
+    subAgents: opts.subAgents,
   };
 }
 

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import {
   GraphConfigError,
+  GraphExecutionError,
   type InterruptInfo,
   RunCancelledError,
   StateStoreError,
@@ -37,6 +38,7 @@ import {
 import { type CachedPosition, loadPosition, ThreadJournal } from "./journal.js";
 import type { Edge } from "./node.js";
 import { EventQueue } from "./queue.js";
+import { SubAgents } from "./sub-agents.js";
 import { emptyPosition, foldEvents, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
 import type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";
 
@@ -102,7 +104,7 @@ export class Graph<D extends StateDefinition | null = null> {
   readonly middleware: readonly unknown[];
   readonly leaseTtlMs: number;
   #flow: CompiledFlow | null = null;
-  #positions = new Map<string, CachedPosition>();
+  #positions = new WeakMap<StateStore, Map<string, CachedPosition>>();
 
   /**
    * @param state - a {@link defineState} definition, or `null` for a plain-object state (last write wins).
@@ -160,7 +162,19 @@ export class Graph<D extends StateDefinition | null = null> {
    * @throws StateUpdateError for invalid input or updates; GraphExecutionError, StepLimitError, NodeTimeoutError, RunCancelledError; whatever a node throws.
    */
   async invoke(input: GraphInput<D>, options: RunOptions = {}): Promise<RunResult<GraphState<D>>> {
-    return this.#run(input, options, null, []);
+    const modes = options.modes ?? [];
+    for (const m of modes) {
+      if (!STREAM_MODES.has(m))
+        throw new ValueError(
+          `Unknown stream mode "${m}"; use "values", "updates", "custom" or "tokens"`,
+        );
+    }
+    return this.#run(
+      input,
+      options,
+      options.onEvent && modes.length ? options.onEvent : null,
+      options.onEvent ? modes : [],
+    );
   }
 
   /**
@@ -237,7 +251,8 @@ export class Graph<D extends StateDefinition | null = null> {
     const threadId = options.threadId ?? null;
     const branchId = options.branchId ?? "main";
     const maxSteps = options.maxSteps ?? this.maxSteps;
-    if (threadId !== null && this.stateStore === null) {
+    const runStore = options.stateStore ?? this.stateStore;
+    if (threadId !== null && runStore === null) {
       throw new GraphConfigError(
         `Graph "${this.name}" was run with threadId "${threadId}" but has no stateStore; threads need one (new Graph(State, { stateStore }))`,
         { graph: this.name },
@@ -259,10 +274,47 @@ export class Graph<D extends StateDefinition | null = null> {
       flow,
       middleware: this.middleware,
       workspace: this.workspace,
-      stateStore: this.stateStore,
+      stateStore: runStore,
       maxSteps,
     };
     let originRunId = runId;
+    const signal = options.signal ?? NEVER;
+    let subAgents: SubAgents | null = null;
+    const getSubAgents = (): SubAgents => {
+      subAgents ??= new SubAgents({
+        graphName: this.name,
+        runId,
+        rootRunId: options.rootRunId ?? runId,
+        threadId,
+        store: runStore,
+        context: { value: options.context, given: options.context !== undefined },
+        signal,
+      });
+      return subAgents;
+    };
+    const settleSubAgents = async (failed: boolean): Promise<void> => {
+      if (!subAgents) return;
+      const left = subAgents.ungathered();
+      if (failed || left.length > 0)
+        await subAgents.cancelAll(`The run of graph "${this.name}" ended`);
+      if (!failed && left.length > 0) {
+        throw new GraphExecutionError(
+          `Run of graph "${this.name}" ended with ${left.length} sub-agent(s) never gathered (${left.join(", ")}); they were cancelled. Gather them with ctx.gather, or use ctx.submit to wait in a later run`,
+          { graph: this.name },
+        );
+      }
+    };
+    const loop = async (pos: RunPosition, journal: ThreadJournal | null): Promise<LoopEnd> => {
+      let end: LoopEnd;
+      try {
+        end = await runLoop(engine, pos, runOptions(journal));
+      } catch (e) {
+        await settleSubAgents(true);
+        throw e;
+      }
+      await settleSubAgents(false);
+      return end;
+    };
     const runOptions = (journal: ThreadJournal | null): EngineRunOptions => ({
       runId,
       rootRunId: options.rootRunId ?? runId,
@@ -270,7 +322,8 @@ export class Graph<D extends StateDefinition | null = null> {
       threadId,
       branchId,
       context: { value: options.context, given: options.context !== undefined },
-      signal: options.signal ?? NEVER,
+      signal,
+      subAgents: getSubAgents,
       modes: new Set(modeList),
       modeList,
       emit,
@@ -301,10 +354,10 @@ export class Graph<D extends StateDefinition | null = null> {
         answers: {},
       };
       pos.tasks = await startTasks(engine, state, 0);
-      return result(pos, await runLoop(engine, pos, runOptions(null)));
+      return result(pos, await loop(pos, null));
     }
 
-    const store = this.stateStore as StateStore;
+    const store = runStore as StateStore;
     const { journal, loaded } = await ThreadJournal.open(
       store,
       this.state,
@@ -313,7 +366,7 @@ export class Graph<D extends StateDefinition | null = null> {
       branchId,
       runId,
       this.leaseTtlMs,
-      this.#positions,
+      this.#positionsOf(store),
     );
     let pos: RunPosition | null = null;
     try {
@@ -343,7 +396,7 @@ export class Graph<D extends StateDefinition | null = null> {
         const resume = options.resume ?? {};
         const pendingKeys = new Set(tp.interrupts.map((i) => i.key));
         for (const key of Object.keys(resume)) {
-          if (!pendingKeys.has(key)) {
+          if (!pendingKeys.has(key) && !Object.hasOwn(tp.answers, key)) {
             throw new ValueError(
               `Thread "${threadId}" has no pending interrupt with key "${key}"; pending: ${[...pendingKeys].join(", ") || "(none)"}`,
             );
@@ -368,7 +421,7 @@ export class Graph<D extends StateDefinition | null = null> {
       }
       let end: LoopEnd;
       try {
-        end = await runLoop(engine, pos, runOptions(journal));
+        end = await loop(pos, journal);
       } catch (e) {
         await journal.failed(pos.step, e);
         throw e;
@@ -400,7 +453,7 @@ export class Graph<D extends StateDefinition | null = null> {
       }
       folded.lastSeq = journal.lastSeq;
       folded.lastEventId = journal.lastEventId;
-      await this.#remember(threadId, branchId, {
+      await this.#remember(store, threadId, branchId, {
         position: folded,
         snapshotSeq: loaded.snapshotSeq,
       });
@@ -410,22 +463,37 @@ export class Graph<D extends StateDefinition | null = null> {
     }
   }
 
-  async #remember(threadId: string, branchId: string, cached: CachedPosition): Promise<void> {
+  #positionsOf(store: StateStore): Map<string, CachedPosition> {
+    let m = this.#positions.get(store);
+    if (!m) {
+      m = new Map();
+      this.#positions.set(store, m);
+    }
+    return m;
+  }
+
+  async #remember(
+    store: StateStore,
+    threadId: string,
+    branchId: string,
+    cached: CachedPosition,
+  ): Promise<void> {
+    const positions = this.#positionsOf(store);
     const key = `${threadId}\u0000${branchId}`;
     const { position } = cached;
     const since = position.lastSeq - cached.snapshotSeq;
     if (since >= Math.max(SNAPSHOT_MIN_EVENTS, cached.snapshotSeq)) {
-      await this.stateStore!.saveSnapshot(threadId, branchId, {
+      await store.saveSnapshot(threadId, branchId, {
         seq: position.lastSeq,
         data: position as unknown as JsonValue,
       });
       cached = { position, snapshotSeq: position.lastSeq };
     }
-    this.#positions.delete(key);
-    this.#positions.set(key, cached);
-    if (this.#positions.size > POSITION_CACHE_SIZE) {
-      const oldest = this.#positions.keys().next().value as string;
-      this.#positions.delete(oldest);
+    positions.delete(key);
+    positions.set(key, cached);
+    if (positions.size > POSITION_CACHE_SIZE) {
+      const oldest = positions.keys().next().value as string;
+      positions.delete(oldest);
     }
   }
 
@@ -447,9 +515,9 @@ export class Graph<D extends StateDefinition | null = null> {
    */
   async getState(
     threadId: string,
-    options: { branchId?: string; eventId?: string } = {},
+    options: { branchId?: string; eventId?: string; stateStore?: StateStore } = {},
   ): Promise<ThreadSnapshot<GraphState<D>>> {
-    const store = this.#store("getState");
+    const store = options.stateStore ?? this.#store("getState");
     const branchId = options.branchId ?? "main";
     let position: ThreadPosition;
     if (options.eventId !== undefined) {
@@ -472,8 +540,9 @@ export class Graph<D extends StateDefinition | null = null> {
           branchId,
         });
       }
-      position = (await loadPosition(store, this.state, threadId, branchId, this.#positions))
-        .position;
+      position = (
+        await loadPosition(store, this.state, threadId, branchId, this.#positionsOf(store))
+      ).position;
     }
     return {
       state: { ...position.state } as GraphState<D>,

@@ -45,5 +45,17 @@ export {
   type TargetRef,
   when,
 } from "./routing.js";
+export {
+  type AgentExecutor,
+  type AgentGraph as SubAgentGraph,
+  type AgentHandle,
+  type AgentJob,
+  type AgentResult,
+  type AgentTask,
+  type DurableAgentHandle,
+  InProcessExecutor,
+  runAgentJob,
+} from "./sub-agents.js";
+export { type SubgraphOptions, subgraph } from "./subgraph.js";
 export type { ThreadPosition } from "./thread-state.js";
 export type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";

@@ -1,5 +1,6 @@
 import type { InterruptInfo } from "../errors/index.js";
 import type { JsonValue } from "../json/index.js";
+import type { StateStore } from "../stores/types.js";
 import type { StreamMode } from "./context.js";
 
 /** One stream event. `node`, `taskId` are `null` for `"values"` events. */
@@ -31,6 +32,12 @@ export interface RunOptions<C = unknown> {
   maxSteps?: number;
   /** Id of the outermost run, when this run is nested in another. */
   rootRunId?: string;
+  /** Run on this store instead of the graph's (subgraphs and sub-agents run on their parent's). */
+  stateStore?: StateStore | null;
+  /** With `invoke`: called with each stream event of `modes` as it happens (a callback-style stream that still returns the result). */
+  onEvent?: (event: StreamEvent) => void;
+  /** With `invoke` and `onEvent`: which events; default none. */
+  modes?: readonly StreamMode[];
 }
 
 /** Options of `graph.stream`. */

@@ -33,7 +33,15 @@ const nodeCtx = new TaskContext(
   {},
   {},
   new AbortController().signal,
-  { emit: () => {}, wants: () => false, saveCache: async () => {} },
+  {
+    emit: () => {},
+    wants: () => false,
+    saveCache: async () => {},
+    forward: () => {},
+    subAgents: () => {
+      throw new Error("no sub-agents in this test");
+    },
+  },
   { value: undefined, given: false },
 );
 const mctx: ModelMiddlewareContext = { model: "scripted", node: nodeCtx, state: {} };

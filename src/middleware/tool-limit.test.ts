@@ -45,7 +45,15 @@ function ctxFor(
     {},
     {},
     new AbortController().signal,
-    { emit: () => {}, wants: () => false, saveCache: async () => {} },
+    {
+      emit: () => {},
+      wants: () => false,
+      saveCache: async () => {},
+      forward: () => {},
+      subAgents: () => {
+        throw new Error("no sub-agents in this test");
+      },
+    },
     { value: undefined, given: false },
   );
   return ToolContext.fromNodeContext(node, {}, { toolCallId: opts.callId });

@@ -53,6 +53,10 @@ function nodeContext(
         emitted.push({ mode, nodeName, step, taskId, data }),
       wants: (mode) => modes.includes(mode),
       saveCache: async () => {},
+      forward: () => {},
+      subAgents: () => {
+        throw new Error("no sub-agents in this test");
+      },
     },
     options.context ?? { value: undefined, given: false },
   );

@@ -1,0 +1,226 @@
+/**
+ * `subgraph`: run a graph as a node of another graph.
+ *
+ * @module
+ */
+import { randomBytes } from "node:crypto";
+import {
+  GraphConfigError,
+  GraphExecutionError,
+  ThreadBusyError,
+  ValueError,
+} from "../errors/index.js";
+import { isPlainObject, type JsonValue } from "../json/index.js";
+import { addMessages } from "../state/add-messages.js";
+import type { StateDefinition } from "../state/define-state.js";
+import { GraphInterrupt, type NodeContext } from "./context.js";
+import type { Graph } from "./graph.js";
+import { type Node, node } from "./node.js";
+import type { RunOptions, StreamEvent } from "./types.js";
+
+/** Options of {@link subgraph}: exactly one of `stateIn` with `stateOut`, or `share`. */
+export interface SubgraphOptions<P, C> {
+  /** Builds the child's input from the parent state. */
+  stateIn?: (parent: P) => Record<string, unknown>;
+  /** Builds the parent's update (a plain object) from the child's final state. */
+  stateOut?: (child: C) => Record<string, unknown>;
+  /** Fields both graphs declare: passed in, and written back; instead of `stateIn`/`stateOut`. */
+  share?: readonly string[];
+  /** `"fresh"`: a new child thread `"<parent thread>:<name>:<random hex>"` per call; `"stable"`: `"<parent thread>:<name>"`, which keeps the child's state. */
+  childThread: "fresh" | "stable";
+}
+
+type AnyGraph = Graph<StateDefinition | null>;
+
+/**
+ * Wrap a graph as a node of another graph.
+ *
+ * The child runs on the parent's state store, with the parent's context and signal, on the
+ * `"main"` branch of its thread. An unanswered interrupt in the child pauses the parent under
+ * the key `"<task id>/<child key>"`; answering it resumes the child where it paused. Events the
+ * child emits reach the parent's stream (for the modes the parent streams) with
+ * `node: "<name>/<child node>"` and `taskId: "<task id>/<child task id>"`.
+ *
+ * @throws TypeError unless exactly one of `stateIn` with `stateOut`, or a non-empty `share`, is given.
+ * @throws ValueError if `childThread` is not `"fresh"` or `"stable"`.
+ * @throws GraphConfigError if the child graph has a state store or does not declare a `share` field.
+ *
+ * When the node runs: GraphConfigError if the parent does not declare a `share` field or
+ * `"stable"` runs without a thread on a state store; TypeError if `stateOut` returns no plain
+ * object; GraphExecutionError if a shared field with a custom reducer changed in the child, or
+ * a `"stable"` child starts on a forked parent branch or is already running.
+ *
+ * @example
+ * ```ts
+ * const research = subgraph("research", researchAgent, { share: ["messages"], childThread: "fresh" });
+ * ```
+ */
+export function subgraph<P = Record<string, unknown>, C = Record<string, unknown>>(
+  name: string,
+  graph: AnyGraph,
+  options: SubgraphOptions<P, C>,
+): Node<P> {
+  const { stateIn, stateOut, share, childThread } = options ?? ({} as SubgraphOptions<P, C>);
+  const hasIO = stateIn !== undefined || stateOut !== undefined;
+  const hasShare = share !== undefined;
+  if (
+    hasIO === hasShare ||
+    (hasIO && (typeof stateIn !== "function" || typeof stateOut !== "function")) ||
+    (hasShare && (!Array.isArray(share) || share.length === 0))
+  ) {
+    throw new TypeError(
+      `subgraph "${name}": give exactly one of stateIn with stateOut (two functions), or a non-empty share list`,
+    );
+  }
+  if (childThread !== "fresh" && childThread !== "stable") {
+    throw new ValueError(
+      `subgraph "${name}": childThread must be "fresh" or "stable", got ${JSON.stringify(childThread)}`,
+    );
+  }
+  if (graph.stateStore !== null) {
+    throw new GraphConfigError(
+      `subgraph "${name}": the child graph "${graph.name}" has a state store of its own; a child runs on its parent's store`,
+      { graph: graph.name, node: name },
+    );
+  }
+  const childDef = graph.state;
+  if (share && childDef) {
+    for (const f of share) {
+      if (!childDef.fields.has(f)) {
+        throw new GraphConfigError(
+          `subgraph "${name}": the child graph "${graph.name}" does not declare shared field "${f}"`,
+          { graph: graph.name, node: name },
+        );
+      }
+    }
+  }
+  graph.compiled; // a child without a flow fails here, when the parent is built
+
+  return node<P>(
+    async (state: P, ctx: NodeContext) => {
+      const parent = state as Record<string, unknown>;
+      const parentDef = ctx.stateSchema;
+      if (share && parentDef) {
+        for (const f of share) {
+          if (!parentDef.fields.has(f)) {
+            throw new GraphConfigError(
+              `subgraph "${name}": the parent graph "${ctx.graphName}" does not declare shared field "${f}"`,
+              { graph: ctx.graphName, node: name },
+            );
+          }
+        }
+      }
+      const store = ctx.stateStore;
+      let threadId: string | null;
+      if (childThread === "stable") {
+        if (!store || ctx.threadId === null) {
+          throw new GraphConfigError(
+            `subgraph "${name}": childThread "stable" needs the parent to run on a thread with a state store`,
+            { graph: ctx.graphName, node: name },
+          );
+        }
+        if (ctx.branchId !== "main") {
+          throw new GraphExecutionError(
+            `subgraph "${name}": a "stable" child cannot start on the forked parent branch "${ctx.branchId}"; its thread belongs to the parent's main branch`,
+            {
+              graph: ctx.graphName,
+              node: name,
+              step: ctx.step,
+            },
+          );
+        }
+        threadId = `${ctx.threadId}:${name}`;
+      } else {
+        const saved = ctx.cache.childThread;
+        threadId =
+          typeof saved === "string"
+            ? saved
+            : store && ctx.threadId !== null
+              ? `${ctx.threadId}:${name}:${randomBytes(6).toString("hex")}`
+              : null;
+        if (threadId !== null && saved === undefined) {
+          ctx.cache.childThread = threadId;
+          await ctx.saveCache();
+        }
+      }
+      const prefix = `${ctx.taskId}/`;
+      const answers: Record<string, JsonValue> = {};
+      for (const [k, v] of Object.entries(ctx.resumeValues))
+        if (k.startsWith(prefix)) answers[k.slice(prefix.length)] = v;
+      const paused = ctx.cache.childPaused === true && threadId !== null;
+
+      const runOptions: RunOptions = {
+        signal: ctx.signal,
+        rootRunId: ctx.rootRunId,
+        stateStore: store,
+      };
+      if (threadId !== null) runOptions.threadId = threadId;
+      if (ctx.hasContext) runOptions.context = ctx.context;
+      if (ctx.streamModes.length > 0) {
+        runOptions.modes = ctx.streamModes;
+        runOptions.onEvent = (e: StreamEvent) =>
+          ctx.emitEvent({
+            mode: e.mode,
+            node: e.node === null ? name : `${name}/${e.node}`,
+            step: ctx.step,
+            taskId: e.taskId === null ? ctx.taskId : `${ctx.taskId}/${e.taskId}`,
+            data: e.data,
+          });
+      }
+      let input: Record<string, unknown> | null;
+      if (paused) {
+        input = null;
+        runOptions.resume = answers;
+      } else if (share) {
+        input = {};
+        for (const f of share) if (parent[f] !== undefined) input[f] = parent[f];
+      } else {
+        input = stateIn!(state);
+      }
+      let result: Awaited<ReturnType<AnyGraph["invoke"]>>;
+      try {
+        result = await graph.invoke(input as never, runOptions);
+      } catch (e) {
+        if (e instanceof ThreadBusyError) {
+          throw new GraphExecutionError(
+            `subgraph "${name}": its child thread "${threadId}" is already running`,
+            { graph: ctx.graphName, node: name, step: ctx.step, cause: e },
+          );
+        }
+        throw e;
+      }
+      if (result.status === "interrupted") {
+        ctx.cache.childPaused = true;
+        throw new GraphInterrupt(
+          result.interrupts.map((i) => ({ key: `${prefix}${i.key}`, value: i.value as JsonValue })),
+        );
+      }
+      const child = result.state as Record<string, unknown>;
+      if (share) {
+        const update: Record<string, unknown> = {};
+        for (const f of share) {
+          const spec = parentDef?.fields.get(f);
+          const changed = JSON.stringify(child[f]) !== JSON.stringify(parent[f]);
+          if (spec?.reducer && spec.reducer !== (addMessages as unknown)) {
+            if (changed) {
+              throw new GraphExecutionError(
+                `subgraph "${name}": shared field "${f}" has a custom reducer and the child changed it; share only fields without a reducer (or messages), or use stateIn/stateOut`,
+                { graph: ctx.graphName, node: name, step: ctx.step },
+              );
+            }
+            continue;
+          }
+          if (changed) update[f] = child[f];
+        }
+        return update;
+      }
+      const out = stateOut!(child as C);
+      if (!isPlainObject(out))
+        throw new TypeError(
+          `subgraph "${name}": stateOut must return a plain object (the parent's update), got ${out === null ? "null" : Array.isArray(out) ? "an array" : typeof out}`,
+        );
+      return out;
+    },
+    { name },
+  );
+}
