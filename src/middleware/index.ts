@@ -22,3 +22,18 @@ export {
 } from "./run-hooks.js";
 export { ToolLimitMiddleware, type ToolLimitOptions } from "./tool-limit.js";
 export type { Middleware, ModelMiddlewareContext, ToolMiddlewareContext } from "./types.js";
+export {
+  estimateTokens,
+  HistoryTrimMiddleware,
+  type HistoryTrimOptions,
+} from "./history-trim.js";
+export { ModelCallLimitMiddleware, type ModelCallLimitOptions } from "./model-call-limit.js";
+export {
+  TODO_INSTRUCTIONS,
+  type Todo,
+  TodoMiddleware,
+  type TodoOptions,
+  type TodoStatus,
+  todoNote,
+  todosFromMessages,
+} from "./todo.js";
