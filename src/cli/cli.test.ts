@@ -1,0 +1,332 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const bin = join(root, "bin/nodestep.js");
+const FIXTURE = "src/cli/fixtures/refund.fixture.ts";
+const GRAPH = `${FIXTURE}#buildRefundGraph`;
+const dir = mkdtempSync(join(tmpdir(), "nodestep-cli-"));
+const db = join(dir, "threads.db");
+const STORE = `sqlite:${db}`;
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  delete env.NODESTEP_STORE;
+  delete env.NODESTEP_GRAPH;
+  delete env.NODESTEP_API_KEY;
+  return { ...env, ...extra };
+}
+
+/** Run `nodestep ARGS` as a child process, as a user would. */
+function nodestep(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: root, env: cleanEnv(env), timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? Number((error as { code?: unknown }).code ?? 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const lines = (...l: string[]) => `${l.join("\n")}\n`;
+
+describe("nodestep CLI", () => {
+  it("runs a graph that pauses for approval: exit 3, the question and how to answer", async () => {
+    const r = await nodestep([
+      "run",
+      GRAPH,
+      "--message",
+      "Refund 250 please",
+      "--thread",
+      "t1",
+      "--store",
+      STORE,
+    ]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(
+      lines(
+        `thread t1 · branch main · graph refund · store ${STORE}`,
+        "you: Refund 250 please",
+        '[0] plan • {"progress":"planning"}',
+        "[0] plan: amount=250 approved=null",
+        "[0] plan: ai: A refund of 250 EUR needs approval.",
+        "",
+        "paused: waiting for 1 answer",
+        '  approve (node approve): {"question":"Refund 250 EUR?"}',
+        "answer with:",
+        `  nodestep resume t1 --graph ${GRAPH} --store ${STORE} --answer 'approve=<answer>'`,
+      ),
+    );
+    expect(r.code).toBe(3);
+  });
+
+  it("resumes with the answer and prints the answer: exit 0", async () => {
+    const r = await nodestep([
+      "resume",
+      "t1",
+      "--graph",
+      GRAPH,
+      "--store",
+      STORE,
+      "--answer",
+      "approve=true",
+    ]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(
+      lines(
+        `thread t1 · branch main · graph refund · store ${STORE}`,
+        "[1] approve: approved=true",
+        "[2] reply: ai: Refunded 250 EUR.",
+        "",
+        "Refunded 250 EUR.",
+      ),
+    );
+    expect(r.code).toBe(0);
+  });
+
+  it("lists threads and a thread's history", async () => {
+    const [threads, text, history] = await Promise.all([
+      nodestep(["threads", "--store", STORE, "--json"]),
+      nodestep(["threads", "--store", STORE]),
+      nodestep(["history", "t1", "--store", STORE]),
+    ]);
+    expect(threads.code).toBe(0);
+    const list = JSON.parse(threads.stdout) as { threadId: string; branches: string[] }[];
+    expect(list.map((t) => [t.threadId, t.branches])).toEqual([["t1", ["main"]]]);
+    expect(text.stdout).toMatch(
+      /^t1 {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}branches: main\n$/,
+    );
+
+    expect(history.code).toBe(0);
+    expect(history.stdout).toBe(
+      lines(
+        "t1/main/1  run_started step 0  input: human: Refund 250 please",
+        "t1/main/2  task_finished plan step 0",
+        "t1/main/3  step_committed step 0",
+        't1/main/4  task_interrupted approve step 1  [{"key":"approve","value":{"question":"Refund 250 EUR?"}}]',
+        "t1/main/5  run_finished step 1  interrupted",
+        't1/main/6  run_started step 1  resume {"approve":true}',
+        "t1/main/7  task_finished approve step 1",
+        "t1/main/8  step_committed step 1",
+        "t1/main/9  task_finished reply step 2",
+        "t1/main/10  step_committed step 2",
+        "t1/main/11  run_finished step 3  completed",
+      ),
+    );
+  });
+
+  it("forks a thread after an event and runs the branch to another answer", async () => {
+    const fork = await nodestep([
+      "fork",
+      "t1",
+      "--event",
+      "t1/main/3",
+      "--new-branch",
+      "alt",
+      "--store",
+      STORE,
+    ]);
+    expect(fork).toEqual({
+      code: 0,
+      stderr: "",
+      stdout: lines(
+        "forked thread t1 after t1/main/3: branch alt",
+        'run on it: nodestep run <module>#<export> --thread t1 --branch alt --message "…"',
+      ),
+    });
+    const cont = await nodestep([
+      "run",
+      GRAPH,
+      "--thread",
+      "t1",
+      "--branch",
+      "alt",
+      "--store",
+      STORE,
+    ]);
+    expect(cont.code).toBe(3);
+    expect(cont.stdout).toContain(
+      `  nodestep resume t1 --graph ${GRAPH} --store ${STORE} --branch alt --answer 'approve=<answer>'\n`,
+    );
+    const no = await nodestep([
+      "resume",
+      "t1",
+      "--graph",
+      GRAPH,
+      "--store",
+      STORE,
+      "--branch",
+      "alt",
+      "--answer",
+      "approve=no",
+    ]);
+    expect(no.code).toBe(0);
+    expect(no.stdout.endsWith("\nThe refund of 250 EUR was declined.\n")).toBe(true);
+  });
+
+  it("prints events as JSON lines with --json", async () => {
+    const r = await nodestep([
+      "run",
+      GRAPH,
+      "-m",
+      "refund 20",
+      "--thread",
+      "j1",
+      "--store",
+      "memory",
+      "--json",
+    ]);
+    expect(r.code).toBe(0);
+    const events = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.map((e) => [e.event, e.node])).toEqual([
+      ["custom", "plan"],
+      ["updates", "plan"],
+      ["updates", "reply"],
+      ["end", undefined],
+    ]);
+    expect(events[3]).toMatchObject({
+      threadId: "j1",
+      status: "completed",
+      interrupts: [],
+      state: { amount: 20, approved: null },
+    });
+  });
+
+  it("passes the context of a { graph, context } export to its runs", async () => {
+    const r = await nodestep([
+      "run",
+      `${FIXTURE}#buildRefundApp`,
+      "-m",
+      "refund 30",
+      "--store",
+      "memory",
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.endsWith("\nRefunded 30 USD automatically.\n")).toBe(true);
+  });
+
+  it("runs a graph export on its own store, and refuses --store for it", async () => {
+    const own = await nodestep(["run", `${FIXTURE}#refundGraph`, "-m", "refund 3"]);
+    expect(own.code).toBe(0);
+    expect(own.stdout.startsWith("thread t-")).toBe(true);
+    expect(own.stdout).toContain(" · store the graph's own store (MemoryStateStore)\n");
+    const refused = await nodestep([
+      "run",
+      `${FIXTURE}#refundGraph`,
+      "-m",
+      "refund 3",
+      "--store",
+      "memory",
+    ]);
+    expect(refused).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `nodestep: ${FIXTURE}#refundGraph is a graph with its own store, so --store does not apply; export a function ({ stateStore }) => Graph to run it on the CLI's store\n`,
+    });
+  });
+
+  it("exits 1 with the error when the run fails", async () => {
+    const r = await nodestep([
+      "run",
+      GRAPH,
+      "-m",
+      "explode 9",
+      "--thread",
+      "f1",
+      "--store",
+      "memory",
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      lines(
+        "nodestep: run failed: Error: the planner exploded",
+        `(the thread keeps its state from before the failed step; retry with: nodestep resume f1 --graph ${GRAPH})`,
+      ),
+    );
+  });
+
+  it("exits 1 for an unknown thread", async () => {
+    expect(await nodestep(["history", "ghost", "--store", STORE])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `nodestep: no thread "ghost" in ${STORE}\n`,
+    });
+  });
+
+  it("exits 2 for usage errors, with a message", async () => {
+    const usage = (stderr: string) => ({ code: 2, stdout: "", stderr });
+    const results = await Promise.all([
+      nodestep(["bogus"]),
+      nodestep(["run", GRAPH, "--store", "memory"]),
+      nodestep(["run", GRAPH, "-m", "hi", "--store", "redis://x"]),
+      nodestep(["run", `${FIXTURE}#nope`, "-m", "hi", "--store", "memory"]),
+      nodestep(["run", `${FIXTURE}#notAGraph`, "-m", "hi", "--store", "memory"]),
+      nodestep(["resume", "t1", "--graph", GRAPH, "--store", STORE, "--answer", "yes"]),
+    ]);
+    expect(results).toEqual([
+      usage("error: unknown command 'bogus'\n(run nodestep --help for usage)\n"),
+      usage("nodestep: give --message or --input (or --thread to continue a thread)\n"),
+      usage(
+        'nodestep: --store must be "memory", "sqlite:FILE" or a postgres:// connection string, got "redis://x"\n',
+      ),
+      usage(
+        `nodestep: ${FIXTURE} has no export "nope"; its exports: buildRefundApp, buildRefundGraph, default, notAGraph, refundGraph\n`,
+      ),
+      usage(
+        `nodestep: ${FIXTURE}#notAGraph is neither a Graph nor a function ({ stateStore }) => Graph; it is object\n`,
+      ),
+      usage('nodestep: --answer takes KEY=VALUE, got "yes"\n'),
+    ]);
+  });
+
+  it("serves the API and the studio until SIGTERM", async () => {
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [bin, "serve", GRAPH, "--port", "0", "--store", "memory"],
+      {
+        cwd: root,
+        env: cleanEnv(),
+      },
+    );
+    let stdout = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on("data", (d: Buffer) => {
+        stdout += d.toString();
+        const m = /studio for graph "refund": (http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout);
+        if (m) resolve(m[1]!);
+      });
+      child.on("exit", () => reject(new Error(`serve exited: ${stdout}`)));
+    });
+    const graph = await fetch(`${url}/api/graph`);
+    expect(graph.status).toBe(200);
+    expect(((await graph.json()) as { name: string }).name).toBe("refund");
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("exit", (code) => resolve(code)),
+    );
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(stdout).toBe(
+      lines(
+        `nodestep studio for graph "refund": ${url}/`,
+        `API: ${url}/api · store: memory`,
+        "stopped",
+      ),
+    );
+  });
+});
