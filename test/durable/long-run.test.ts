@@ -1,0 +1,105 @@
+/**
+ * A long conversation (issue 3, item 10: "memory stays flat; nothing holds every past step
+ * alive"), checked by structure rather than by timing or heap sizes: over 2,000 agent turns on
+ * a MemoryStateStore, every turn appends the same events of the same size, the log is never
+ * read again after the first turn (the graph keeps one folded position per thread), and the
+ * folded position kept in snapshots holds no per-step data once a run has completed.
+ */
+import { expect, it } from "vitest";
+import { buildReactAgent, runAgent } from "../../src/agents/index.js";
+import type { Chat, ChatRequest, ChatResponseInit } from "../../src/chat/types.js";
+import { MemoryStateStore } from "../../src/stores/index.js";
+import type { Snapshot, StoredEvent } from "../../src/stores/types.js";
+
+/** A chat that answers "ok" and keeps nothing (ScriptedChat records every request). */
+const echo: Chat = {
+  model: "echo",
+  async complete(_request: ChatRequest): Promise<ChatResponseInit> {
+    return { content: "ok", toolCalls: [] };
+  },
+  stream() {
+    throw new Error("not used");
+  },
+};
+
+/** A MemoryStateStore that counts log reads and keeps the snapshots it is given. */
+class CountingStore extends MemoryStateStore {
+  reads = 0;
+  snapshots: Snapshot[] = [];
+  override async read(
+    threadId: string,
+    branchId: string,
+    options?: { afterSeq?: number; uptoSeq?: number },
+  ): Promise<StoredEvent[]> {
+    this.reads++;
+    return super.read(threadId, branchId, options);
+  }
+  override async saveSnapshot(threadId: string, branchId: string, s: Snapshot): Promise<void> {
+    this.snapshots.push(s);
+    return super.saveSnapshot(threadId, branchId, s);
+  }
+}
+
+it("2,000 turns: flat events per turn, no log replay, no per-step data kept", async () => {
+  const store = new CountingStore();
+  const agent = buildReactAgent(echo, { tools: [], stateStore: store });
+  const TURNS = 2000;
+  const readsAfter: number[] = [];
+  for (let i = 1; i <= TURNS; i++) {
+    expect(await runAgent(agent, `question ${i % 10}`, { threadId: "long" })).toBe("ok");
+    readsAfter.push(store.reads);
+  }
+  // One read of the (empty) log when the thread is first opened; none after.
+  expect(readsAfter[0]).toBe(1);
+  expect(readsAfter[TURNS - 1]).toBe(1);
+
+  const events = await store.read("long", "main");
+  const byRun = new Map<string, StoredEvent[]>();
+  for (const e of events) byRun.set(e.runId, [...(byRun.get(e.runId) ?? []), e]);
+  const runs = [...byRun.values()];
+  expect(runs).toHaveLength(TURNS);
+  const types = (run: StoredEvent[]) => run.map((e) => e.type);
+  const size = (run: StoredEvent[]) => run.reduce((n, e) => n + JSON.stringify(e.data).length, 0);
+  for (const turn of [10, 100, 1000, 2000]) {
+    expect(types(runs[turn - 1]!)).toEqual([
+      "run_started",
+      "task_finished",
+      "step_committed",
+      "run_finished",
+    ]);
+  }
+  // What a turn writes does not grow with the conversation: turns 10 and 2,000 write the same
+  // bytes up to the digits of the step numbers (4 of them, at most 3 more digits each).
+  expect(size(runs[TURNS - 1]!) - size(runs[9]!)).toBeLessThanOrEqual(12);
+  expect(size(runs[TURNS - 1]!) - size(runs[9]!)).toBeGreaterThanOrEqual(0);
+
+  // Snapshots are spaced out (each after a tail as long as the log before it) and hold a folded
+  // position without per-step data.
+  expect(store.snapshots.map((s) => s.seq)).toEqual([64, 128, 256, 512, 1024, 2048, 4096]);
+  const last = store.snapshots.at(-1)!.data as Record<string, unknown>;
+  expect(Object.keys(last).sort()).toEqual([
+    "answers",
+    "caches",
+    "format",
+    "interrupts",
+    "known",
+    "lastEventId",
+    "lastSeq",
+    "lastStatus",
+    "originRunId",
+    "state",
+    "step",
+    "tasks",
+  ]);
+  expect([last.known, last.caches, last.interrupts, last.answers, last.tasks]).toEqual([
+    {},
+    {},
+    [],
+    {},
+    [],
+  ]);
+  const snap = await agent.getState("long");
+  expect(snap.state.messages).toHaveLength(2 * TURNS);
+  expect(snap.step).toBe(TURNS);
+  expect(snap.next).toEqual([]);
+});
