@@ -34,7 +34,7 @@ try {
   console.log("stopped:", (e as Error).message);
 }
 const events = await agent.history("t");
-const request = events.findIndex((e) => e.type === "task_finished" && e.node === "think");
+const request = events.findLastIndex((e) => e.type === "task_finished" && e.node === "think");
 const beforeRequest = events[request - 1]!;
 
 // New input after the stopped turn (tried on a branch, to keep "t" as it is).
