@@ -488,6 +488,8 @@ async function main(): Promise<void> {
     };
     if (errors.length > 0) row.errors = errors;
     rows.push(row);
+    // Keep the file current, so that a run stopped halfway still leaves its figures.
+    if (args.json) writeFileSync(args.json, `${JSON.stringify(rows, null, 2)}\n`);
   }
   const minutes = ((performance.now() - started) / 60000).toFixed(1);
   console.log(
