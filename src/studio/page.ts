@@ -22,6 +22,7 @@ export function studioHtml(graphName: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${name} · nodestep studio</title>
 <style>${STUDIO_CSS}</style>
 </head>
@@ -99,7 +100,7 @@ textarea{width:100%;font:inherit;padding:6px;border:1px solid #c5cddb;border-rad
 .tag.error,.tag.run_failed{color:#c62828}
 .tag.end,.tag.run_finished{color:#1b7f3b}
 pre{margin:0;padding:8px;background:#f7f9fc;border:1px solid #eef1f6;border-radius:5px;overflow:auto;max-height:70vh;font-size:12px}
-#graph svg{width:100%;height:auto;display:block}
+#graph svg{max-width:100%;height:auto;display:block;margin:0 auto}
 #graph .node rect{fill:#eef3ff;stroke:#5d7fbf;stroke-width:1.2}
 #graph .node.terminal rect{fill:#1d2330;stroke:#1d2330}
 #graph .node.terminal text{fill:#fff}

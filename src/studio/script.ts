@@ -118,6 +118,7 @@ export const studioScript: string = String.raw`// nodestep studio: plain browser
   var NODE_H = 32;
   var GAP_Y = 40;
   var GAP_X = 30;
+  var SIDE = 70; // room on each side for edges that skip a row or loop back
 
   function layout(view) {
     var names = ["__start__"].concat(view.nodes, ["__end__"]);
@@ -128,16 +129,29 @@ export const studioScript: string = String.raw`// nodestep studio: plain browser
     view.edges.forEach(function (e) {
       if (out[e.from]) out[e.from].push(e.to);
     });
-    // rank: length of the shortest path from START; END below everything else
-    var rank = { __start__: 0 };
-    var queue = ["__start__"];
-    while (queue.length) {
-      var n = queue.shift();
+    // rank: the longest path from START over the edges that do not loop back (found by a
+    // depth-first walk); END below everything else
+    var back = {};
+    var seen = {};
+    var onPath = {};
+    function walk(n) {
+      seen[n] = true;
+      onPath[n] = true;
       (out[n] || []).forEach(function (m) {
-        if (rank[m] === undefined && m !== "__end__") {
-          rank[m] = rank[n] + 1;
-          queue.push(m);
-        }
+        if (onPath[m]) back[n + ">" + m] = true;
+        else if (!seen[m]) walk(m);
+      });
+      onPath[n] = false;
+    }
+    walk("__start__");
+    var rank = { __start__: 0 };
+    for (var round = 0; round < names.length; round++) {
+      names.forEach(function (n) {
+        if (rank[n] === undefined) return;
+        (out[n] || []).forEach(function (m) {
+          if (m === "__end__" || back[n + ">" + m]) return;
+          if (rank[m] === undefined || rank[m] < rank[n] + 1) rank[m] = rank[n] + 1;
+        });
       });
     }
     var maxRank = 0;
@@ -154,12 +168,12 @@ export const studioScript: string = String.raw`// nodestep studio: plain browser
     rows.forEach(function (r) {
       widest = Math.max(widest, r ? r.length : 0);
     });
-    var width = widest * NODE_W + (widest + 1) * GAP_X + 80;
+    var width = widest * NODE_W + (widest - 1) * GAP_X + 2 * SIDE;
     var pos = {};
     rows.forEach(function (r, i) {
       if (!r) return;
       var rowW = r.length * NODE_W + (r.length - 1) * GAP_X;
-      var x0 = (width - 80 - rowW) / 2;
+      var x0 = (width - rowW) / 2;
       r.forEach(function (n, j) {
         pos[n] = { x: x0 + j * (NODE_W + GAP_X), y: 10 + i * (NODE_H + GAP_Y), rank: i };
       });
@@ -173,6 +187,8 @@ export const studioScript: string = String.raw`// nodestep studio: plain browser
     var l = layout(view);
     var root = svg("svg", {
       viewBox: "0 0 " + l.width + " " + l.height,
+      width: l.width,
+      height: l.height,
       role: "img",
       "aria-label": "graph " + view.name,
     });
@@ -197,7 +213,17 @@ export const studioScript: string = String.raw`// nodestep studio: plain browser
       var d;
       var lx;
       var ly;
-      if (b.rank > a.rank) {
+      if (b.rank > a.rank + 1) {
+        // skips a row: around the left side
+        var lx1 = a.x;
+        var ly1 = a.y + NODE_H / 2;
+        var lx2 = b.x;
+        var ly2 = b.y + NODE_H / 2;
+        var left = Math.min(lx1, lx2) - 28;
+        d = "M" + lx1 + "," + ly1 + " C" + left + "," + ly1 + " " + left + "," + ly2 + " " + lx2 + "," + ly2;
+        lx = left - 4;
+        ly = (ly1 + ly2) / 2;
+      } else if (b.rank > a.rank) {
         var x1 = a.x + NODE_W / 2;
         var y1 = a.y + NODE_H;
         var x2 = b.x + NODE_W / 2;
@@ -229,7 +255,13 @@ export const studioScript: string = String.raw`// nodestep studio: plain browser
       );
       if (e.kind !== "edge") {
         root.appendChild(
-          svg("text", { x: lx, y: ly, class: "edge-label", "text-anchor": "start", text: e.kind }),
+          svg("text", {
+            x: lx,
+            y: ly,
+            class: "edge-label",
+            "text-anchor": b.rank > a.rank + 1 ? "end" : "start",
+            text: e.kind,
+          }),
         );
       }
     });
