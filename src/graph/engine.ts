@@ -33,6 +33,13 @@ import {
   type TaskHost,
 } from "./context.js";
 import type { Node } from "./node.js";
+import {
+  type NodeCache,
+  type RetryPolicy,
+  resolveRetry,
+  retryDelayMs,
+  stableHash,
+} from "./policies.js";
 import { Command, isEnd, Send } from "./routing.js";
 import type { SubAgents } from "./sub-agents.js";
 import type { StreamEvent } from "./types.js";
@@ -67,6 +74,10 @@ export interface EngineGraph {
   readonly workspace: unknown;
   readonly stateStore: StateStore | null;
   readonly maxSteps: number;
+  /** Default retry policy of nodes without one. */
+  readonly retry: RetryPolicy | null;
+  /** Where cached node results live. */
+  readonly nodeCache: NodeCache | null;
 }
 
 /** Persistence hooks of a run; no-ops without a state store. */
@@ -353,6 +364,73 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal, graph: EngineGraph): P
 }
 
 function runTask(
+  graph: EngineGraph,
+  pos: RunPosition,
+  opts: EngineRunOptions,
+  host: TaskHost,
+  step: number,
+  t: TaskSpec,
+): TaskResult | Promise<TaskResult> {
+  const cn = graph.flow.nodes.get(t.name);
+  const retry = cn?.node.retry ?? graph.retry;
+  if (!cn || (retry === null && cn.node.cache === null))
+    return attemptTask(graph, pos, opts, host, step, t);
+  return runWithPolicies(graph, pos, opts, host, step, t, cn, retry);
+}
+
+async function runWithPolicies(
+  graph: EngineGraph,
+  pos: RunPosition,
+  opts: EngineRunOptions,
+  host: TaskHost,
+  step: number,
+  t: TaskSpec,
+  cn: CompiledNode,
+  retry: RetryPolicy | null,
+): Promise<TaskResult> {
+  let cacheKey: string | null = null;
+  const cachePolicy = cn.node.cache;
+  if (cachePolicy && graph.nodeCache) {
+    const input = t.payload ? { ...pos.state, ...t.payload } : pos.state;
+    cacheKey = `${graph.name}/${cn.name}/${cachePolicy.key ? cachePolicy.key(input) : stableHash(input)}`;
+    const hit = await graph.nodeCache.get(cacheKey);
+    if (hit !== null) return { kind: "done", outcome: hit as unknown as TaskOutcome };
+  }
+  const policy = retry ? resolveRetry(retry, `node "${cn.name}"`) : null;
+  for (let attempt = 1; ; attempt++) {
+    let r: TaskResult;
+    try {
+      r = await attemptTask(graph, pos, opts, host, step, t);
+    } catch (e) {
+      if (!policy || attempt >= policy.maxAttempts || opts.signal.aborted || !policy.retryOn(e))
+        throw e;
+      await sleepUnlessAborted(retryDelayMs(policy, attempt), opts.signal);
+      continue;
+    }
+    if (r.kind === "done" && cacheKey !== null && graph.nodeCache) {
+      await graph.nodeCache.set(
+        cacheKey,
+        r.outcome as unknown as JsonValue,
+        cachePolicy?.ttlMs ?? null,
+      );
+    }
+    return r;
+  }
+}
+
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+function attemptTask(
   graph: EngineGraph,
   pos: RunPosition,
   opts: EngineRunOptions,

@@ -37,6 +37,7 @@ import {
 } from "./engine.js";
 import { type CachedPosition, loadPosition, ThreadJournal } from "./journal.js";
 import type { Edge } from "./node.js";
+import { MemoryNodeCache, type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
 import { SubAgents } from "./sub-agents.js";
 import { emptyPosition, foldEvents, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
@@ -56,6 +57,10 @@ export interface GraphOptions {
   middleware?: readonly unknown[];
   /** How long a run's single-writer lease on its thread lasts without renewal, in ms; default 30,000. A run renews it as it goes; a process that dies leaves it to expire. */
   leaseTtlMs?: number;
+  /** Default retry policy of nodes that have none; default none. */
+  retry?: RetryPolicy;
+  /** Where the results of nodes with a `cache` policy live; default a `MemoryNodeCache` of this graph. `new StoreNodeCache(store)` shares it through a state store. */
+  nodeCache?: NodeCache;
 }
 
 /** The state type of a graph built on a definition, or a plain object. */
@@ -103,6 +108,10 @@ export class Graph<D extends StateDefinition | null = null> {
   readonly maxSteps: number;
   readonly middleware: readonly unknown[];
   readonly leaseTtlMs: number;
+  /** Default retry policy of nodes that have none. */
+  readonly retry: RetryPolicy | null;
+  /** Where cached node results live (made on first use when not given). */
+  nodeCache: NodeCache | null;
   #flow: CompiledFlow | null = null;
   #positions = new WeakMap<StateStore, Map<string, CachedPosition>>();
 
@@ -122,6 +131,9 @@ export class Graph<D extends StateDefinition | null = null> {
     this.workspace = options.workspace ?? null;
     this.middleware = options.middleware ?? [];
     this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
+    if (options.retry) resolveRetry(options.retry, `Graph "${this.name}"`);
+    this.retry = options.retry ?? null;
+    this.nodeCache = options.nodeCache ?? null;
     const maxSteps = options.maxSteps ?? 25;
     if (!Number.isInteger(maxSteps) || maxSteps < 1)
       throw new ValueError(
@@ -275,6 +287,8 @@ export class Graph<D extends StateDefinition | null = null> {
       middleware: this.middleware,
       workspace: this.workspace,
       stateStore: runStore,
+      retry: this.retry,
+      nodeCache: this.#nodeCache(flow),
       maxSteps,
     };
     let originRunId = runId;
@@ -461,6 +475,17 @@ export class Graph<D extends StateDefinition | null = null> {
     } finally {
       await journal.close();
     }
+  }
+
+  #nodeCache(flow: CompiledFlow): NodeCache | null {
+    if (this.nodeCache) return this.nodeCache;
+    for (const n of flow.nodes.values()) {
+      if (n.node.cache) {
+        this.nodeCache = new MemoryNodeCache();
+        return this.nodeCache;
+      }
+    }
+    return null;
   }
 
   #positionsOf(store: StateStore): Map<string, CachedPosition> {

@@ -32,6 +32,14 @@ export {
   type StartSentinel,
 } from "./node.js";
 export {
+  type CachePolicy,
+  MemoryNodeCache,
+  type NodeCache,
+  type RetryPolicy,
+  retryableByDefault,
+  StoreNodeCache,
+} from "./policies.js";
+export {
   type AnyNode,
   Command,
   type Condition,

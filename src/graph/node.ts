@@ -4,6 +4,8 @@
  * @module
  */
 import type { NodeContext } from "./context.js";
+import type { CachePolicy, RetryPolicy } from "./policies.js";
+import { resolveRetry } from "./policies.js";
 import type { AnyNode, Command, EdgeTarget, EndSentinel, Send } from "./routing.js";
 
 /**
@@ -61,6 +63,10 @@ export interface NodeOptions<S> {
   timeoutMs?: number;
   /** Every target reached through `Command.goto`, `Send` or a returned `END`. Listed nodes join the flow; a name refers to the flow's node of that name. Routing elsewhere raises `GraphExecutionError`. */
   goto?: ReadonlyArray<AnyNode | string | EndSentinel>;
+  /** Retry the node when it fails; default the graph's `retry` (none). */
+  retry?: RetryPolicy;
+  /** Cache the node's result by its input; entries live in the graph's `nodeCache`. */
+  cache?: CachePolicy;
 }
 
 /** A graph step: a function plus its name and options. Made by {@link node}. */
@@ -70,6 +76,10 @@ export interface Node<S = Record<string, unknown>> {
   readonly ref: string | null;
   readonly timeoutMs: number | null;
   readonly goto: ReadonlyArray<AnyNode | string | EndSentinel> | null;
+  /** Its retry policy, or `null`. */
+  readonly retry: RetryPolicy | null;
+  /** Its cache policy, or `null`. */
+  readonly cache: CachePolicy | null;
   /** The wrapped function. */
   handler(state: S, ctx: NodeContext): NodeReturn<S> | Promise<NodeReturn<S>>;
   /** An edge from this node to `target`: a node, a name, `END`, `when(...)`, or a list (fan-out). */
@@ -130,6 +140,10 @@ export function node<S = Record<string, unknown>, C = unknown>(
         );
     }
   }
+  if (options.retry) resolveRetry(options.retry, `node "${name}"`);
+  if (options.cache && options.cache.ttlMs !== undefined && !(options.cache.ttlMs > 0)) {
+    throw new TypeError(`node "${name}": cache.ttlMs must be a positive number of milliseconds`);
+  }
   const ref = options.ref ?? null;
   const n: Node<S> = {
     kind: "node",
@@ -137,6 +151,8 @@ export function node<S = Record<string, unknown>, C = unknown>(
     ref,
     timeoutMs,
     goto,
+    retry: options.retry ?? null,
+    cache: options.cache ?? null,
     handler: fn as Node<S>["handler"],
     to(target: EdgeTarget): Edge {
       return { kind: "edge", from: n, to: target };

@@ -40,20 +40,31 @@ export interface Conditional<S> {
   readonly condition: Condition<S>;
   readonly target: TargetRef | ReadonlyArray<TargetRef>;
   readonly otherwise: TargetRef | ReadonlyArray<TargetRef> | null;
+  /** Import path `module#export` of the condition, for `graph.toSpec()`; `null` when not given. */
+  readonly ref: string | null;
 }
 
 /**
  * A conditional edge: after the superstep, `condition(state)` picks `target` when true,
  * `otherwise` (or nothing) when false.
  *
+ * `options.ref` (`module#export`) names the condition so that `graph.toSpec()` can describe it
+ * and `Graph.fromSpec` can find it again.
+ *
  * @example think.to(when((s) => s.toolCalls.length > 0, act, { otherwise: END }))
  */
 export function when<S>(
   condition: Condition<S>,
   target: TargetRef | ReadonlyArray<TargetRef>,
-  options: { otherwise?: TargetRef | ReadonlyArray<TargetRef> } = {},
+  options: { otherwise?: TargetRef | ReadonlyArray<TargetRef>; ref?: string } = {},
 ): Conditional<S> {
-  return { kind: "when", condition, target, otherwise: options.otherwise ?? null };
+  return {
+    kind: "when",
+    condition,
+    target,
+    otherwise: options.otherwise ?? null,
+    ref: options.ref ?? null,
+  };
 }
 
 /** A target of `Command.goto`: a node, a node name, {@link END} or a {@link Send}. */

@@ -1,0 +1,209 @@
+/**
+ * Node policies: retrying a failed node, and caching a node's result by its input.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import {
+  ContextNotProvidedError,
+  GraphConfigError,
+  GraphExecutionError,
+  ModelProviderError,
+  RunCancelledError,
+  StateStoreError,
+  StateUpdateError,
+  ValueError,
+} from "../errors/index.js";
+import type { JsonValue } from "../json/index.js";
+import type { StateStore } from "../stores/types.js";
+
+/**
+ * How a node is retried when it fails.
+ *
+ * The delay before attempt n+1 is `min(initialIntervalMs * backoffFactor^(n-1), maxIntervalMs)`,
+ * times a random factor in [0.5, 1.5) with `jitter`. A retried attempt's update, routes and
+ * `ctx.cache` changes are discarded; an interrupt is never retried; a cancelled run is not.
+ */
+export interface RetryPolicy {
+  /** Attempts in all, the first included; default 3. */
+  maxAttempts?: number;
+  /** Delay before the second attempt, in ms; default 500. */
+  initialIntervalMs?: number;
+  /** Factor the delay grows by per attempt; default 2. */
+  backoffFactor?: number;
+  /** Upper bound of a delay, in ms; default 128,000. */
+  maxIntervalMs?: number;
+  /** Randomize delays by ±50%; default true. */
+  jitter?: boolean;
+  /**
+   * Which errors to retry: a predicate, or a list of error classes. Default: every error but
+   * nodestep's own configuration, state, store and routing errors, a cancelled run, a
+   * `ModelProviderError` that says a retry cannot help, and `TypeError`/`ReferenceError`/`SyntaxError`
+   * (bugs do not heal by waiting).
+   */
+  retryOn?: ((error: unknown) => boolean) | ReadonlyArray<abstract new (...args: never[]) => Error>;
+}
+
+/** A node's result cache: a key from the node's input, and a time to live. */
+export interface CachePolicy {
+  /** The key of an input state; default a SHA-256 of its JSON (keys sorted). */
+  key?: (state: Record<string, unknown>) => string;
+  /** How long an entry lives, in ms; default for ever. */
+  ttlMs?: number;
+}
+
+/** Where node results are cached. `MemoryNodeCache` here; `StoreNodeCache` keeps them in a state store. */
+export interface NodeCache {
+  /** The entry for `key`, or `null` when absent or expired. */
+  get(key: string): Promise<JsonValue | null>;
+  /** Keep `value` under `key` for `ttlMs` ms (`null`: for ever). */
+  set(key: string, value: JsonValue, ttlMs: number | null): Promise<void>;
+}
+
+/** A {@link NodeCache} in this process's memory (at most `maxEntries`, oldest dropped first; default 10,000). */
+export class MemoryNodeCache implements NodeCache {
+  readonly #entries = new Map<string, { value: JsonValue; expiresAt: number | null }>();
+  readonly #max: number;
+  constructor(options: { maxEntries?: number } = {}) {
+    this.#max = options.maxEntries ?? 10_000;
+  }
+  async get(key: string): Promise<JsonValue | null> {
+    const e = this.#entries.get(key);
+    if (!e) return null;
+    if (e.expiresAt !== null && Date.now() >= e.expiresAt) {
+      this.#entries.delete(key);
+      return null;
+    }
+    return e.value;
+  }
+  async set(key: string, value: JsonValue, ttlMs: number | null): Promise<void> {
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, expiresAt: ttlMs === null ? null : Date.now() + ttlMs });
+    if (this.#entries.size > this.#max)
+      this.#entries.delete(this.#entries.keys().next().value as string);
+  }
+}
+
+/**
+ * A {@link NodeCache} kept in a state store, so that every process sharing the store shares
+ * the cache: each key is a thread `"__nodecache__:<sha256 of key>"` whose last event holds the entry.
+ */
+export class StoreNodeCache implements NodeCache {
+  constructor(readonly store: StateStore) {}
+  #thread(key: string): string {
+    return `__nodecache__:${createHash("sha256").update(key).digest("hex")}`;
+  }
+  async get(key: string): Promise<JsonValue | null> {
+    const threadId = this.#thread(key);
+    const branch = await this.store.getBranch(threadId, "main");
+    if (!branch || branch.lastSeq === 0) return null;
+    const [last] = await this.store.read(threadId, "main", { afterSeq: branch.lastSeq - 1 });
+    const data = last?.data as { value: JsonValue; expiresAt: number | null } | undefined;
+    if (!data || (data.expiresAt !== null && Date.now() >= data.expiresAt)) return null;
+    return data.value;
+  }
+  async set(key: string, value: JsonValue, ttlMs: number | null): Promise<void> {
+    const threadId = this.#thread(key);
+    const branch = await this.store.getBranch(threadId, "main");
+    const expiresAt = ttlMs === null ? null : Date.now() + ttlMs;
+    try {
+      await this.store.append(
+        threadId,
+        "main",
+        [
+          {
+            type: "task_finished",
+            runId: "node-cache",
+            step: null,
+            taskId: null,
+            node: null,
+            data: { value, expiresAt },
+          },
+        ],
+        branch?.lastSeq ?? 0,
+      );
+    } catch (e) {
+      if (!(e instanceof StateStoreError)) throw e;
+      // Another process wrote the same entry at the same time: its value serves as well.
+    }
+  }
+}
+
+const NOT_RETRIED: ReadonlyArray<abstract new (...args: never[]) => Error> = [
+  GraphConfigError,
+  GraphExecutionError,
+  StateUpdateError,
+  StateStoreError,
+  RunCancelledError,
+  ContextNotProvidedError,
+  ValueError,
+  TypeError,
+  ReferenceError,
+  SyntaxError,
+];
+
+/** Whether the default policy retries `error`. */
+export function retryableByDefault(error: unknown): boolean {
+  if (error instanceof ModelProviderError) return error.retryable;
+  return !NOT_RETRIED.some((c) => error instanceof c);
+}
+
+/** Check a retry policy and fill its defaults. @throws ValueError for out-of-range numbers. */
+export function resolveRetry(
+  policy: RetryPolicy,
+  where: string,
+): Required<Omit<RetryPolicy, "retryOn">> & { retryOn: (e: unknown) => boolean } {
+  const maxAttempts = policy.maxAttempts ?? 3;
+  const initialIntervalMs = policy.initialIntervalMs ?? 500;
+  const backoffFactor = policy.backoffFactor ?? 2;
+  const maxIntervalMs = policy.maxIntervalMs ?? 128_000;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+    throw new ValueError(
+      `${where}: retry.maxAttempts must be a positive integer, got ${maxAttempts}`,
+    );
+  for (const [k, v] of [
+    ["initialIntervalMs", initialIntervalMs],
+    ["maxIntervalMs", maxIntervalMs],
+    ["backoffFactor", backoffFactor],
+  ] as const) {
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0)
+      throw new ValueError(`${where}: retry.${k} must be a non-negative number, got ${v}`);
+  }
+  const r = policy.retryOn;
+  const retryOn =
+    r === undefined
+      ? retryableByDefault
+      : typeof r === "function"
+        ? (r as (e: unknown) => boolean)
+        : (e: unknown) => r.some((c) => e instanceof c);
+  return {
+    maxAttempts,
+    initialIntervalMs,
+    backoffFactor,
+    maxIntervalMs,
+    jitter: policy.jitter ?? true,
+    retryOn,
+  };
+}
+
+/** Delay before attempt `attempt + 1` (attempt counted from 1), in ms. */
+export function retryDelayMs(p: ReturnType<typeof resolveRetry>, attempt: number): number {
+  const base = Math.min(p.initialIntervalMs * p.backoffFactor ** (attempt - 1), p.maxIntervalMs);
+  return p.jitter ? base * (0.5 + Math.random()) : base;
+}
+
+/** A SHA-256 of `value`'s JSON with object keys sorted. */
+export function stableHash(value: unknown): string {
+  return createHash("sha256").update(stableJson(value)).digest("hex");
+}
+
+function stableJson(v: unknown): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
+    .join(",")}}`;
+}
