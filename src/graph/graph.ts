@@ -39,6 +39,7 @@ import { type CachedPosition, loadPosition, ThreadJournal } from "./journal.js";
 import type { Edge } from "./node.js";
 import { MemoryNodeCache, type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
+import { type FromSpecOptions, fromSpec, type GraphSpec, toMermaid, toSpec } from "./spec.js";
 import { SubAgents } from "./sub-agents.js";
 import { emptyPosition, foldEvents, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
 import type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";
@@ -164,6 +165,37 @@ export class Graph<D extends StateDefinition | null = null> {
   /** Names of the graph's nodes. */
   get nodeNames(): string[] {
     return [...this.compiled.nodes.keys()];
+  }
+
+  /**
+   * A JSON description of the graph: name, state fields, nodes with `ref`, edges and
+   * conditions, `goto`. See `toSpec` in `spec.ts`.
+   * @throws GraphConfigError before `flow()`.
+   * @example JSON.stringify(graph.toSpec())
+   */
+  toSpec(): GraphSpec {
+    return toSpec(this as Graph<StateDefinition | null>);
+  }
+
+  /**
+   * The graph as a Mermaid flowchart. See `toMermaid` in `spec.ts`.
+   * @throws GraphConfigError before `flow()`.
+   * @example console.log(graph.toMermaid())
+   */
+  toMermaid(): string {
+    return toMermaid(this as Graph<StateDefinition | null>);
+  }
+
+  /**
+   * Build a graph back from `graph.toSpec()`, finding code only through `options.resolve`.
+   * See `fromSpec` in `spec.ts`.
+   * @example const graph = await Graph.fromSpec(spec, { state: State, resolve: refResolver(modules) });
+   */
+  static fromSpec<D extends StateDefinition | null = null>(
+    spec: unknown,
+    options: FromSpecOptions<D>,
+  ): Promise<Graph<D>> {
+    return fromSpec(spec, options);
   }
 
   /**
