@@ -144,9 +144,10 @@ export class BullMQExecutor implements AgentExecutor {
         { handleId: id },
       );
     }
-    const job = await this.queue.getJob(id);
-    const state = job ? await job.getState() : "unknown";
-    if (!job || state === "unknown") {
+    // The state first: once it says completed or failed, the job read after it is final.
+    const state = await this.queue.getJobState(id);
+    const job = state === "unknown" ? undefined : await this.queue.getJob(id);
+    if (!job) {
       throw new AgentHandleLostError(
         `Executor "${this.name}" does not know sub-agent "${id}": no such job in queue "${this.queue.name}" (removed, or submitted to another Redis, prefix or queue)`,
         { handleId: id },
