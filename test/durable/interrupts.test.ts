@@ -148,9 +148,9 @@ describeStores("interrupts through an agent", (fx) => {
     expect(r2.status).toBe("interrupted");
     expect(r2.interrupts).toEqual([{ key: "b", value: "second?", node: "step", taskId: "0:0" }]);
     await expectError(
-      () => graph.invoke(null, { threadId: "t", resume: { a: "again" } }),
+      () => graph.invoke(null, { threadId: "t", resume: { c: "nobody asked" } }),
       ValueError,
-      'Thread "t" has no pending interrupt with key "a"; pending: b',
+      'Thread "t" has no pending interrupt with key "c"; pending: b',
     );
     const r3 = await graph.invoke(null, { threadId: "t", resume: { b: "B" } });
     expect(r3.status).toBe("completed");
