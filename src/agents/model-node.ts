@@ -3,6 +3,7 @@
  *
  * @module
  */
+
 import { z } from "zod";
 import { assembleStream } from "../chat/assemble-stream.js";
 import { AIMessage, type Message, SystemMessage } from "../chat/messages.js";
@@ -17,6 +18,7 @@ import {
 import { StructuredOutputError, ValueError } from "../errors/index.js";
 import type { NodeContext } from "../graph/context.js";
 import { type Node, node } from "../graph/node.js";
+import { traced } from "../graph/tracing.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
@@ -178,12 +180,25 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       outputSchema: jsonSchema,
     });
     request = await runBeforeModel(middleware, request, mctx);
-    let response: ChatResponse;
-    if (stream) {
-      response = await assembleStream(emitting(chat.stream(request, { signal: ctx.signal }), ctx));
-    } else {
-      response = ChatResponse(await chat.complete(request, { signal: ctx.signal }));
-    }
+    const sending = request;
+    let response: ChatResponse = await traced(
+      ctx.trace,
+      `chat ${chat.model}`,
+      { "gen_ai.operation.name": "chat", "gen_ai.request.model": chat.model },
+      async () =>
+        stream
+          ? assembleStream(emitting(chat.stream(sending, { signal: ctx.signal }), ctx))
+          : ChatResponse(await chat.complete(sending, { signal: ctx.signal })),
+      (span, r) => {
+        if (r.model !== null) span.setAttribute("gen_ai.response.model", r.model);
+        if (r.finishReason !== null)
+          span.setAttribute("gen_ai.response.finish_reasons", [r.finishReason]);
+        const input = r.usage.input_tokens ?? r.usage.prompt_tokens ?? r.usage.prompt_eval_count;
+        const output = r.usage.output_tokens ?? r.usage.completion_tokens ?? r.usage.eval_count;
+        if (typeof input === "number") span.setAttribute("gen_ai.usage.input_tokens", input);
+        if (typeof output === "number") span.setAttribute("gen_ai.usage.output_tokens", output);
+      },
+    );
     response = await runAfterModel(middleware, response, mctx);
     const toolCalls = response.toolCalls.map((c) => ToolCall.of(c));
     const ai = AIMessage({

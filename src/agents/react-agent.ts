@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { HumanMessage } from "../chat/messages.js";
 import type { Chat } from "../chat/types.js";
 import { RunInterruptedError } from "../errors/index.js";
+import type { GraphOptions } from "../graph/graph.js";
 import { Graph } from "../graph/graph.js";
 import { START } from "../graph/node.js";
 import { END, when } from "../graph/routing.js";
@@ -45,6 +46,10 @@ export interface ReactAgentOptions<O extends z.ZodType | null = null> {
   workspace?: unknown;
   /** Store that enables threads, interrupts and resume; default none. */
   stateStore?: StateStore | null;
+  /** OpenTelemetry tracer, as for `Graph` (`true`: the registered provider's); default none. */
+  tracer?: GraphOptions["tracer"];
+  /** How long a run's lease on its thread lasts without renewal, in ms, as for `Graph`; default 30,000. */
+  leaseTtlMs?: number;
 }
 
 /** The `finalOutput` type of an agent: the output schema's type, or any JSON value without one. */
@@ -115,6 +120,8 @@ export function buildReactAgent<O extends z.ZodType | null = null>(
     workspace: options.workspace ?? null,
     maxSteps: options.maxSteps ?? 25,
     middleware: [limit, ...middleware],
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
+    ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
   }).flow(
     START.to(think),
     think.to(when((s: AgentState) => s.toolCalls.length > 0, act, { otherwise: END })),

@@ -3,6 +3,7 @@
  *
  * @module
  */
+
 import { ToolMessage } from "../chat/messages.js";
 import type { ToolCall } from "../chat/tool-call.js";
 import {
@@ -16,6 +17,7 @@ import {
 } from "../errors/index.js";
 import { GraphInterrupt, type NodeContext, type PendingInterrupt } from "../graph/context.js";
 import { type Node, node } from "../graph/node.js";
+import { traced } from "../graph/tracing.js";
 import { isPlainObject, type JsonObject, type JsonValue } from "../json/index.js";
 import { callTool, toolResultContent } from "../tools/call-tool.js";
 import { ToolContext } from "../tools/tool-context.js";
@@ -154,7 +156,16 @@ export function toolRunner<S = Record<string, unknown>>(
       toolName: tool.name,
     });
     try {
-      const result = await callTool(tool, call.arguments as JsonObject, toolCtx);
+      const result = await traced(
+        ctx.trace,
+        `execute_tool ${tool.name}`,
+        {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": tool.name,
+          "gen_ai.tool.call.id": call.id,
+        },
+        () => callTool(tool, call.arguments as JsonObject, toolCtx),
+      );
       const ranWith = result.arguments as JsonObject;
       return {
         kind: "message",

@@ -15,6 +15,7 @@ import type {
   DurableAgentHandle,
   SubAgents,
 } from "./sub-agents.js";
+import type { TraceScope } from "./tracing.js";
 import type { StreamEvent } from "./types.js";
 
 /** Stream modes: `"values"` (the state after each superstep), `"updates"` (each task's update), `"custom"` (`ctx.emit`), `"tokens"` (model stream chunks). */
@@ -94,6 +95,8 @@ export interface NodeContext<C = unknown> {
   readonly hasContext: boolean;
   /** Fires when the run is cancelled, closed, or the node times out. Pass it to everything slow. */
   readonly signal: AbortSignal;
+  /** The node's tracing scope when the graph has a tracer (for spans of model and tool calls; see `traced`), else `null`. */
+  readonly trace: TraceScope | null;
   /** Emit a stream event (`"custom"` unless `mode` says `"tokens"`) with this node, step and task. A no-op when nobody streams that mode. */
   emit(data: unknown, options?: { mode?: EmitMode }): void;
   /**
@@ -169,6 +172,7 @@ export class TaskContext<C = unknown> implements NodeContext<C> {
     readonly signal: AbortSignal,
     private readonly host: TaskHost,
     private readonly runContext: { value: C | undefined; given: boolean },
+    readonly trace: TraceScope | null = null,
   ) {}
 
   get context(): C {

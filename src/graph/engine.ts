@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+import type { Context, Tracer } from "@opentelemetry/api";
 import {
   GraphExecutionError,
   type InterruptInfo,
@@ -42,6 +44,7 @@ import {
 } from "./policies.js";
 import { Command, isEnd, Send } from "./routing.js";
 import type { SubAgents } from "./sub-agents.js";
+import { endWithError, startSpan, type TraceScope } from "./tracing.js";
 import type { StreamEvent } from "./types.js";
 
 /** A task to run: a node, with an optional `Send` payload. */
@@ -78,6 +81,8 @@ export interface EngineGraph {
   readonly retry: RetryPolicy | null;
   /** Where cached node results live. */
   readonly nodeCache: NodeCache | null;
+  /** The tracer, or `null` (no spans at all). */
+  readonly tracer: Tracer | null;
 }
 
 /** Persistence hooks of a run; no-ops without a state store. */
@@ -119,6 +124,8 @@ export interface EngineRunOptions {
   emit: ((event: StreamEvent) => void) | null;
   maxSteps: number;
   journal: RunJournal | null;
+  /** The run's span context when traced. */
+  traceContext: Context | null;
   /** The run's sub-agents, made on first use. */
   subAgents: () => SubAgents;
   /** Called after each superstep is applied, before the next is scheduled into the position. */
@@ -193,7 +200,22 @@ export async function runLoop(
       );
     }
     const step = pos.step;
-    const results = await runSuperstep(graph, pos, opts, host, step);
+    let results: Map<string, TaskResult>;
+    if (graph.tracer) {
+      const s = startSpan(
+        graph.tracer,
+        `nodestep.superstep ${step}`,
+        { "nodestep.step": step, "nodestep.tasks": pos.tasks.length },
+        opts.traceContext,
+      );
+      try {
+        results = await runSuperstep(graph, pos, { ...opts, traceContext: s.context }, host, step);
+        s.span.end();
+      } catch (e) {
+        endWithError(s.span, e);
+        throw e;
+      }
+    } else results = await runSuperstep(graph, pos, opts, host, step);
     let interrupted = false;
     for (const r of results.values()) if (r.kind === "interrupted") interrupted = true;
     if (interrupted) {
@@ -371,11 +393,53 @@ function runTask(
   step: number,
   t: TaskSpec,
 ): TaskResult | Promise<TaskResult> {
+  if (graph.tracer) return traceTask(graph, pos, opts, host, step, t, graph.tracer);
+  return runTaskPolicies(graph, pos, opts, host, step, t, null);
+}
+
+async function traceTask(
+  graph: EngineGraph,
+  pos: RunPosition,
+  opts: EngineRunOptions,
+  host: TaskHost,
+  step: number,
+  t: TaskSpec,
+  tracer: Tracer,
+): Promise<TaskResult> {
+  const s = startSpan(
+    tracer,
+    `nodestep.node ${t.name}`,
+    { "nodestep.node": t.name, "nodestep.task_id": t.id, "nodestep.step": step },
+    opts.traceContext,
+  );
+  try {
+    const r = await runTaskPolicies(graph, pos, opts, host, step, t, {
+      tracer,
+      context: s.context,
+    });
+    if (r.kind === "interrupted") s.span.setAttribute("nodestep.interrupted", true);
+    s.span.end();
+    return r;
+  } catch (e) {
+    endWithError(s.span, e);
+    throw e;
+  }
+}
+
+function runTaskPolicies(
+  graph: EngineGraph,
+  pos: RunPosition,
+  opts: EngineRunOptions,
+  host: TaskHost,
+  step: number,
+  t: TaskSpec,
+  scope: TraceScope | null,
+): TaskResult | Promise<TaskResult> {
   const cn = graph.flow.nodes.get(t.name);
   const retry = cn?.node.retry ?? graph.retry;
   if (!cn || (retry === null && cn.node.cache === null))
-    return attemptTask(graph, pos, opts, host, step, t);
-  return runWithPolicies(graph, pos, opts, host, step, t, cn, retry);
+    return attemptTask(graph, pos, opts, host, step, t, scope);
+  return runWithPolicies(graph, pos, opts, host, step, t, cn, retry, scope);
 }
 
 async function runWithPolicies(
@@ -387,6 +451,7 @@ async function runWithPolicies(
   t: TaskSpec,
   cn: CompiledNode,
   retry: RetryPolicy | null,
+  scope: TraceScope | null,
 ): Promise<TaskResult> {
   let cacheKey: string | null = null;
   const cachePolicy = cn.node.cache;
@@ -400,7 +465,7 @@ async function runWithPolicies(
   for (let attempt = 1; ; attempt++) {
     let r: TaskResult;
     try {
-      r = await attemptTask(graph, pos, opts, host, step, t);
+      r = await attemptTask(graph, pos, opts, host, step, t, scope);
     } catch (e) {
       if (!policy || attempt >= policy.maxAttempts || opts.signal.aborted || !policy.retryOn(e))
         throw e;
@@ -437,6 +502,7 @@ function attemptTask(
   host: TaskHost,
   step: number,
   t: TaskSpec,
+  scope: TraceScope | null,
 ): TaskResult | Promise<TaskResult> {
   const cn = graph.flow.nodes.get(t.name);
   if (!cn) {
@@ -475,6 +541,7 @@ function attemptTask(
     signal,
     host,
     opts.context as { value: unknown; given: boolean },
+    scope,
   );
   const started = timeoutMs !== null ? performance.now() : 0;
   let ret: unknown;

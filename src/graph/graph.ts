@@ -4,6 +4,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
+import type { Context, Tracer } from "@opentelemetry/api";
 import {
   GraphConfigError,
   GraphExecutionError,
@@ -42,6 +43,7 @@ import { EventQueue } from "./queue.js";
 import { type FromSpecOptions, fromSpec, type GraphSpec, toMermaid, toSpec } from "./spec.js";
 import { SubAgents } from "./sub-agents.js";
 import { emptyPosition, foldEvents, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
+import { endWithError, resolveTracer, startSpan } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";
 
 /** Options of {@link Graph}. */
@@ -62,6 +64,8 @@ export interface GraphOptions {
   retry?: RetryPolicy;
   /** Where the results of nodes with a `cache` policy live; default a `MemoryNodeCache` of this graph. `new StoreNodeCache(store)` shares it through a state store. */
   nodeCache?: NodeCache;
+  /** OpenTelemetry tracer for spans of runs, supersteps, nodes, model and tool calls; `true` takes `trace.getTracer("nodestep")`. Default none: no span is made. */
+  tracer?: Tracer | boolean;
 }
 
 /** The state type of a graph built on a definition, or a plain object. */
@@ -113,6 +117,8 @@ export class Graph<D extends StateDefinition | null = null> {
   readonly retry: RetryPolicy | null;
   /** Where cached node results live (made on first use when not given). */
   nodeCache: NodeCache | null;
+  /** The tracer, or `null`. */
+  readonly tracer: Tracer | null;
   #flow: CompiledFlow | null = null;
   #positions = new WeakMap<StateStore, Map<string, CachedPosition>>();
 
@@ -135,6 +141,7 @@ export class Graph<D extends StateDefinition | null = null> {
     if (options.retry) resolveRetry(options.retry, `Graph "${this.name}"`);
     this.retry = options.retry ?? null;
     this.nodeCache = options.nodeCache ?? null;
+    this.tracer = resolveTracer(options.tracer);
     const maxSteps = options.maxSteps ?? 25;
     if (!Number.isInteger(maxSteps) || maxSteps < 1)
       throw new ValueError(
@@ -321,6 +328,7 @@ export class Graph<D extends StateDefinition | null = null> {
       stateStore: runStore,
       retry: this.retry,
       nodeCache: this.#nodeCache(flow),
+      tracer: this.tracer,
       maxSteps,
     };
     let originRunId = runId;
@@ -350,15 +358,34 @@ export class Graph<D extends StateDefinition | null = null> {
         );
       }
     };
+    let traceContext: Context | null = null;
     const loop = async (pos: RunPosition, journal: ThreadJournal | null): Promise<LoopEnd> => {
       let end: LoopEnd;
+      const span = this.tracer
+        ? startSpan(
+            this.tracer,
+            `nodestep.run ${this.name}`,
+            {
+              "nodestep.graph": this.name,
+              "nodestep.run_id": runId,
+              "nodestep.thread_id": threadId ?? "",
+            },
+            null,
+          )
+        : null;
+      traceContext = span?.context ?? null;
       try {
         end = await runLoop(engine, pos, runOptions(journal));
+        await settleSubAgents(false);
       } catch (e) {
-        await settleSubAgents(true);
+        await settleSubAgents(true).catch(() => {});
+        if (span) endWithError(span.span, e);
         throw e;
       }
-      await settleSubAgents(false);
+      if (span) {
+        span.span.setAttribute("nodestep.status", end.status);
+        span.span.end();
+      }
       return end;
     };
     const runOptions = (journal: ThreadJournal | null): EngineRunOptions => ({
@@ -375,6 +402,7 @@ export class Graph<D extends StateDefinition | null = null> {
       emit,
       maxSteps,
       journal,
+      traceContext,
       onStepCommitted: journal
         ? (step, order, next) => journal.stepCommitted(step, order, next)
         : null,

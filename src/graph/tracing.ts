@@ -1,0 +1,92 @@
+/**
+ * OpenTelemetry tracing of runs, supersteps, nodes, model calls and tool calls, through
+ * `@opentelemetry/api`: nothing is traced, and no span object is made, unless a graph is given
+ * a `tracer` (or `tracer: true`, which takes `trace.getTracer("nodestep")` from the provider
+ * the application registered).
+ *
+ * Span names and attributes:
+ * - `nodestep.run <graph>`: `nodestep.graph`, `nodestep.run_id`, `nodestep.thread_id`, `nodestep.status`.
+ * - `nodestep.superstep <n>`: `nodestep.step`, `nodestep.tasks`.
+ * - `nodestep.node <name>`: `nodestep.node`, `nodestep.task_id`, `nodestep.interrupted` when it paused.
+ * - `chat <model>` (GenAI conventions): `gen_ai.operation.name` = `chat`, `gen_ai.request.model`,
+ *   `gen_ai.response.model`, `gen_ai.response.finish_reasons`, `gen_ai.usage.input_tokens`,
+ *   `gen_ai.usage.output_tokens`.
+ * - `execute_tool <name>`: `gen_ai.operation.name` = `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`.
+ *
+ * A failure records the exception on its span and sets the status to ERROR.
+ *
+ * @module
+ */
+import {
+  type Attributes,
+  type Context,
+  context as otelContext,
+  type Span,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+
+/** What a traced node passes on to the spans of its model and tool calls. */
+export interface TraceScope {
+  readonly tracer: Tracer;
+  /** The OpenTelemetry context holding the node's span. */
+  readonly context: Context;
+}
+
+/** The tracer of a graph option: a tracer, `true` for the registered provider's, or nothing. */
+export function resolveTracer(option: Tracer | boolean | undefined | null): Tracer | null {
+  if (!option) return null;
+  return option === true ? trace.getTracer("nodestep") : option;
+}
+
+/** Start a span under `parent` (or the active context). */
+export function startSpan(
+  tracer: Tracer,
+  name: string,
+  attributes: Attributes,
+  parent: Context | null,
+): { span: Span; context: Context } {
+  const base = parent ?? otelContext.active();
+  const span = tracer.startSpan(name, { attributes }, base);
+  return { span, context: trace.setSpan(base, span) };
+}
+
+/** End a span with an error recorded (status ERROR). */
+export function endWithError(span: Span, error: unknown): void {
+  if (error instanceof Error) span.recordException(error);
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: error instanceof Error ? error.message : String(error),
+  });
+  span.end();
+}
+
+/**
+ * Run `fn` inside a child span of `scope` (a no-op wrapper when `scope` is null). `onResult` may
+ * add attributes from the result before the span ends.
+ *
+ * @example
+ * ```ts
+ * const response = await traced(ctx.trace, `chat ${chat.model}`, { "gen_ai.operation.name": "chat" }, () => chat.complete(req));
+ * ```
+ */
+export async function traced<T>(
+  scope: TraceScope | null,
+  name: string,
+  attributes: Attributes,
+  fn: () => Promise<T>,
+  onResult?: (span: Span, result: T) => void,
+): Promise<T> {
+  if (!scope) return fn();
+  const { span } = startSpan(scope.tracer, name, attributes, scope.context);
+  try {
+    const result = await fn();
+    onResult?.(span, result);
+    span.end();
+    return result;
+  } catch (e) {
+    endWithError(span, e);
+    throw e;
+  }
+}
