@@ -47,6 +47,7 @@ const expected: Record<string, string> = {
     "ModelProviderError: ScriptedChat has no response for request 4: it was given 3 responses. Add a response for every model call the run makes.",
     "",
   ].join("\n"),
+  "examples/policies/retry-and-cache.ts": "sunny in Lisbon (2 calls)\nsunny in Lisbon (2 calls, cached)\n",
 };
 
 describe("graph and thread examples print what the docs say", () => {
