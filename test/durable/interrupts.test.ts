@@ -8,7 +8,7 @@ import { z } from "zod";
 import { buildReactAgent, runAgent } from "../../src/agents/index.js";
 import { AIMessage, HumanMessage, ScriptedChat, ToolMessage } from "../../src/chat/index.js";
 import { RunInterruptedError, ValueError } from "../../src/errors/index.js";
-import { Graph, node, START } from "../../src/graph/index.js";
+import { Graph, node, START, subgraph } from "../../src/graph/index.js";
 import { END } from "../../src/graph/routing.js";
 import type { JsonValue } from "../../src/json/index.js";
 import { ApprovalMiddleware } from "../../src/middleware/index.js";
@@ -469,6 +469,64 @@ describeStores("parallel interrupts", (fx) => {
     expect(noIds(chat.requests.at(-1)!.messages.slice(-2))).toEqual([
       ToolMessage({ content: '{"result":"person said Ada"}', toolCallId: "x", name: "ask" }),
       ToolMessage({ content: '{"result":"person said Paris"}', toolCallId: "y", name: "ask" }),
+    ]);
+  });
+});
+
+describeStores("an approval inside a sub-agent", (fx) => {
+  it("pauses the parent under <task>/<child key> and resumes the child where it paused", async () => {
+    const c = counter();
+    const { refund, lookup } = refundTools(c);
+    const chat = new ScriptedChat([
+      {
+        toolCalls: [
+          call("c1", "lookup", { orderId: "A-1" }),
+          call("c2", "refund", { orderId: "A-1", amount: 10 }),
+        ],
+      },
+      "Refunded.",
+    ]);
+    const child = buildReactAgent(chat, {
+      tools: [refund, lookup],
+      middleware: [ApprovalMiddleware({ tools: ["refund"], question: "Refund?" })],
+    });
+    const Parent = defineState({
+      request: z.string().default(""),
+      answer: z.string().nullable().default(null),
+    });
+    type P = typeof Parent.State;
+    const support = subgraph<P, { finalText: string | null }>("support", child, {
+      stateIn: (p) => ({ messages: [HumanMessage({ content: p.request })] }),
+      stateOut: (s) => ({ answer: s.finalText }),
+      childThread: "stable",
+    });
+    const graph = new Graph(Parent, { stateStore: await fx.open() }).flow(
+      START.to(support),
+      support.to(END),
+    );
+    const r1 = await graph.invoke({ request: "Refund A-1" }, { threadId: "p" });
+    expect(r1.status).toBe("interrupted");
+    expect(r1.interrupts).toEqual([
+      {
+        key: "0:0/1:0#c2",
+        value: {
+          tool: "refund",
+          arguments: { orderId: "A-1", amount: 10 },
+          toolCallId: "c2",
+          question: "Refund?",
+        },
+        node: "support",
+        taskId: "0:0",
+      },
+    ]);
+    const r2 = await graph.invoke(null, { threadId: "p", resume: { "0:0/1:0#c2": "yes" } });
+    expect(r2.status).toBe("completed");
+    expect(r2.state.answer).toBe("Refunded.");
+    // The child resumed in its tool step: one model call per turn, lookup ran once.
+    expect(chat.requests).toHaveLength(2);
+    expect(c.runs).toEqual([
+      { tool: "lookup", args: { orderId: "A-1" } },
+      { tool: "refund", args: { orderId: "A-1", amount: 10 } },
     ]);
   });
 });
