@@ -18,7 +18,7 @@ import { appendFileSync, existsSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path";
 import { z } from "zod";
 import { buildReactAgent } from "../../agents/index.js";
-import { type ChatRequest, ScriptedChat, type ScriptedResponse } from "../../chat/index.js";
+import { type ChatRequest, type ChatResponseInit, ScriptedChat } from "../../chat/index.js";
 import { tool } from "../../tools/index.js";
 import type { GraphRegistry } from "./job-data.js";
 
@@ -30,7 +30,7 @@ function resultOf(content: string | null): string {
   return String(parsed?.result ?? content);
 }
 
-function answer(request: ChatRequest): ScriptedResponse {
+function answer(request: ChatRequest): ChatResponseInit | string | Error {
   const msgs = request.messages;
   const topic = msgs.find((m) => m.type === "human")?.content ?? "";
   const last = msgs[msgs.length - 1];
@@ -86,7 +86,7 @@ export function testRegistry(dir: string, worker: string): GraphRegistry {
     },
     { name: "lookup", description: "Look a topic up.", input: z.object({ topic: z.string() }) },
   );
-  const researcher = buildReactAgent(new ScriptedChat(Array(1000).fill(answer)), {
+  const researcher = buildReactAgent(new ScriptedChat(Array.from({ length: 1000 }, () => answer)), {
     name: "researcher",
     tools: [record, block, lookup],
   });

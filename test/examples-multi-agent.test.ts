@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { runExample } from "./run-example.js";
+
+const REPORT = [
+  "Report: What shapes the tides?",
+  "- moon: the moon's gravity raises two bulges of water",
+  "- sun: the sun adds spring and neap tides",
+  "- coastline: bays and shelves amplify the range",
+];
+
+// The multi-agent examples of docs/sub-agents.md and docs/workers.md, run as a user would.
+describe("multi-agent examples", () => {
+  it("examples/multi-agent/supervisor.ts: researchers spawned and gathered in one process", async () => {
+    expect(await runExample("examples/multi-agent/supervisor.ts")).toBe(
+      [...REPORT, "3 researcher threads", ""].join("\n"),
+    );
+  });
+
+  // Two worker processes on the machine's Redis and PostgreSQL (the example uses its own key
+  // prefix and schema and removes them).
+  it("examples/multi-agent/workers.ts --workers 2: the same researchers on two BullMQ workers", async () => {
+    expect(await runExample("examples/multi-agent/workers.ts", ["--workers", "2"])).toBe(
+      [...REPORT, "3 researcher threads", "3 jobs completed, 0 failed, on 2 workers", ""].join(
+        "\n",
+      ),
+    );
+  }, 60_000);
+});
