@@ -17,7 +17,6 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import {
-  buildReactAgent,
   HumanMessage,
   MemoryStateStore,
   type Message,
@@ -26,16 +25,11 @@ import {
   type ToolMessage,
 } from "nodestep";
 import type { Chat, ChatStreamChunk } from "nodestep/chat";
+import { buildDemoAgent } from "./agent.js";
 import { plannerScript } from "./planner.js";
 import { loadShop, shopTools } from "./tools.js";
 
 const DEFAULT_QUESTION = "Where is order A-1002?";
-const SYSTEM_PROMPT = [
-  "You are the order-support assistant of a small online tea and coffee shop.",
-  "Use the tools to look up orders, shipping and stock; never guess. Order ids look like A-1001.",
-  "When an order is still processing, check the stock of its items to explain the wait.",
-  "Answer in one to three short sentences.",
-].join(" ");
 const USAGE = `Usage: npm run demo -- [options] [question]
 
 Asks the order-support agent one question (default: "${DEFAULT_QUESTION}").
@@ -71,13 +65,7 @@ async function main(argv: string[]): Promise<void> {
   const { chat, label: modelLabel } = await chooseChat(process.env.NODESTEP_MODEL);
   const { store, label: storeLabel, durable } = await openStore(values.store);
   try {
-    const agent = buildReactAgent(chat, {
-      tools: shopTools,
-      systemPrompt: SYSTEM_PROMPT,
-      stream: true,
-      toolErrors: "return",
-      stateStore: store,
-    });
+    const agent = buildDemoAgent({ stateStore: store, chat }).graph;
 
     const threadId = values.thread ?? newThreadId();
     const before = await agent.getState(threadId);
