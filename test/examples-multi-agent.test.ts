@@ -8,11 +8,22 @@ const REPORT = [
   "- coastline: bays and shelves amplify the range",
 ];
 
-// The multi-agent examples of docs/sub-agents.md and docs/workers.md, run as a user would.
+// The examples of docs/subgraphs.md, docs/sub-agents.md and docs/workers.md, run as a user would.
 describe("multi-agent examples", () => {
   it("examples/multi-agent/supervisor.ts: researchers spawned and gathered in one process", async () => {
     expect(await runExample("examples/multi-agent/supervisor.ts")).toBe(
       [...REPORT, "3 researcher threads", ""].join("\n"),
+    );
+  });
+
+  it("examples/multi-agent/subgraph.ts: a child's interrupt pauses the parent and resumes the child", async () => {
+    expect(await runExample("examples/multi-agent/subgraph.ts")).toBe(
+      [
+        'interrupted {"key":"0:0/approve","value":{"question":"Refund 250 EUR?"},"node":"review","taskId":"0:0"}',
+        "completed approved",
+        "r-1 r-1:review:<hex>",
+        "",
+      ].join("\n"),
     );
   });
 
