@@ -18,32 +18,50 @@ export const NOT_EXECUTED = "Tool call was not executed.";
 export function findHistoryProblem(
   messages: readonly Message[],
 ): { index: number; problem: string } | null {
-  // Calls of the last AIMessage not yet answered; null outside a tool-result block.
-  let open: { index: number; ids: Set<string>; order: string[] } | null = null;
-  for (let i = 0; i < messages.length; i++) {
+  // One pass, no allocation per message: after an AIMessage with n tool calls, the following
+  // tool messages must each answer one of its calls, once, and all n must be answered.
+  let i = 0;
+  while (i < messages.length) {
     const m = messages[i]!;
     if (m.type === "tool") {
       const id = m.toolCallId;
-      if (open === null || id === null || !open.ids.has(id)) {
+      return {
+        index: i,
+        problem: `the tool result at index ${i} (call ${id === null ? "without an id" : `"${id}"`}) answers no call of the AIMessage before it`,
+      };
+    }
+    i++;
+    if (m.type !== "ai" || m.toolCalls.length === 0) continue;
+    const calls = m.toolCalls;
+    const at = i - 1;
+    let answered = 0;
+    while (i < messages.length && messages[i]!.type === "tool") {
+      const id = (messages[i] as { toolCallId: string | null }).toolCallId;
+      let k = -1;
+      for (let c = 0; c < calls.length; c++) if (calls[c]!.id === id) k = c;
+      let dup = false;
+      for (let j = at + 1; j < i && !dup; j++)
+        dup = (messages[j] as { toolCallId: string | null }).toolCallId === id;
+      if (k < 0 || dup) {
         return {
           index: i,
           problem: `the tool result at index ${i} (call ${id === null ? "without an id" : `"${id}"`}) answers no call of the AIMessage before it`,
         };
       }
-      open.ids.delete(id);
-      continue;
+      answered++;
+      i++;
     }
-    if (open !== null && open.ids.size > 0) return missing(open, messages, i);
-    open =
-      m.type === "ai" && m.toolCalls.length > 0
-        ? {
-            index: i,
-            ids: new Set(m.toolCalls.map((c) => c.id)),
-            order: m.toolCalls.map((c) => c.id),
-          }
-        : null;
+    if (answered < calls.length) {
+      const open = {
+        index: at,
+        ids: new Set(calls.map((c) => c.id)),
+        order: calls.map((c) => c.id),
+      };
+      for (let j = at + 1; j < i; j++)
+        open.ids.delete((messages[j] as { toolCallId: string }).toolCallId);
+      return missing(open, messages, i);
+    }
   }
-  if (open !== null && open.ids.size > 0) return missing(open, messages, messages.length);
   return null;
 }
 

@@ -54,22 +54,14 @@ export function addMessages(current: readonly Message[], update: MessagesUpdate)
   const items = (Array.isArray(update) ? update : [update]) as ReadonlyArray<
     Message | RemoveMessage
   >;
-  let result: Message[] | null = null;
-  let index: Map<string, number> | null = null;
+  const result = current.slice();
+  // The id → index map of `current`, handed over to `result` so that a long conversation is
+  // not re-indexed on every update (each update costs what it adds, not the whole history).
+  let index: Map<string, number> | null = indexes.get(current) ?? null;
+  if (index) indexes.delete(current);
   const indexOf = (id: string): number | undefined => {
-    if (!index) {
-      index = new Map();
-      const list = result ?? current;
-      for (let i = 0; i < list.length; i++) {
-        const mid = list[i]!.id;
-        if (mid !== null) index.set(mid, i);
-      }
-    }
+    if (!index) index = buildIndex(result);
     return index.get(id);
-  };
-  const out = (): Message[] => {
-    if (!result) result = current.slice();
-    return result;
   };
   for (const item of items) {
     if (item.type === "remove") {
@@ -77,22 +69,32 @@ export function addMessages(current: readonly Message[], update: MessagesUpdate)
       if (at === undefined) {
         throw new ValueError(`RemoveMessage: no message with id "${item.id}" in the conversation`);
       }
-      const list = out();
-      list.splice(at, 1);
+      result.splice(at, 1);
       index = null;
       continue;
     }
     const message = item.id === null ? { ...item, id: newMessageId() } : item;
     const at = item.id === null ? undefined : indexOf(item.id);
-    const list = out();
     if (at === undefined) {
-      list.push(message);
-      (index as Map<string, number> | null)?.set(message.id as string, list.length - 1);
+      result.push(message);
+      index?.set(message.id as string, result.length - 1);
     } else {
-      list[at] = message;
+      result[at] = message;
     }
   }
-  return result ?? current.slice();
+  if (index) indexes.set(result, index);
+  return result;
+}
+
+const indexes = new WeakMap<readonly Message[], Map<string, number>>();
+
+function buildIndex(list: readonly Message[]): Map<string, number> {
+  const index = new Map<string, number>();
+  for (let i = 0; i < list.length; i++) {
+    const id = list[i]!.id;
+    if (id !== null) index.set(id, i);
+  }
+  return index;
 }
 
 const item = z.union([MessageSchema, RemoveMessageSchema]);
