@@ -278,10 +278,11 @@ export type Resolved = NodeHandler<never> | AnyNode | Condition<never>;
 export interface FromSpecOptions<D extends StateDefinition | null>
   extends Omit<GraphOptions, "name"> {
   /**
-   * Turns a `ref` (`module#export`) into the node function (or a node) or condition it names.
-   * It is the only way `fromSpec` finds code: nothing is imported by itself.
+   * Turns a `ref` (`module#export`) into the node function (or a node) or condition it names,
+   * or a promise of one; what it returns is checked. It is the only way `fromSpec` finds code:
+   * nothing is imported by itself.
    */
-  resolve: (ref: string) => Resolved | Promise<Resolved>;
+  resolve: (ref: string) => unknown;
   /** The state definition; it must match the spec's `state` (field names, kinds and schemas). `null` (default) for a plain-object state. */
   state?: D;
 }
