@@ -488,7 +488,8 @@ export class Graph<D extends StateDefinition | null = null> {
           tasks: tp.tasks,
           known: new Map(Object.entries(tp.known)),
           caches: new Map(Object.entries(tp.caches)),
-          answers: { ...tp.answers, ...resume },
+          // An interrupt already answered keeps its answer: a task that re-runs sees what it saw.
+          answers: { ...resume, ...tp.answers },
         };
         originRunId = tp.originRunId ?? runId;
         await journal.runStarted(tp.step, { input: null, tasks: null, resume });

@@ -66,5 +66,5 @@ export {
 } from "./sub-agents.js";
 export { type SubgraphOptions, subgraph } from "./subgraph.js";
 export type { ThreadPosition } from "./thread-state.js";
-export type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";
 export { type TraceScope, traced } from "./tracing.js";
+export type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";

@@ -65,6 +65,7 @@ export class ThreadJournal implements RunJournal {
   #buffer: NewEvent[] = [];
   #closed = false;
   #leaseAt = Date.now();
+  #renewal: ReturnType<typeof setInterval> | null = null;
   lastSeq: number;
   lastEventId: string | null;
 
@@ -113,6 +114,7 @@ export class ThreadJournal implements RunJournal {
         loaded.position.lastSeq,
         loaded.position.lastEventId,
       );
+      j.#startRenewal();
       return { journal: j, loaded };
     } catch (e) {
       await store.releaseLease(threadId, branchId, runId).catch(() => {});
@@ -238,9 +240,25 @@ export class ThreadJournal implements RunJournal {
     }
   }
 
+  /** Renew the lease every third of its time to live, so a long step (a slow tool) keeps it. */
+  #startRenewal(): void {
+    this.#renewal = setInterval(
+      () => {
+        if (this.#closed) return;
+        this.#leaseAt = Date.now();
+        this.store
+          .acquireLease(this.threadId, this.branchId, this.runId, this.leaseTtlMs)
+          .catch(() => {});
+      },
+      Math.max(10, Math.floor(this.leaseTtlMs / 3)),
+    );
+    this.#renewal.unref?.();
+  }
+
   /** Stop writing and give the lease back. */
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#renewal) clearInterval(this.#renewal);
     await this.#tail;
     await this.store.releaseLease(this.threadId, this.branchId, this.runId).catch(() => {});
   }

@@ -102,7 +102,7 @@ export function foldEvents(
             pos.answers = {};
             pos.originRunId = e.runId;
           }
-          Object.assign(pos.answers, data.resume ?? {});
+          pos.answers = { ...(data.resume ?? {}), ...pos.answers };
           pos.lastStatus = "running";
           break;
         }

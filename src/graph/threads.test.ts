@@ -248,3 +248,45 @@ describe("time travel", () => {
     });
   });
 });
+
+describe("leases", () => {
+  it("keeps the lease through a step longer than its time to live", async () => {
+    const store = new MemoryStateStore();
+    const slow = node(
+      async () => {
+        await new Promise((r) => setTimeout(r, 120));
+        return { count: 1 };
+      },
+      { name: "slow" },
+    );
+    const g = new Graph(State, { stateStore: store, leaseTtlMs: 30 }).flow(
+      START.to(slow),
+      slow.to(END),
+    );
+    const first = g.invoke({}, { threadId: "long" });
+    await new Promise((r) => setTimeout(r, 80));
+    await expectError(
+      () => g.invoke({}, { threadId: "long" }),
+      ThreadBusyError,
+      'Thread "long" (branch "main") is already running; graph "graph" cannot start a second run on it until the first ends (or its lease of 30 ms expires)',
+    );
+    expect((await first).state.count).toBe(1);
+  });
+
+  it("keeps an answered interrupt's answer when it is sent again", async () => {
+    const store = new MemoryStateStore();
+    const twice = node(
+      (_s: S, ctx) => {
+        const a = ctx.interrupt("first?", { key: "a" });
+        const b = ctx.interrupt("second?", { key: "b" });
+        return { log: [`${a}${b}`] };
+      },
+      { name: "twice" },
+    );
+    const g = new Graph(State, { stateStore: store }).flow(START.to(twice), twice.to(END));
+    await g.invoke({}, { threadId: "t" });
+    await g.invoke(null, { threadId: "t", resume: { a: "A" } });
+    const done = await g.invoke(null, { threadId: "t", resume: { a: "changed", b: "B" } });
+    expect(done.state.log).toEqual(["AB"]);
+  });
+});
