@@ -488,8 +488,8 @@ export class Graph<D extends StateDefinition | null = null> {
           tasks: tp.tasks,
           known: new Map(Object.entries(tp.known)),
           caches: new Map(Object.entries(tp.caches)),
-          // An interrupt already answered keeps its answer: a task that re-runs sees what it saw.
-          answers: { ...resume, ...tp.answers },
+          // A new answer for a key replaces an earlier one (say, after the earlier one made the run fail).
+          answers: { ...tp.answers, ...resume },
         };
         originRunId = tp.originRunId ?? runId;
         await journal.runStarted(tp.step, { input: null, tasks: null, resume });

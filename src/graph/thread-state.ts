@@ -102,7 +102,7 @@ export function foldEvents(
             pos.answers = {};
             pos.originRunId = e.runId;
           }
-          pos.answers = { ...(data.resume ?? {}), ...pos.answers };
+          pos.answers = { ...pos.answers, ...(data.resume ?? {}) };
           pos.lastStatus = "running";
           break;
         }

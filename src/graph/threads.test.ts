@@ -273,20 +273,4 @@ describe("leases", () => {
     expect((await first).state.count).toBe(1);
   });
 
-  it("keeps an answered interrupt's answer when it is sent again", async () => {
-    const store = new MemoryStateStore();
-    const twice = node(
-      (_s: S, ctx) => {
-        const a = ctx.interrupt("first?", { key: "a" });
-        const b = ctx.interrupt("second?", { key: "b" });
-        return { log: [`${a}${b}`] };
-      },
-      { name: "twice" },
-    );
-    const g = new Graph(State, { stateStore: store }).flow(START.to(twice), twice.to(END));
-    await g.invoke({}, { threadId: "t" });
-    await g.invoke(null, { threadId: "t", resume: { a: "A" } });
-    const done = await g.invoke(null, { threadId: "t", resume: { a: "changed", b: "B" } });
-    expect(done.state.log).toEqual(["AB"]);
-  });
 });
