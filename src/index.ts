@@ -21,8 +21,25 @@ export {
 } from "./chat/index.js";
 export * from "./errors/index.js";
 export * from "./graph/index.js";
+export {
+  type EdgeSpec,
+  type FromSpecOptions,
+  fromSpec,
+  type GraphSpec,
+  GraphSpecSchema,
+  type NodeSpec,
+  type Resolved,
+  refResolver,
+  START_NAME,
+  type StateFieldSpec,
+  type StaticEdgeSpec,
+  toMermaid,
+  toSpec,
+  type WhenEdgeSpec,
+} from "./graph/spec.js";
 export * from "./json/index.js";
 export * from "./middleware/index.js";
 export * from "./state/index.js";
 export * from "./stores/index.js";
 export * from "./tools/index.js";
+export * from "./workspace/index.js";

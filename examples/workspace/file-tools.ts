@@ -5,9 +5,14 @@
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildReactAgent, HumanMessage, ScriptedChat } from "nodestep";
-import { WorkspaceError } from "../../src/errors/index.js";
-import { DirectoryWorkspace, workspaceTools } from "../../src/workspace/index.js";
+import {
+  buildReactAgent,
+  DirectoryWorkspace,
+  HumanMessage,
+  ScriptedChat,
+  WorkspaceError,
+  workspaceTools,
+} from "nodestep";
 
 const root = mkdtempSync(join(tmpdir(), "nodestep-example-"));
 const workspace = new DirectoryWorkspace(root);

@@ -11,11 +11,12 @@ import {
   type InterruptInfo,
   NodeTimeoutError,
   RunCancelledError,
+  StateStoreError,
   StateUpdateError,
   StepLimitError,
 } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
-import { isPlainObject } from "../json/index.js";
+import { findNonJson, isPlainObject } from "../json/index.js";
 import {
   applyUpdate,
   describeValue,
@@ -87,6 +88,8 @@ export interface EngineGraph {
 
 /** Persistence hooks of a run; no-ops without a state store. */
 export interface RunJournal {
+  /** A finished task's result could not be applied: drop it, so the task runs again when the thread continues. */
+  discardTask(step: number, taskId: string, node: string): Promise<void> | void;
   /** A task finished; `defer` lets the journal write it with the superstep's commit (a single-task superstep). */
   taskFinished(
     step: number,
@@ -232,7 +235,14 @@ export async function runLoop(
     let state = pos.state;
     for (const t of pos.tasks) {
       const r = results.get(t.id) as { kind: "done"; outcome: TaskOutcome };
-      if (r.outcome.update) state = applyUpdate(graph.state, state, r.outcome.update, t.name);
+      if (!r.outcome.update) continue;
+      try {
+        state = applyUpdate(graph.state, state, r.outcome.update, t.name);
+      } catch (e) {
+        // The task's stored result can never be applied: drop it, so that continuing the thread runs the task again.
+        if (opts.journal) await opts.journal.discardTask(step, t.id, t.name);
+        throw e;
+      }
     }
     // Schedule the next superstep.
     const next: TaskSpec[] = [];
@@ -548,7 +558,7 @@ function attemptTask(
   try {
     ret = (cn.node as Node<Record<string, unknown>>).handler(input, ctx);
   } catch (e) {
-    return settleError(e, cache);
+    return settleError(e, cache, graph, t.name, step);
   }
   if (!(ret instanceof Promise)) {
     if (timeoutMs !== null && performance.now() - started > timeoutMs)
@@ -561,7 +571,7 @@ function attemptTask(
         kind: "done",
         outcome: interpret(graph, cn, input, pos.state, value, step),
       }),
-      (e): TaskResult => settleError(e, cache),
+      (e): TaskResult => settleError(e, cache, graph, t.name, step),
     );
   if (timeoutMs === null) return finish(ret);
   return new Promise<TaskResult>((resolve, reject) => {
@@ -583,8 +593,37 @@ function attemptTask(
   });
 }
 
-function settleError(e: unknown, cache: JsonObject): TaskResult {
-  if (e instanceof GraphInterrupt) return { kind: "interrupted", interrupts: e.interrupts, cache };
+function settleError(
+  e: unknown,
+  cache: JsonObject,
+  graph?: EngineGraph,
+  node?: string,
+  step?: number,
+): TaskResult {
+  if (e instanceof GraphInterrupt) {
+    for (const i of e.interrupts) {
+      const bad = findNonJson(i.value, "value");
+      if (bad) {
+        throw new StateStoreError(
+          `Node "${node}": the value of interrupt "${i.key}" is not JSON (${bad.path}: ${bad.problem})`,
+          { field: bad.path },
+        );
+      }
+    }
+    const badCache = findNonJson(cache, "ctx.cache");
+    if (badCache)
+      throw new StateStoreError(
+        `Node "${node}": ${badCache.path} is not JSON (${badCache.problem})`,
+        { field: badCache.path },
+      );
+    return { kind: "interrupted", interrupts: e.interrupts, cache };
+  }
+  if (!(e instanceof Error) && graph) {
+    throw new GraphExecutionError(
+      `Node "${node}" of graph "${graph.name}" threw ${e === null ? "null" : typeof e === "object" ? "an object" : `a ${typeof e} (${String(e).slice(0, 80)})`}, not an Error; it is kept as the cause`,
+      { graph: graph.name, node, step, cause: e },
+    );
+  }
   throw e;
 }
 

@@ -213,6 +213,7 @@ export class Graph<D extends StateDefinition | null = null> {
    * @throws StateUpdateError for invalid input or updates; GraphExecutionError, StepLimitError, NodeTimeoutError, RunCancelledError; whatever a node throws.
    */
   async invoke(input: GraphInput<D>, options: RunOptions = {}): Promise<RunResult<GraphState<D>>> {
+    checkRunOptions(this.name, options);
     const modes = options.modes ?? [];
     for (const m of modes) {
       if (!STREAM_MODES.has(m))
@@ -238,6 +239,7 @@ export class Graph<D extends StateDefinition | null = null> {
    * ```
    */
   stream(input: GraphInput<D>, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
+    checkRunOptions(this.name, options);
     const modes = options.modes ?? ["updates"];
     for (const m of modes) {
       if (!STREAM_MODES.has(m))
@@ -298,6 +300,7 @@ export class Graph<D extends StateDefinition | null = null> {
     modeList: readonly StreamMode[],
   ): Promise<RunResult<GraphState<D>>> {
     const flow = this.compiled;
+    checkRunOptions(this.name, options);
     const runId = newRunId();
     const threadId = options.threadId ?? null;
     const branchId = options.branchId ?? "main";
@@ -675,6 +678,40 @@ export interface ThreadSnapshot<S> {
   status: ThreadPosition["lastStatus"];
   /** Id of the last event, or `null` for an empty thread. */
   lastEventId: string | null;
+}
+
+/** Check the options of a run; wrong types are refused before anything runs. */
+function checkRunOptions(graph: string, options: RunOptions): void {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(
+      `Graph "${graph}": run options must be an object, got ${options === null ? "null" : typeof options}`,
+    );
+  }
+  const o = options as Record<string, unknown>;
+  if (o.maxSteps !== undefined && (!Number.isInteger(o.maxSteps) || (o.maxSteps as number) < 1)) {
+    throw new ValueError(
+      `Graph "${graph}": maxSteps must be a positive integer, got ${String(o.maxSteps)}`,
+    );
+  }
+  for (const k of ["threadId", "branchId", "rootRunId"] as const) {
+    if (o[k] !== undefined && (typeof o[k] !== "string" || o[k] === "")) {
+      throw new TypeError(
+        `Graph "${graph}": ${k} must be a non-empty string, got ${typeof o[k] === "string" ? '""' : typeof o[k]}`,
+      );
+    }
+  }
+  if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
+    throw new TypeError(`Graph "${graph}": signal must be an AbortSignal`);
+  }
+  if (o.onEvent !== undefined && typeof o.onEvent !== "function") {
+    throw new TypeError(`Graph "${graph}": onEvent must be a function`);
+  }
+  if (
+    o.resume !== undefined &&
+    (o.resume === null || typeof o.resume !== "object" || Array.isArray(o.resume))
+  ) {
+    throw new TypeError(`Graph "${graph}": resume must be an object of answers by interrupt key`);
+  }
 }
 
 const SNAPSHOT_MIN_EVENTS = 64;

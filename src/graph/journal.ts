@@ -172,6 +172,12 @@ export class ThreadJournal implements RunJournal {
     return this.append([e]);
   }
 
+  discardTask(step: number, taskId: string, node: string): Promise<void> {
+    return this.append([
+      this.#event("task_cache", step, taskId, node, { cache: {}, discard: true }),
+    ]);
+  }
+
   saveCache(step: number, taskId: string, node: string, cache: JsonObject): Promise<void> {
     return this.append([this.#event("task_cache", step, taskId, node, { cache })]);
   }

@@ -113,8 +113,10 @@ export function foldEvents(
           }
           break;
         case "task_cache":
-          if (e.step === pos.step && e.taskId !== null)
+          if (e.step === pos.step && e.taskId !== null) {
             pos.caches[e.taskId] = d.cache as JsonObject;
+            if (d.discard === true) delete pos.known[e.taskId];
+          }
           break;
         case "task_interrupted":
           if (e.step === pos.step && e.taskId !== null) {

@@ -3,6 +3,9 @@ import { z } from "zod";
 import { caught, expectError } from "../../test/helpers.js";
 import {
   GraphConfigError,
+  GraphExecutionError,
+  StateStoreError,
+  StateUpdateError,
   ThreadBusyError,
   UnknownBranchError,
   ValueError,
@@ -272,5 +275,90 @@ describe("leases", () => {
     );
     expect((await first).state.count).toBe(1);
   });
+});
 
+describe("failures that must not leave a thread stuck", () => {
+  it("drops a task's result that a reducer refused, so continuing the thread runs the task again", async () => {
+    const store = new MemoryStateStore();
+    const Strict = defineState({
+      total: reducer(z.number().default(0), (a: number, b: number) => {
+        if (b < 0) throw new RangeError("negative");
+        return a + b;
+      }),
+    });
+    let value = -1;
+    const add = node(() => ({ total: value }), { name: "add" });
+    const other = node(() => ({ total: 1 }), { name: "other" });
+    const g = new Graph(Strict, { stateStore: store }).flow(
+      START.to([add, other]),
+      add.to(END),
+      other.to(END),
+    );
+    await expectError(
+      () => g.invoke({}, { threadId: "r" }),
+      StateUpdateError,
+      'Reducer of state field "total" failed on the update of node "add": negative',
+    );
+    value = 5;
+    expect((await g.invoke(null, { threadId: "r" })).state.total).toBe(6);
+  });
+
+  it("refuses an interrupt value that is not JSON, naming the node and the key, and records the failure", async () => {
+    const store = new MemoryStateStore();
+    const ask = node(
+      (_s: S, ctx) => {
+        ctx.interrupt(new Date(0) as never, { key: "when" });
+      },
+      { name: "ask" },
+    );
+    const g = new Graph(State, { stateStore: store }).flow(START.to(ask), ask.to(END));
+    await expectError(
+      () => g.invoke({}, { threadId: "i" }),
+      StateStoreError,
+      'Node "ask": the value of interrupt "when" is not JSON (value: a Date instance is not plain JSON data)',
+    );
+    expect((await g.getState("i")).status).toBe("failed");
+  });
+
+  it("wraps a thrown value that is not an Error, naming the node", async () => {
+    const bad = node(
+      () => {
+        throw "boom";
+      },
+      { name: "bad" },
+    );
+    const e = await expectError(
+      () => new Graph(State).flow(START.to(bad), bad.to(END)).invoke({}),
+      GraphExecutionError,
+      'Node "bad" of graph "graph" threw a string (boom), not an Error; it is kept as the cause',
+    );
+    expect(e.cause).toBe("boom");
+  });
+
+  it("checks run options", async () => {
+    const n = node(() => ({}), { name: "n" });
+    const g = new Graph(State).flow(START.to(n), n.to(END));
+    await expectError(
+      () => g.invoke({}, { maxSteps: Number.NaN }),
+      ValueError,
+      'Graph "graph": maxSteps must be a positive integer, got NaN',
+    );
+    await expectError(
+      () => g.invoke({}, { signal: {} as never }),
+      TypeError,
+      'Graph "graph": signal must be an AbortSignal',
+    );
+    await expectError(
+      () => g.invoke({}, null as never),
+      TypeError,
+      'Graph "graph": run options must be an object, got null',
+    );
+    const store = new MemoryStateStore();
+    const gs = new Graph(State, { stateStore: store }).flow(START.to(n), n.to(END));
+    await expectError(
+      () => gs.invoke({}, { threadId: "x\u0000y" }),
+      StateStoreError,
+      'A thread id must be well-formed text without NUL characters or lone surrogates, got "x\\u0000y"',
+    );
+  });
 });

@@ -91,6 +91,14 @@ export function checkThreadId(threadId: string): void {
   if (typeof threadId !== "string" || threadId === "") {
     throw new StateStoreError(`A thread id must be a non-empty string, got ${show(threadId)}`);
   }
+  if (
+    threadId.includes("\u0000") ||
+    !(threadId as string & { isWellFormed(): boolean }).isWellFormed()
+  ) {
+    throw new StateStoreError(
+      `A thread id must be well-formed text without NUL characters or lone surrogates, got ${JSON.stringify(threadId)}`,
+    );
+  }
 }
 
 /** Throw `StateStoreError` unless `branchId` is a non-empty string without `/`. */
