@@ -15,7 +15,7 @@ import {
   type ChatStreamChunk,
   type ToolChoice,
 } from "../chat/types.js";
-import { StructuredOutputError, ValueError } from "../errors/index.js";
+import { ModelProviderError, StructuredOutputError, ValueError } from "../errors/index.js";
 import type { NodeContext } from "../graph/context.js";
 import { type Node, node } from "../graph/node.js";
 import { traced } from "../graph/tracing.js";
@@ -200,7 +200,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       },
     );
     response = await runAfterModel(middleware, response, mctx);
-    const toolCalls = response.toolCalls.map((c) => ToolCall.of(c));
+    const toolCalls = checkToolCalls(response.toolCalls, chat.model, name);
     const ai = AIMessage({
       content: response.content,
       refusal: response.refusal,
@@ -294,4 +294,41 @@ function parseOutput(
     `Node "${ctx.node}" of graph "${ctx.graphName}": the final answer does not parse into output schema "${schemaName}": ${message}`,
     { schemaName, rawContent: content, cause },
   );
+}
+
+/**
+ * The tool calls of a response, checked before anything is stored: each needs a non-empty
+ * string id and name and object arguments, and ids must be unique in the turn (a tool message
+ * answers its call by id).
+ * @throws ModelProviderError (retryable: another answer may be valid) naming the call at fault.
+ */
+function checkToolCalls(calls: readonly ToolCall[], model: string, node: string): ToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((c, i) => {
+    const bad = (what: string) =>
+      new ModelProviderError(
+        `Model "${model}" (node "${node}") returned tool call ${i} with ${what}; nothing was stored`,
+        {
+          provider: model,
+          retryable: true,
+        },
+      );
+    if (c === null || typeof c !== "object") throw bad("no call object");
+    if (typeof c.id !== "string" || c.id === "")
+      throw bad(`an invalid id (${JSON.stringify(c.id) ?? "undefined"})`);
+    if (typeof c.name !== "string" || c.name === "")
+      throw bad(`an invalid name (${JSON.stringify(c.name) ?? "undefined"})`);
+    if (
+      c.arguments !== undefined &&
+      (c.arguments === null || typeof c.arguments !== "object" || Array.isArray(c.arguments))
+    ) {
+      throw bad("arguments that are not an object");
+    }
+    if (seen.has(c.id))
+      throw bad(
+        `the id "${c.id}" of an earlier call of the same turn; tool call ids must be unique`,
+      );
+    seen.add(c.id);
+    return ToolCall.of(c);
+  });
 }

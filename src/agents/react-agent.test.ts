@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type ChatRequest, ScriptedChat, type ToolMessage } from "../chat/index.js";
+import { caught } from "../../test/helpers.js";
+import { type ChatRequest, HumanMessage, ScriptedChat, type ToolMessage } from "../chat/index.js";
 import {
   GraphConfigError,
   RunInterruptedError,
@@ -323,5 +324,42 @@ describe("runAgent", () => {
     expect(await rejection(runAgent(agent, 5 as unknown as string))).toEqual(
       failure(TypeError, "runAgent(graph, message): message must be a string, got number"),
     );
+  });
+});
+
+describe("malformed tool calls from the model", () => {
+  it("refuses duplicate ids and calls without an id before anything is stored", async () => {
+    const { ModelProviderError } = await import("../errors/index.js");
+    const { MemoryStateStore } = await import("../stores/memory-state-store.js");
+    const echo = (await import("../tools/tool.js")).tool(({ s }: { s: string }) => s, {
+      name: "echo",
+      description: "Echo.",
+      input: (await import("zod")).z.object({ s: (await import("zod")).z.string() }),
+    });
+    const store = new MemoryStateStore();
+    const chat = new ScriptedChat([
+      {
+        toolCalls: [
+          { id: "c1", name: "echo", arguments: { s: "x" } },
+          { id: "c1", name: "echo", arguments: { s: "y" } },
+        ],
+      },
+      { toolCalls: [{ id: "" as string, name: "echo" }] },
+      "done",
+    ]);
+    const agent = buildReactAgent(chat, { tools: [echo], stateStore: store });
+    const e = await caught(() =>
+      agent.invoke({ messages: [HumanMessage({ content: "hi" })] }, { threadId: "t" }),
+    );
+    expect(e).toBeInstanceOf(ModelProviderError);
+    expect(e.message).toBe(
+      'Model "scripted" (node "think") returned tool call 1 with the id "c1" of an earlier call of the same turn; tool call ids must be unique; nothing was stored',
+    );
+    expect((await agent.getState("t")).state.messages.map((m) => m.type)).toEqual(["human"]);
+    const e2 = await caught(() => agent.invoke(null, { threadId: "t" }));
+    expect(e2.message).toBe(
+      'Model "scripted" (node "think") returned tool call 0 with an invalid id (""); nothing was stored',
+    );
+    expect((await agent.invoke(null, { threadId: "t" })).state.finalText).toBe("done");
   });
 });

@@ -233,3 +233,18 @@ describe("ScriptedChat", () => {
     expect((await chat.complete(req)).content).toBe("saw 1");
   });
 });
+
+describe("ScriptedChat input checks", () => {
+  it("refuses malformed responses when it is made", async () => {
+    await expectError(
+      () => new ScriptedChat(["ok", 5 as never]),
+      TypeError,
+      "ScriptedChat: response 1 must be a ChatResponse object (toolCalls an array), a string, an Error or a function, got number",
+    );
+    await expectError(
+      () => new ScriptedChat([{ toolCalls: "x" as never }]),
+      TypeError,
+      "ScriptedChat: response 0 must be a ChatResponse object (toolCalls an array), a string, an Error or a function, got object",
+    );
+  });
+});

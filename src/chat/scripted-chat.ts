@@ -43,6 +43,21 @@ export class ScriptedChat implements Chat {
 
   constructor(responses: readonly ScriptedResponse[], options: { model?: string } = {}) {
     if (!Array.isArray(responses)) throw new TypeError("ScriptedChat takes an array of responses");
+    responses.forEach((r, i) => {
+      const ok =
+        typeof r === "string" ||
+        typeof r === "function" ||
+        r instanceof Error ||
+        (r !== null &&
+          typeof r === "object" &&
+          !Array.isArray(r) &&
+          (r.toolCalls === undefined || Array.isArray(r.toolCalls)));
+      if (!ok) {
+        throw new TypeError(
+          `ScriptedChat: response ${i} must be a ChatResponse object (toolCalls an array), a string, an Error or a function, got ${r === null ? "null" : Array.isArray(r) ? "an array" : typeof r}`,
+        );
+      }
+    });
     this.#responses = responses;
     this.model = options.model ?? "scripted";
   }
@@ -65,6 +80,15 @@ export class ScriptedChat implements Chat {
       );
     }
     const value = typeof entry === "function" ? entry(request) : entry;
+    if (
+      typeof value !== "string" &&
+      !(value instanceof Error) &&
+      (value === null || typeof value !== "object" || Array.isArray(value))
+    ) {
+      throw new TypeError(
+        `ScriptedChat: the function of response ${index} returned ${value === null ? "null" : typeof value}, not a response, a string or an Error`,
+      );
+    }
     if (value instanceof Error) throw value;
     const response = ChatResponse(typeof value === "string" ? { content: value } : value);
     if (response.finishReason === null)

@@ -99,4 +99,4 @@ function buildIndex(list: readonly Message[]): Map<string, number> {
 
 const item = z.union([MessageSchema, RemoveMessageSchema]);
 /** Zod schema of a {@link MessagesUpdate}. */
-export const MessagesUpdateSchema = z.union([item, z.array(item)]);
+export const MessagesUpdateSchema = z.union([z.array(item), item]);
