@@ -18,7 +18,7 @@ const expected: Record<string, string> = {
     "",
   ].join("\n"),
   "examples/threads/time-travel.ts": [
-    "run_started task_finished step_committed run_finished run_started task_finished step_committed run_finished",
+    "run_started step_committed run_finished run_started step_committed run_finished",
     "branch: first, seen 1, another second, seen 3",
     "main:   first, seen 1, second, seen 3",
     "",
@@ -47,7 +47,8 @@ const expected: Record<string, string> = {
     "ModelProviderError: ScriptedChat has no response for request 4: it was given 3 responses. Add a response for every model call the run makes.",
     "",
   ].join("\n"),
-  "examples/policies/retry-and-cache.ts": "sunny in Lisbon (2 calls)\nsunny in Lisbon (2 calls, cached)\n",
+  "examples/policies/retry-and-cache.ts":
+    "sunny in Lisbon (2 calls)\nsunny in Lisbon (2 calls, cached)\n",
 };
 
 describe("graph and thread examples print what the docs say", () => {

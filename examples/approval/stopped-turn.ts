@@ -34,8 +34,8 @@ try {
   console.log("stopped:", (e as Error).message);
 }
 const events = await agent.history("t");
-const request = events.findLastIndex((e) => e.type === "task_finished" && e.node === "think");
-const beforeRequest = events[request - 1]!;
+// The model's request was made in the last run, right after it started.
+const beforeRequest = events.findLast((e) => e.type === "run_started")!;
 
 // New input after the stopped turn (tried on a branch, to keep "t" as it is).
 const stuck = await agent.fork("t", { eventId: events.at(-1)!.id });

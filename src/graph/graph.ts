@@ -570,14 +570,6 @@ export class Graph<D extends StateDefinition | null = null> {
     const positions = this.#positionsOf(store);
     const key = `${threadId}\u0000${branchId}`;
     const { position } = cached;
-    const since = position.lastSeq - cached.snapshotSeq;
-    if (since >= Math.max(SNAPSHOT_MIN_EVENTS, cached.snapshotSeq)) {
-      await store.saveSnapshot(threadId, branchId, {
-        seq: position.lastSeq,
-        data: position as unknown as JsonValue,
-      });
-      cached = { position, snapshotSeq: position.lastSeq };
-    }
     positions.delete(key);
     positions.set(key, cached);
     if (positions.size > POSITION_CACHE_SIZE) {
@@ -714,7 +706,6 @@ function checkRunOptions(graph: string, options: RunOptions): void {
   }
 }
 
-const SNAPSHOT_MIN_EVENTS = 64;
 const POSITION_CACHE_SIZE = 256;
 const STREAM_MODES = new Set<StreamMode>(["values", "updates", "custom", "tokens"]);
 const NEVER = new AbortController().signal;

@@ -52,8 +52,25 @@ export async function loadPosition(
     snapshotSeq > 0 ? { afterSeq: snapshotSeq } : {},
   );
   const position = foldEvents(def, base, events);
+  if (events.length >= SNAPSHOT_AFTER_EVENTS && branch) {
+    // This load had to fold a long tail: keep a snapshot so the next cold load does not.
+    // (Runs write none: a process that keeps a thread's position in memory never needs one,
+    // and the log then holds each message once.)
+    try {
+      await store.saveSnapshot(threadId, branchId, {
+        seq: position.lastSeq,
+        data: position as unknown as JsonValue,
+      });
+      snapshotSeq = position.lastSeq;
+    } catch {
+      // A snapshot only saves time; a failed one changes nothing.
+    }
+  }
   return { position, snapshotSeq };
 }
+
+/** A load that folds at least this many events writes a snapshot. */
+export const SNAPSHOT_AFTER_EVENTS = 64;
 
 function isPosition(data: JsonValue): boolean {
   return typeof data === "object" && data !== null && !Array.isArray(data) && data.format === 1;
@@ -63,6 +80,8 @@ function isPosition(data: JsonValue): boolean {
 export class ThreadJournal implements RunJournal {
   #tail: Promise<unknown> = Promise.resolve();
   #buffer: NewEvent[] = [];
+  /** The result of a single-task superstep, written inside its commit (one event instead of two). */
+  #inline: { step: number; task: TaskSpec; outcome: TaskOutcome } | null = null;
   #closed = false;
   #leaseAt = Date.now();
   #renewal: ReturnType<typeof setInterval> | null = null;
@@ -135,6 +154,14 @@ export class ThreadJournal implements RunJournal {
   /** Append events (after any buffered ones), in order with earlier appends. */
   append(events: NewEvent[]): Promise<void> {
     if (this.#closed) return Promise.resolve();
+    if (this.#inline && !(events.length === 1 && events[0]!.type === "step_committed")) {
+      // Something else is written before the commit: the result goes first, as a pending write.
+      const { step, task, outcome } = this.#inline;
+      this.#buffer.push(
+        this.#event("task_finished", step, task.id, task.name, { outcome } as unknown as JsonValue),
+      );
+      this.#inline = null;
+    }
     const batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
     this.#buffer = [];
     const run = async () => {
@@ -162,13 +189,13 @@ export class ThreadJournal implements RunJournal {
     outcome: TaskOutcome,
     defer = false,
   ): Promise<void> | void {
+    if (defer) {
+      this.#inline = { step, task, outcome };
+      return;
+    }
     const e = this.#event("task_finished", step, task.id, task.name, {
       outcome,
     } as unknown as JsonValue);
-    if (defer) {
-      this.#buffer.push(e);
-      return;
-    }
     return this.append([e]);
   }
 
@@ -187,16 +214,16 @@ export class ThreadJournal implements RunJournal {
     order: readonly TaskSpec[],
     next: readonly TaskSpec[],
   ): Promise<void> {
-    await this.append([
-      this.#event("step_committed", step, null, null, {
-        order: order.map((t) => t.id),
-        next: next as unknown as JsonValue,
-      }),
-    ]);
-    if (Date.now() - this.#leaseAt > this.leaseTtlMs / 3) {
-      this.#leaseAt = Date.now();
-      await this.store.acquireLease(this.threadId, this.branchId, this.runId, this.leaseTtlMs);
+    const data: Record<string, JsonValue> = {
+      order: order.map((t) => t.id),
+      next: next as unknown as JsonValue,
+    };
+    const inline = this.#inline;
+    if (inline && inline.step === step) {
+      data.inline = { [inline.task.id]: inline.outcome as unknown as JsonValue };
+      this.#inline = null;
     }
+    await this.append([this.#event("step_committed", step, null, null, data)]);
   }
 
   async interrupted(

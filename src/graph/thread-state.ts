@@ -134,6 +134,7 @@ export function foldEvents(
           break;
         case "step_committed": {
           const order = d.order as string[];
+          if (d.inline) Object.assign(pos.known, d.inline as Record<string, TaskOutcome>);
           for (const id of order) {
             const outcome = pos.known[id];
             if (!outcome)

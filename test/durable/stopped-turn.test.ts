@@ -137,11 +137,10 @@ describeStores("a stopped tool turn", (fx) => {
     const events = await agent.history("t");
     // The model's request of the stopped turn: the think task of the second run.
     const secondRun = events.filter((e) => e.type === "run_started")[1]!.runId;
-    const at = events.findIndex(
-      (e) => e.runId === secondRun && e.type === "task_finished" && e.node === "think",
-    );
-    const before = events[at - 1]!;
-    expect(before.type).toBe("run_started");
+    // The think task's result is written inside its superstep's commit: the event before the
+    // model's request is the run's start.
+    const before = events.find((e) => e.runId === secondRun && e.type === "run_started")!;
+    expect(events[events.indexOf(before) + 1]!.type).toBe("step_committed");
     const branch = await agent.fork("t", { eventId: before.id });
     expect(branch.parent).toEqual({ branchId: "main", seq: before.seq });
     const forked = await agent.getState("t", { branchId: branch.branchId });
