@@ -205,6 +205,10 @@ export function toolRunner<S = Record<string, unknown>>(
     ]);
     const history = readMessages("toolRunner", ctx, state, messagesField);
     const calls = readCalls(owner, state, toolCallsField);
+    // Calls not yet finished; the last one to finish needs no pending write of its own, since
+    // the task's result follows at once (a single-call turn writes one event, not two).
+    let running = calls.length;
+    let allAnswered = true;
     const outcomes = await Promise.all(
       calls.map(async (call): Promise<Outcome> => {
         const cached = ctx.cache[call.id];
@@ -221,10 +225,12 @@ export function toolRunner<S = Record<string, unknown>>(
             }),
           };
         }
+        running--;
+        if (outcome.kind !== "message") allAnswered = false;
         if (outcome.kind === "message") {
           (ctx.cache as Record<string, JsonValue>)[call.id] =
             outcome.message as unknown as JsonValue;
-          await ctx.saveCache();
+          if (running > 0 || !allAnswered) await ctx.saveCache();
         }
         return outcome;
       }),
