@@ -27,7 +27,7 @@ import {
 import type { Chat, ChatStreamChunk } from "nodestep/chat";
 import { buildDemoAgent } from "./agent.js";
 import { plannerScript } from "./planner.js";
-import { loadShop, shopTools } from "./tools.js";
+import { loadShop } from "./tools.js";
 
 const DEFAULT_QUESTION = "Where is order A-1002?";
 const USAGE = `Usage: npm run demo -- [options] [question]

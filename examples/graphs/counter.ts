@@ -1,6 +1,7 @@
 // A graph over a typed state: a reducer field, a plain field, and a conditional loop.
-import { z } from "zod";
+
 import { defineState, END, Graph, node, reducer, START, when } from "nodestep";
+import { z } from "zod";
 
 const State = defineState({
   count: reducer(z.number().default(0), (a: number, b: number) => a + b),

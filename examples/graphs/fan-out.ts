@@ -1,6 +1,7 @@
 // Map-reduce with Send: one task per item, their updates merged in task order.
+
+import { defineState, END, Graph, node, reducer, Send, START } from "nodestep";
 import { z } from "zod";
-import { defineState, END, Graph, node, reducer, START, Send } from "nodestep";
 
 const State = defineState({
   words: z.array(z.string()).default([]),
@@ -13,11 +14,14 @@ const split = node((s: S) => s.words.map((word) => new Send("measure", { word })
   name: "split",
   goto: ["measure"],
 });
-const measure = node(async (s: S) => {
-  // Later words finish first; the merge still follows the order the tasks were scheduled.
-  await new Promise((r) => setTimeout(r, 30 - 10 * s.words.indexOf(s.word ?? "")));
-  return { lengths: [`${s.word}=${s.word?.length}`] };
-}, { name: "measure" });
+const measure = node(
+  async (s: S) => {
+    // Later words finish first; the merge still follows the order the tasks were scheduled.
+    await new Promise((r) => setTimeout(r, 30 - 10 * s.words.indexOf(s.word ?? "")));
+    return { lengths: [`${s.word}=${s.word?.length}`] };
+  },
+  { name: "measure" },
+);
 
 const graph = new Graph(State).flow(START.to(split), measure.to(END));
 const { state } = await graph.invoke({ words: ["graph", "node", "superstep"] });

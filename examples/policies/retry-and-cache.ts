@@ -1,8 +1,12 @@
 // Node policies: retry a flaky node with back-off, and cache a slow node's result by its input.
-import { z } from "zod";
-import { defineState, END, Graph, node, START } from "nodestep";
 
-const State = defineState({ city: z.string().default(""), forecast: z.string().nullable().default(null) });
+import { defineState, END, Graph, node, START } from "nodestep";
+import { z } from "zod";
+
+const State = defineState({
+  city: z.string().default(""),
+  forecast: z.string().nullable().default(null),
+});
 type S = typeof State.State;
 
 let calls = 0;

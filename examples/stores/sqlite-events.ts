@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SqliteStateStore } from "nodestep/sqlite";
 import type { NewEvent } from "nodestep";
+import { SqliteStateStore } from "nodestep/sqlite";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-example-"));
 const path = join(dir, "threads.db");

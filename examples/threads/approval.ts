@@ -1,6 +1,7 @@
 // A thread that pauses for a person and resumes with the answer.
-import { z } from "zod";
+
 import { defineState, END, Graph, MemoryStateStore, node, START } from "nodestep";
+import { z } from "zod";
 
 const State = defineState({
   amount: z.number().default(0),
@@ -8,11 +9,14 @@ const State = defineState({
 });
 type S = typeof State.State;
 
-const review = node((s: S, ctx) => {
-  if (s.amount <= 100) return { status: "auto-approved" };
-  const answer = ctx.interrupt({ question: `Refund ${s.amount} EUR?` }, { key: "refund" });
-  return { status: answer === "yes" ? "approved" : "rejected" };
-}, { name: "review" });
+const review = node(
+  (s: S, ctx) => {
+    if (s.amount <= 100) return { status: "auto-approved" };
+    const answer = ctx.interrupt({ question: `Refund ${s.amount} EUR?` }, { key: "refund" });
+    return { status: answer === "yes" ? "approved" : "rejected" };
+  },
+  { name: "review" },
+);
 
 const graph = new Graph(State, { stateStore: new MemoryStateStore() }).flow(
   START.to(review),

@@ -1,6 +1,7 @@
 // Time travel: read a thread's history, fork it at an event, and run on the branch.
-import { z } from "zod";
+
 import { defineState, END, Graph, MemoryStateStore, node, reducer, START } from "nodestep";
+import { z } from "zod";
 
 const State = defineState({
   notes: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),

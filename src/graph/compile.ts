@@ -4,7 +4,7 @@
  * @module
  */
 import { GraphConfigError } from "../errors/index.js";
-import { type Edge, isNode, type Node } from "./node.js";
+import { type Edge, isNode } from "./node.js";
 import {
   type AnyNode,
   type Condition,

@@ -715,7 +715,7 @@ function checkGoto(
       name = nameOf(t.node);
       payload = preparePayload(graph.state, t.payload, name);
     } else name = nameOf(t);
-    if (!cn.goto || !cn.goto.has(name)) {
+    if (!cn.goto?.has(name)) {
       const shown = name === END_NAME ? "END" : `"${name}"`;
       throw new GraphExecutionError(
         `Node "${cn.name}" routed to ${shown} through ${how}, but ${shown} is not in its goto list${cn.goto ? ` (${[...cn.goto].map((g) => (g === END_NAME ? "END" : g)).join(", ")})` : ""}; declare it with node(fn, { goto: [...] })`,

@@ -15,7 +15,7 @@ import {
   UnknownEventError,
   ValueError,
 } from "../errors/index.js";
-import { findNonJson, type JsonObject, type JsonValue } from "../json/index.js";
+import { findNonJson, type JsonObject } from "../json/index.js";
 import {
   applyUpdate,
   initialState,
@@ -569,7 +569,6 @@ export class Graph<D extends StateDefinition | null = null> {
   ): Promise<void> {
     const positions = this.#positionsOf(store);
     const key = `${threadId}\u0000${branchId}`;
-    const { position } = cached;
     positions.delete(key);
     positions.set(key, cached);
     if (positions.size > POSITION_CACHE_SIZE) {

@@ -83,7 +83,6 @@ export class ThreadJournal implements RunJournal {
   /** The result of a single-task superstep, written inside its commit (one event instead of two). */
   #inline: { step: number; task: TaskSpec; outcome: TaskOutcome } | null = null;
   #closed = false;
-  #leaseAt = Date.now();
   #renewal: ReturnType<typeof setInterval> | null = null;
   lastSeq: number;
   lastEventId: string | null;
@@ -278,7 +277,6 @@ export class ThreadJournal implements RunJournal {
     this.#renewal = setInterval(
       () => {
         if (this.#closed) return;
-        this.#leaseAt = Date.now();
         this.store
           .acquireLease(this.threadId, this.branchId, this.runId, this.leaseTtlMs)
           .catch(() => {});

@@ -54,7 +54,7 @@ export const START: StartSentinel = Object.freeze({
 });
 
 /** Options of {@link node}. */
-export interface NodeOptions<S> {
+export interface NodeOptions<_S> {
   /** Node name; defaults to the function's name. Anonymous functions need one. */
   name?: string;
   /** Import path `module#export` of the node, for `graph.toSpec()`. */

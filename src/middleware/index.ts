@@ -13,6 +13,12 @@ export {
   DENIED_BY_PERSON,
 } from "./approval.js";
 export {
+  estimateTokens,
+  HistoryTrimMiddleware,
+  type HistoryTrimOptions,
+} from "./history-trim.js";
+export { ModelCallLimitMiddleware, type ModelCallLimitOptions } from "./model-call-limit.js";
+export {
   middlewareName,
   middlewareTools,
   runAfterModel,
@@ -20,14 +26,6 @@ export {
   runBeforeTool,
   runOnToolError,
 } from "./run-hooks.js";
-export { ToolLimitMiddleware, type ToolLimitOptions } from "./tool-limit.js";
-export type { Middleware, ModelMiddlewareContext, ToolMiddlewareContext } from "./types.js";
-export {
-  estimateTokens,
-  HistoryTrimMiddleware,
-  type HistoryTrimOptions,
-} from "./history-trim.js";
-export { ModelCallLimitMiddleware, type ModelCallLimitOptions } from "./model-call-limit.js";
 export {
   TODO_INSTRUCTIONS,
   type Todo,
@@ -37,3 +35,5 @@ export {
   todoNote,
   todosFromMessages,
 } from "./todo.js";
+export { ToolLimitMiddleware, type ToolLimitOptions } from "./tool-limit.js";
+export type { Middleware, ModelMiddlewareContext, ToolMiddlewareContext } from "./types.js";
