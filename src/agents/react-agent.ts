@@ -162,6 +162,11 @@ export async function runAgent<C = unknown>(
   message: string,
   options: RunOptions<C> = {},
 ): Promise<string> {
+  if (!graph || typeof (graph as { invoke?: unknown }).invoke !== "function") {
+    throw new TypeError(
+      "runAgent(graph, message): graph must be a Graph, such as one from buildReactAgent",
+    );
+  }
   if (typeof message !== "string") {
     throw new TypeError(
       `runAgent(graph, message): message must be a string, got ${message === null ? "null" : typeof message}`,

@@ -135,6 +135,14 @@ export class Graph<D extends StateDefinition | null = null> {
     this.state = (state ?? null) as D;
     this.name = options.name ?? "graph";
     this.stateStore = options.stateStore ?? null;
+    if (
+      this.stateStore !== null &&
+      typeof (this.stateStore as Partial<StateStore>).append !== "function"
+    ) {
+      throw new TypeError(
+        `Graph "${options.name ?? "graph"}": stateStore must be a StateStore (MemoryStateStore, SqliteStateStore, PostgresStateStore or your own)`,
+      );
+    }
     this.workspace = options.workspace ?? null;
     this.middleware = options.middleware ?? [];
     this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
@@ -652,6 +660,11 @@ export class Graph<D extends StateDefinition | null = null> {
     threadId: string,
     options: { eventId: string; branchId?: string },
   ): Promise<BranchInfo> {
+    if (typeof options?.eventId !== "string" || options.eventId === "") {
+      throw new TypeError(
+        `Graph "${this.name}": fork(threadId, { eventId }) needs the id of an event of the thread (see graph.history)`,
+      );
+    }
     return this.#store("fork").createBranch(threadId, options.eventId, options.branchId);
   }
 }

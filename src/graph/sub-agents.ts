@@ -233,6 +233,18 @@ export class SubAgents {
     handles: readonly (AgentHandle | string)[],
     options: { timeoutMs?: number; returnExceptions?: boolean } = {},
   ): Promise<AgentResult[]> {
+    if (
+      options.timeoutMs !== undefined &&
+      !(
+        typeof options.timeoutMs === "number" &&
+        options.timeoutMs >= 0 &&
+        Number.isFinite(options.timeoutMs)
+      )
+    ) {
+      throw new ValueError(
+        `gather: timeoutMs must be a non-negative number of milliseconds, got ${String(options.timeoutMs)}`,
+      );
+    }
     const entries = handles.map((h) => {
       const id = typeof h === "string" ? h : h?.id;
       const s = this.#spawned.get(id);

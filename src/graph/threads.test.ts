@@ -361,3 +361,25 @@ describe("failures that must not leave a thread stuck", () => {
     );
   });
 });
+
+describe("argument checks", () => {
+  it("refuses a stateStore that is not a store, fork without an event id, and a state shape that is not an object", async () => {
+    await expectError(
+      () => new Graph(State, { stateStore: {} as never }),
+      TypeError,
+      'Graph "graph": stateStore must be a StateStore (MemoryStateStore, SqliteStateStore, PostgresStateStore or your own)',
+    );
+    const n = node(() => ({}), { name: "n" });
+    const g = new Graph(State, { stateStore: new MemoryStateStore() }).flow(START.to(n), n.to(END));
+    await expectError(
+      () => g.fork("t", {} as never),
+      TypeError,
+      'Graph "graph": fork(threadId, { eventId }) needs the id of an event of the thread (see graph.history)',
+    );
+    await expectError(
+      () => defineState(null as never),
+      TypeError,
+      "defineState(shape): shape must be an object of field name → zod schema or reducer(schema, fn)",
+    );
+  });
+});

@@ -193,6 +193,11 @@ function describeWriter(node: string): string {
  * ```
  */
 export function defineState<S extends StateShape>(shape: S): StateDefinition<S> {
+  if (shape === null || typeof shape !== "object" || Array.isArray(shape)) {
+    throw new TypeError(
+      "defineState(shape): shape must be an object of field name → zod schema or reducer(schema, fn)",
+    );
+  }
   const fields = new Map<string, FieldSpec>();
   for (const [name, decl] of Object.entries(shape)) {
     if (decl instanceof z.ZodType) {
