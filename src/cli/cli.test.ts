@@ -114,16 +114,13 @@ describe("nodestep CLI", () => {
     expect(history.stdout).toBe(
       lines(
         "t1/main/1  run_started step 0  input: human: Refund 250 please",
-        "t1/main/2  task_finished plan step 0",
-        "t1/main/3  step_committed step 0",
-        't1/main/4  task_interrupted approve step 1  [{"key":"approve","value":{"question":"Refund 250 EUR?"}}]',
-        "t1/main/5  run_finished step 1  interrupted",
-        't1/main/6  run_started step 1  resume {"approve":true}',
-        "t1/main/7  task_finished approve step 1",
-        "t1/main/8  step_committed step 1",
-        "t1/main/9  task_finished reply step 2",
-        "t1/main/10  step_committed step 2",
-        "t1/main/11  run_finished step 3  completed",
+        "t1/main/2  step_committed step 0",
+        't1/main/3  task_interrupted approve step 1  [{"key":"approve","value":{"question":"Refund 250 EUR?"}}]',
+        "t1/main/4  run_finished step 1  interrupted",
+        't1/main/5  run_started step 1  resume {"approve":true}',
+        "t1/main/6  step_committed step 1",
+        "t1/main/7  step_committed step 2",
+        "t1/main/8  run_finished step 3  completed",
       ),
     );
   });
@@ -133,7 +130,7 @@ describe("nodestep CLI", () => {
       "fork",
       "t1",
       "--event",
-      "t1/main/3",
+      "t1/main/2",
       "--new-branch",
       "alt",
       "--store",
@@ -143,7 +140,7 @@ describe("nodestep CLI", () => {
       code: 0,
       stderr: "",
       stdout: lines(
-        "forked thread t1 after t1/main/3: branch alt",
+        "forked thread t1 after t1/main/2: branch alt",
         'run on it: nodestep run <module>#<export> --thread t1 --branch alt --message "…"',
       ),
     });

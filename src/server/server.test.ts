@@ -162,7 +162,7 @@ describe("nodestep server: routes", () => {
       branchId: "main",
       status: "interrupted",
       interrupts: [QUESTION],
-      lastEventId: "r1/main/5",
+      lastEventId: "r1/main/4",
       state: { amount: 250, approved: null },
     });
 
@@ -175,7 +175,7 @@ describe("nodestep server: routes", () => {
       next: ["approve"],
       interrupts: [QUESTION],
       status: "interrupted",
-      lastEventId: "r1/main/5",
+      lastEventId: "r1/main/4",
     });
 
     const answered = await api.post("/api/threads/r1/runs", { resume: { approve: true } });
@@ -190,7 +190,7 @@ describe("nodestep server: routes", () => {
       branchId: "main",
       status: "completed",
       interrupts: [],
-      lastEventId: "r1/main/11",
+      lastEventId: "r1/main/8",
       state: { amount: 250, approved: true },
     });
     expect(result.state.messages.map((m) => m.content)).toEqual([
@@ -204,37 +204,34 @@ describe("nodestep server: routes", () => {
     const events = (history.body as { events: { id: string; type: string }[] }).events;
     expect(events.map((e) => `${e.id} ${e.type}`)).toEqual([
       "r1/main/1 run_started",
-      "r1/main/2 task_finished",
-      "r1/main/3 step_committed",
-      "r1/main/4 task_interrupted",
-      "r1/main/5 run_finished",
-      "r1/main/6 run_started",
-      "r1/main/7 task_finished",
-      "r1/main/8 step_committed",
-      "r1/main/9 task_finished",
-      "r1/main/10 step_committed",
-      "r1/main/11 run_finished",
+      "r1/main/2 step_committed",
+      "r1/main/3 task_interrupted",
+      "r1/main/4 run_finished",
+      "r1/main/5 run_started",
+      "r1/main/6 step_committed",
+      "r1/main/7 step_committed",
+      "r1/main/8 run_finished",
     ]);
 
     const atEvent = await api.get(
-      `/api/threads/r1/state?eventId=${encodeURIComponent("r1/main/3")}`,
+      `/api/threads/r1/state?eventId=${encodeURIComponent("r1/main/2")}`,
     );
     expect(atEvent.status).toBe(200);
     expect(atEvent.body).toMatchObject({
       step: 1,
       next: ["approve"],
       interrupts: [],
-      lastEventId: "r1/main/3",
+      lastEventId: "r1/main/2",
       state: { amount: 250, approved: null },
     });
 
-    const forked = await api.post("/api/threads/r1/fork", { eventId: "r1/main/3", branchId: "no" });
+    const forked = await api.post("/api/threads/r1/fork", { eventId: "r1/main/2", branchId: "no" });
     expect(forked.status).toBe(201);
     expect(forked.body).toEqual({
       threadId: "r1",
       branchId: "no",
-      parent: { branchId: "main", seq: 3 },
-      lastSeq: 3,
+      parent: { branchId: "main", seq: 2 },
+      lastSeq: 2,
     });
     const again = await api.post("/api/threads/r1/runs", { branchId: "no" });
     expect(again.body).toMatchObject({
@@ -567,7 +564,7 @@ describe("two servers sharing one PostgreSQL store", () => {
       body: { status: "completed", state: { approved: true } },
     });
     const onA = await a.get("/api/threads/pg1/state");
-    expect(onA.body).toMatchObject({ status: "completed", next: [], lastEventId: "pg1/main/11" });
+    expect(onA.body).toMatchObject({ status: "completed", next: [], lastEventId: "pg1/main/8" });
     const listed = (await a.get("/api/threads")).body as { threads: { threadId: string }[] };
     expect(listed.threads.map((t) => t.threadId)).toEqual(["pg1"]);
   });
