@@ -90,12 +90,14 @@ describe("studio in headless Chromium", () => {
     await page.locator("#interrupts .answer-yes").click();
     await expect.poll(() => text("#status")).toBe("run completed");
     expect(await page.locator("#interrupts").isHidden()).toBe(true);
-    expect(contents(await stateJson())).toEqual([
-      "Refund 250 for order A-1",
-      "A refund of 250 EUR needs approval.",
-      "Refunded 250 EUR.",
-    ]);
-    expect(await page.locator("#history li").count()).toBe(8);
+    await expect
+      .poll(async () => contents(await stateJson()))
+      .toEqual([
+        "Refund 250 for order A-1",
+        "A refund of 250 EUR needs approval.",
+        "Refunded 250 EUR.",
+      ]);
+    await expect.poll(() => page.locator("#history li").count()).toBe(8);
     await page.screenshot({ path: `${artifacts}studio-2-answered.png`, fullPage: true });
 
     // Click an event: the state after it.
@@ -117,13 +119,16 @@ describe("studio in headless Chromium", () => {
     await expect.poll(() => text("#status")).toMatch(/^forked branch b-[0-9a-f]+ at /);
     const branchId = await page.locator("#branch").inputValue();
     expect(branchId).toMatch(/^b-[0-9a-f]+$/);
-    expect(await page.locator("#history li").count()).toBe(2);
+    await expect.poll(() => page.locator("#history li").count()).toBe(2);
     await page.locator("#message").fill("");
     await page.locator("#run").click();
     await page.locator("#interrupts .answer-no").waitFor();
     await page.locator("#interrupts .answer-no").click();
     await expect.poll(() => text("#status")).toBe("run completed");
-    expect(contents(await stateJson()).at(-1)).toBe("The refund of 250 EUR was declined.");
+    // The state panel refreshes after the status line: wait for it.
+    await expect
+      .poll(async () => contents(await stateJson()).at(-1))
+      .toBe("The refund of 250 EUR was declined.");
     await page.screenshot({ path: `${artifacts}studio-4-forked.png`, fullPage: true });
 
     // The main branch still has its own ending.
