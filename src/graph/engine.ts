@@ -306,6 +306,7 @@ async function runSuperstep(
   host: TaskHost,
   step: number,
 ): Promise<Map<string, TaskResult>> {
+  const run: StepRun = { graph, pos, opts, host, step };
   const results = new Map<string, TaskResult>();
   const tasks = pos.tasks;
   const toRun: TaskSpec[] = [];
@@ -317,7 +318,7 @@ async function runSuperstep(
   if (toRun.length === 0) return results;
   if (toRun.length === 1) {
     const t = toRun[0]!;
-    const r = runTask(graph, pos, opts, host, step, t);
+    const r = runTask(run, t);
     results.set(t.id, r instanceof Promise ? await raceAbort(r, opts.signal, graph) : r);
     await afterTask(opts, step, t, results.get(t.id)!, true);
     return results;
@@ -342,7 +343,7 @@ async function runSuperstep(
     for (const t of toRun) {
       let r: TaskResult | Promise<TaskResult>;
       try {
-        r = runTask(graph, pos, opts, host, step, t);
+        r = runTask(run, t);
       } catch (e) {
         fail(e);
         return;
@@ -395,27 +396,35 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal, graph: EngineGraph): P
   });
 }
 
-function runTask(
-  graph: EngineGraph,
-  pos: RunPosition,
-  opts: EngineRunOptions,
-  host: TaskHost,
-  step: number,
-  t: TaskSpec,
-): TaskResult | Promise<TaskResult> {
-  if (graph.tracer) return traceTask(graph, pos, opts, host, step, t, graph.tracer);
-  return runTaskPolicies(graph, pos, opts, host, step, t, null);
+/** What every task of one superstep shares, made once per superstep. */
+interface StepRun {
+  readonly graph: EngineGraph;
+  readonly pos: RunPosition;
+  readonly opts: EngineRunOptions;
+  readonly host: TaskHost;
+  readonly step: number;
 }
 
-async function traceTask(
-  graph: EngineGraph,
-  pos: RunPosition,
-  opts: EngineRunOptions,
-  host: TaskHost,
-  step: number,
-  t: TaskSpec,
-  tracer: Tracer,
-): Promise<TaskResult> {
+const resolvedPolicies = new WeakMap<RetryPolicy, ReturnType<typeof resolveRetry>>();
+
+/** A node's retry policy with its defaults filled, resolved once per policy object. */
+function resolvedRetry(policy: RetryPolicy, node: string): ReturnType<typeof resolveRetry> {
+  let r = resolvedPolicies.get(policy);
+  if (!r) {
+    r = resolveRetry(policy, `node "${node}"`);
+    resolvedPolicies.set(policy, r);
+  }
+  return r;
+}
+
+function runTask(run: StepRun, t: TaskSpec): TaskResult | Promise<TaskResult> {
+  const { graph } = run;
+  if (graph.tracer) return traceTask(run, t, graph.tracer);
+  return runTaskPolicies(run, t, null);
+}
+
+async function traceTask(run: StepRun, t: TaskSpec, tracer: Tracer): Promise<TaskResult> {
+  const { opts, step } = run;
   const s = startSpan(
     tracer,
     `nodestep.node ${t.name}`,
@@ -423,7 +432,7 @@ async function traceTask(
     opts.traceContext,
   );
   try {
-    const r = await runTaskPolicies(graph, pos, opts, host, step, t, {
+    const r = await runTaskPolicies(run, t, {
       tracer,
       context: s.context,
     });
@@ -437,32 +446,32 @@ async function traceTask(
 }
 
 function runTaskPolicies(
-  graph: EngineGraph,
-  pos: RunPosition,
-  opts: EngineRunOptions,
-  host: TaskHost,
-  step: number,
+  run: StepRun,
   t: TaskSpec,
   scope: TraceScope | null,
 ): TaskResult | Promise<TaskResult> {
+  const { graph, step } = run;
   const cn = graph.flow.nodes.get(t.name);
-  const retry = cn?.node.retry ?? graph.retry;
-  if (!cn || (retry === null && cn.node.cache === null))
-    return attemptTask(graph, pos, opts, host, step, t, scope);
-  return runWithPolicies(graph, pos, opts, host, step, t, cn, retry, scope);
+  if (!cn) {
+    throw new GraphExecutionError(`Graph "${graph.name}" has no node "${t.name}" to run`, {
+      graph: graph.name,
+      node: t.name,
+      step,
+    });
+  }
+  const retry = cn.node.retry ?? graph.retry;
+  if (retry === null && cn.node.cache === null) return attemptTask(run, t, cn, scope);
+  return runWithPolicies(run, t, cn, retry, scope);
 }
 
 async function runWithPolicies(
-  graph: EngineGraph,
-  pos: RunPosition,
-  opts: EngineRunOptions,
-  host: TaskHost,
-  step: number,
+  run: StepRun,
   t: TaskSpec,
   cn: CompiledNode,
   retry: RetryPolicy | null,
   scope: TraceScope | null,
 ): Promise<TaskResult> {
+  const { graph, pos, opts } = run;
   let cacheKey: string | null = null;
   const cachePolicy = cn.node.cache;
   if (cachePolicy && graph.nodeCache) {
@@ -471,11 +480,11 @@ async function runWithPolicies(
     const hit = await graph.nodeCache.get(cacheKey);
     if (hit !== null) return { kind: "done", outcome: hit as unknown as TaskOutcome };
   }
-  const policy = retry ? resolveRetry(retry, `node "${cn.name}"`) : null;
+  const policy = retry ? resolvedRetry(retry, cn.name) : null;
   for (let attempt = 1; ; attempt++) {
     let r: TaskResult;
     try {
-      r = await attemptTask(graph, pos, opts, host, step, t, scope);
+      r = await attemptTask(run, t, cn, scope);
     } catch (e) {
       if (!policy || attempt >= policy.maxAttempts || opts.signal.aborted || !policy.retryOn(e))
         throw e;
@@ -506,22 +515,12 @@ function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 function attemptTask(
-  graph: EngineGraph,
-  pos: RunPosition,
-  opts: EngineRunOptions,
-  host: TaskHost,
-  step: number,
+  run: StepRun,
   t: TaskSpec,
+  cn: CompiledNode,
   scope: TraceScope | null,
 ): TaskResult | Promise<TaskResult> {
-  const cn = graph.flow.nodes.get(t.name);
-  if (!cn) {
-    throw new GraphExecutionError(`Graph "${graph.name}" has no node "${t.name}" to run`, {
-      graph: graph.name,
-      node: t.name,
-      step,
-    });
-  }
+  const { graph, pos, opts, host, step } = run;
   const input = t.payload ? { ...pos.state, ...t.payload } : { ...pos.state };
   const timeoutMs = cn.node.timeoutMs;
   let signal = opts.signal;
