@@ -30,6 +30,7 @@ import {
   DEFAULT_TIMEOUT_MS,
   jsonUsage,
   loadPeer,
+  type ProviderCallOptions,
   type RetryPolicy,
   retryPolicy,
   withRetries,
@@ -43,7 +44,7 @@ const LABEL = "Anthropic";
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
 /** Options of {@link AnthropicChat}. Only `model` is required; the others default as the `@anthropic-ai/sdk` SDK does. */
-export interface AnthropicChatOptions {
+export interface AnthropicChatOptions extends ProviderCallOptions {
   /** Model name, such as `"claude-sonnet-4-6"`; sent as `model`. */
   model: string;
   /** API key; defaults to the `ANTHROPIC_API_KEY` environment variable (as the SDK does). */
@@ -54,14 +55,6 @@ export interface AnthropicChatOptions {
   client?: Anthropic;
   /** Most tokens to generate, sent as `max_tokens`; default 4096. */
   maxTokens?: number;
-  /** Retries after the first attempt on 408, 429, 5xx (529 "overloaded" included), connection failures and time-outs; default 2. */
-  maxRetries?: number;
-  /** Limit of one attempt in ms: for `complete` the whole response, for `stream` the wait for the response and then for each next event. Default 600 000 (10 minutes). */
-  timeoutMs?: number;
-  /** First back-off delay in ms, doubled on each retry, with jitter; default 500. A `retry-after` header takes precedence. */
-  initialRetryDelayMs?: number;
-  /** Longest back-off delay in ms; default 8000. */
-  maxRetryDelayMs?: number;
   /** More request fields, merged into every request body last (for example `{ thinking: { type: "adaptive" } }`, or sampling fields the SDK version does not list). */
   extraBody?: JsonObject;
 }

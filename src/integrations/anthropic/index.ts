@@ -5,6 +5,8 @@
  *
  * @module
  */
+
+export type { ProviderCallOptions } from "../internal/call.js";
 export {
   AnthropicChat,
   type AnthropicChatOptions,

@@ -8,6 +8,21 @@
 import { ModelProviderError, RunCancelledError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
 
+/**
+ * Time-out and retry options shared by the chat integrations. Retries cover 408, 429, 5xx,
+ * connection failures and time-outs (a stream only until its response starts).
+ */
+export interface ProviderCallOptions {
+  /** Retries after the first attempt; default 2. `0` turns retries off. */
+  maxRetries?: number;
+  /** Limit of one attempt in ms: for `complete` the whole response, for `stream` the wait for the response and then for each next chunk (time the caller spends between chunks does not count). Default 600 000 (10 minutes). */
+  timeoutMs?: number;
+  /** First back-off delay in ms, doubled on each retry, with jitter; default 500. A `retry-after` header takes precedence. */
+  initialRetryDelayMs?: number;
+  /** Longest back-off delay in ms; default 8000. */
+  maxRetryDelayMs?: number;
+}
+
 /** Default limit of one attempt, in milliseconds (10 minutes, as the OpenAI and Anthropic SDKs). */
 export const DEFAULT_TIMEOUT_MS = 600_000;
 /** Default number of retries after the first attempt. */

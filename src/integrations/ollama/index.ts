@@ -5,4 +5,6 @@
  *
  * @module
  */
+
+export type { ProviderCallOptions } from "../internal/call.js";
 export { OllamaChat, type OllamaChatOptions } from "./ollama-chat.js";

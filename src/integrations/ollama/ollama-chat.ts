@@ -28,6 +28,7 @@ import {
   isRetryableStatus,
   loadPeer,
   messageOf,
+  type ProviderCallOptions,
   parseRetryAfter,
   type RetryPolicy,
   retryPolicy,
@@ -38,7 +39,7 @@ import {
 const PROVIDER = "ollama";
 
 /** Options of {@link OllamaChat}. Only `model` is required. */
-export interface OllamaChatOptions {
+export interface OllamaChatOptions extends ProviderCallOptions {
   /** Model name, such as `"llama3.2"`; sent as `model`. */
   model: string;
   /** Ollama server, such as `"http://127.0.0.1:11434"`; defaults as the `ollama` package does (`OLLAMA_HOST` is not read). */
@@ -47,14 +48,6 @@ export interface OllamaChatOptions {
   headers?: Record<string, string>;
   /** The `fetch` to use; default the global one. */
   fetch?: typeof fetch;
-  /** Retries after the first attempt on 408, 429, 5xx, connection failures and time-outs; default 2. */
-  maxRetries?: number;
-  /** Limit of one attempt in ms: for `complete` the whole response, for `stream` the wait for the response and then for each next line. Default 600 000 (10 minutes); a cold model load counts. */
-  timeoutMs?: number;
-  /** First back-off delay in ms, doubled on each retry, with jitter; default 500. */
-  initialRetryDelayMs?: number;
-  /** Longest back-off delay in ms; default 8000. */
-  maxRetryDelayMs?: number;
   /** Model options sent as `options` (`temperature`, `num_ctx`, `seed`, …). */
   options?: Partial<OllamaModelOptions>;
   /** How long the model stays loaded after the call, sent as `keep_alive` (`"5m"`, or seconds). */

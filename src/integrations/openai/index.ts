@@ -5,4 +5,6 @@
  *
  * @module
  */
+
+export type { ProviderCallOptions } from "../internal/call.js";
 export { OpenAIChat, type OpenAIChatOptions, schemaName } from "./openai-chat.js";

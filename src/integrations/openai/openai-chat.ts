@@ -28,6 +28,7 @@ import {
   DEFAULT_TIMEOUT_MS,
   jsonUsage,
   loadPeer,
+  type ProviderCallOptions,
   type RetryPolicy,
   retryPolicy,
   withRetries,
@@ -38,7 +39,7 @@ const PROVIDER = "openai";
 const LABEL = "OpenAI";
 
 /** Options of {@link OpenAIChat}. Only `model` is required; the others default as the `openai` SDK does. */
-export interface OpenAIChatOptions {
+export interface OpenAIChatOptions extends ProviderCallOptions {
   /** Model name, such as `"gpt-4o-mini"`; sent as `model`. */
   model: string;
   /** API key; defaults to the `OPENAI_API_KEY` environment variable (as the SDK does). */
@@ -47,14 +48,6 @@ export interface OpenAIChatOptions {
   baseURL?: string;
   /** A ready `OpenAI` client to use instead of building one; `apiKey` and `baseURL` are then ignored. Its own retries are turned off per request: nodestep retries. */
   client?: OpenAI;
-  /** Retries after the first attempt on 408, 429, 5xx, connection failures and time-outs; default 2. `0` turns retries off. */
-  maxRetries?: number;
-  /** Limit of one attempt in ms: for `complete` the whole response, for `stream` the wait for the response and then for each next chunk (time the caller spends between chunks does not count). Default 600 000 (10 minutes). */
-  timeoutMs?: number;
-  /** First back-off delay in ms, doubled on each retry, with jitter; default 500. A `retry-after` header takes precedence. */
-  initialRetryDelayMs?: number;
-  /** Longest back-off delay in ms; default 8000. */
-  maxRetryDelayMs?: number;
   /** Sampling temperature, sent as `temperature` when set. */
   temperature?: number;
   /** Most tokens to generate, sent as `max_completion_tokens` when set. */
