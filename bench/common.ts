@@ -55,7 +55,8 @@ export interface Figures {
   peakRssMb: number;
   /**
    * Bytes the store holds at the end. Memory store: nodestep `sizeBytes()`, LangGraph the
-   * serialized checkpoints and writes of `MemorySaver`. SQLite: file plus `-wal`. PostgreSQL:
+   * serialized checkpoints and writes of `MemorySaver`. SQLite: the file after a
+   * `wal_checkpoint(TRUNCATE)` (the write-ahead log copied in and emptied). PostgreSQL:
    * `pg_total_relation_size` of the schema's tables.
    */
   bytesStored?: number;

@@ -108,7 +108,11 @@ async function openSaver(kind: StoreKind): Promise<OpenSaver> {
       const saver = SqliteSaver.fromConnString(path);
       return {
         saver,
-        bytes: async () => sqliteFileBytes(path),
+        // The file as it rests: the write-ahead log copied in first, as on the nodestep side.
+        bytes: async () => {
+          saver.db.pragma("wal_checkpoint(TRUNCATE)");
+          return sqliteFileBytes(path);
+        },
         close: async () => {
           saver.db.close();
           tmp.remove();

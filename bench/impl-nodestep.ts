@@ -92,7 +92,11 @@ async function openStore(kind: StoreKind): Promise<OpenStore> {
       const store = new SqliteStateStore({ path: `${tmp.dir}/threads.db` });
       return {
         store,
-        bytes: () => store.fileSizeBytes(),
+        // The file as it rests: the write-ahead log copied in first (as closing the store does).
+        bytes: async () => {
+          await store.checkpoint();
+          return store.fileSizeBytes();
+        },
         logical: () => store.sizeBytes(),
         close: async () => {
           await store.close();

@@ -131,13 +131,17 @@ export interface EngineRunOptions {
   traceContext: Context | null;
   /** The run's sub-agents, made on first use. */
   subAgents: () => SubAgents;
-  /** Called after each superstep is applied, before the next is scheduled into the position. */
+  /**
+   * Called after each superstep is applied, before the next is scheduled into the position:
+   * `state` is the state after it, `before` the state before it.
+   */
   onStepCommitted:
     | ((
         step: number,
         order: readonly TaskSpec[],
         next: readonly TaskSpec[],
         state: Record<string, unknown>,
+        before: Record<string, unknown>,
       ) => Promise<void> | void)
     | null;
 }
@@ -264,7 +268,7 @@ export async function runLoop(
         }
       }
     }
-    if (opts.onStepCommitted) await opts.onStepCommitted(step, pos.tasks, next, state);
+    if (opts.onStepCommitted) await opts.onStepCommitted(step, pos.tasks, next, state, pos.state);
     pos.state = state;
     pos.step = nextStep;
     pos.tasks = next;

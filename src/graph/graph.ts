@@ -415,7 +415,7 @@ export class Graph<D extends StateDefinition | null = null> {
       journal,
       traceContext,
       onStepCommitted: journal
-        ? (step, order, next) => journal.stepCommitted(step, order, next)
+        ? (step, order, next, _state, before) => journal.stepCommitted(step, order, next, before)
         : null,
     });
     const result = (pos: RunPosition, end: LoopEnd): RunResult<GraphState<D>> => ({

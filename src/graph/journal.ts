@@ -16,6 +16,9 @@ import type { NewEvent, StateStore } from "../stores/types.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine.js";
 import {
   emptyPosition,
+  encodeOutcome,
+  encodeRunStarted,
+  encodeTasks,
   foldEvents,
   type RunStartedData,
   type ThreadPosition,
@@ -89,6 +92,7 @@ export class ThreadJournal implements RunJournal {
 
   private constructor(
     readonly store: StateStore,
+    readonly def: StateDefinition | null,
     readonly threadId: string,
     readonly branchId: string,
     readonly runId: string,
@@ -125,6 +129,7 @@ export class ThreadJournal implements RunJournal {
       const loaded = await loadPosition(store, def, threadId, branchId, cache);
       const j = new ThreadJournal(
         store,
+        def,
         threadId,
         branchId,
         runId,
@@ -155,11 +160,7 @@ export class ThreadJournal implements RunJournal {
     if (this.#closed) return Promise.resolve();
     if (this.#inline && !(events.length === 1 && events[0]!.type === "step_committed")) {
       // Something else is written before the commit: the result goes first, as a pending write.
-      const { step, task, outcome } = this.#inline;
-      this.#buffer.push(
-        this.#event("task_finished", step, task.id, task.name, { outcome } as unknown as JsonValue),
-      );
-      this.#inline = null;
+      this.#flushInline();
     }
     const batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
     this.#buffer = [];
@@ -176,9 +177,20 @@ export class ThreadJournal implements RunJournal {
     return p;
   }
 
+  /** Write the deferred single-task result as its own pending write. */
+  #flushInline(): void {
+    const inline = this.#inline;
+    if (!inline) return;
+    const { step, task, outcome } = inline;
+    this.#buffer.push(
+      this.#event("task_finished", step, task.id, task.name, encodeOutcome(this.def, outcome)),
+    );
+    this.#inline = null;
+  }
+
   runStarted(step: number, data: RunStartedData): Promise<void> {
     return this.append([
-      this.#event("run_started", step, null, null, data as unknown as JsonValue),
+      this.#event("run_started", step, null, null, encodeRunStarted(this.def, step, data)),
     ]);
   }
 
@@ -192,9 +204,13 @@ export class ThreadJournal implements RunJournal {
       this.#inline = { step, task, outcome };
       return;
     }
-    const e = this.#event("task_finished", step, task.id, task.name, {
-      outcome,
-    } as unknown as JsonValue);
+    const e = this.#event(
+      "task_finished",
+      step,
+      task.id,
+      task.name,
+      encodeOutcome(this.def, outcome),
+    );
     return this.append([e]);
   }
 
@@ -208,19 +224,24 @@ export class ThreadJournal implements RunJournal {
     return this.append([this.#event("task_cache", step, taskId, node, { cache })]);
   }
 
+  /**
+   * Commit superstep `step`, whose tasks were `order` (the position's tasks, in order), and
+   * record the next superstep's tasks. A single task's deferred result is written inside;
+   * `before` is the state at the start of the superstep.
+   */
   async stepCommitted(
     step: number,
     order: readonly TaskSpec[],
     next: readonly TaskSpec[],
+    before: Record<string, unknown>,
   ): Promise<void> {
-    const data: Record<string, JsonValue> = {
-      order: order.map((t) => t.id),
-      next: next as unknown as JsonValue,
-    };
+    let data: JsonObject = { next: encodeTasks(step + 1, next) };
     const inline = this.#inline;
-    if (inline && inline.step === step) {
-      data.inline = { [inline.task.id]: inline.outcome as unknown as JsonValue };
-      this.#inline = null;
+    if (inline) {
+      if (inline.step === step && order.length === 1 && order[0]!.id === inline.task.id) {
+        data = { ...data, ...encodeOutcome(this.def, inline.outcome, before) };
+        this.#inline = null;
+      } else this.#flushInline();
     }
     await this.append([this.#event("step_committed", step, null, null, data)]);
   }
@@ -253,9 +274,7 @@ export class ThreadJournal implements RunJournal {
   }
 
   finished(step: number): Promise<void> {
-    return this.append([
-      this.#event("run_finished", step, null, null, { status: "completed", interrupts: [] }),
-    ]);
+    return this.append([this.#event("run_finished", step, null, null, { status: "completed" })]);
   }
 
   /** Record a failure (best effort: a store that is down is not asked twice). */

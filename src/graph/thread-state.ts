@@ -11,9 +11,15 @@
 import type { InterruptInfo } from "../errors/index.js";
 import { StateStoreError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
-import { applyUpdate, initialState, type StateDefinition } from "../state/define-state.js";
+import {
+  applyUpdate,
+  initialState,
+  type PreparedUpdate,
+  type StateDefinition,
+} from "../state/define-state.js";
+import { decodeUpdate, encodeUpdate, type UpdatePath } from "../state/update-codec.js";
 import type { StoredEvent } from "../stores/types.js";
-import type { TaskOutcome, TaskSpec } from "./engine.js";
+import type { TaskOutcome, TaskRoutes, TaskSpec } from "./engine.js";
 
 /** Version of the folded-thread format kept in snapshots. */
 export const THREAD_FORMAT = 1;
@@ -63,7 +69,7 @@ export function emptyPosition(def: StateDefinition | null): ThreadPosition {
   };
 }
 
-/** Data of a `run_started` event. */
+/** What a `run_started` event records (stored by {@link encodeRunStarted}). */
 export interface RunStartedData {
   /** The prepared input update, or `null` when the run continues the thread. */
   input: JsonObject | null;
@@ -71,6 +77,84 @@ export interface RunStartedData {
   tasks: TaskSpec[] | null;
   /** Answers given with this run. */
   resume: Record<string, JsonValue>;
+}
+
+/**
+ * A superstep's tasks as stored: the node's name for a task numbered as scheduled
+ * (`"<step>:<index>"`) without a payload, the whole task otherwise.
+ */
+export type StoredTasks = (string | TaskSpec)[];
+
+/** Store the tasks of superstep `step`. */
+export function encodeTasks(step: number, tasks: readonly TaskSpec[]): JsonValue {
+  const out: StoredTasks = new Array(tasks.length);
+  for (let i = 0; i < tasks.length; i++) {
+    const t = tasks[i]!;
+    out[i] = t.payload === null && t.id === `${step}:${i}` ? t.name : t;
+  }
+  return out as unknown as JsonValue;
+}
+
+/** Read back the tasks of superstep `step` written by {@link encodeTasks}. */
+export function decodeTasks(step: number, stored: unknown): TaskSpec[] {
+  if (!Array.isArray(stored)) throw new Error(`the tasks of superstep ${step} are not a list`);
+  return stored.map((t, i) =>
+    typeof t === "string" ? { id: `${step}:${i}`, name: t, payload: null } : (t as TaskSpec),
+  );
+}
+
+/**
+ * A task's outcome as stored (in `task_finished`, or inline in `step_committed`): `update`
+ * (encoded by its fields' codecs, `null` when it wrote nothing), `same` (fields that repeat a
+ * list held in another field) and `routes`, each left out when empty. `before`: the state the
+ * outcome alone is applied to, for a single-task superstep (see `encodeUpdate`).
+ */
+export function encodeOutcome(
+  def: StateDefinition | null,
+  outcome: TaskOutcome,
+  before?: Record<string, unknown>,
+): JsonObject {
+  const out: JsonObject = {};
+  if (outcome.update) {
+    const { update, same } = encodeUpdate(def, outcome.update, before);
+    out.update = update;
+    if (same) out.same = same as unknown as JsonValue;
+  }
+  if (outcome.routes !== null) out.routes = outcome.routes as unknown as JsonValue;
+  if (!outcome.update && outcome.routes === null) out.update = null;
+  return out;
+}
+
+/** Read back an outcome written by {@link encodeOutcome}. */
+export function decodeOutcome(
+  def: StateDefinition | null,
+  d: Record<string, unknown>,
+): TaskOutcome {
+  const update = (d.update ?? null) as JsonObject | null;
+  return {
+    update:
+      update === null
+        ? null
+        : decodeUpdate(def, update, d.same as Record<string, UpdatePath> | undefined),
+    routes: (d.routes ?? null) as TaskRoutes,
+  };
+}
+
+/** The data of a `run_started` event: the input and start tasks when given, resume answers when any. */
+export function encodeRunStarted(
+  def: StateDefinition | null,
+  step: number,
+  data: RunStartedData,
+): JsonObject {
+  const out: JsonObject = {};
+  if (data.input !== null) {
+    const { update, same } = encodeUpdate(def, data.input as PreparedUpdate);
+    out.input = update;
+    if (same) out.same = same as unknown as JsonValue;
+    out.tasks = encodeTasks(step, data.tasks ?? []);
+  }
+  if (Object.keys(data.resume).length > 0) out.resume = data.resume;
+  return out;
 }
 
 /** Fold events into a position; returns a new position (the given one is not changed). */
@@ -91,24 +175,25 @@ export function foldEvents(
     try {
       switch (e.type) {
         case "run_started": {
-          const data = d as unknown as RunStartedData;
-          if (data.input !== null) {
-            pos.state = applyUpdate(def, pos.state, data.input, "__input__");
+          const input = (d.input ?? null) as JsonObject | null;
+          if (input !== null) {
+            const update = decodeUpdate(def, input, d.same as Record<string, UpdatePath>);
+            pos.state = applyUpdate(def, pos.state, update, "__input__");
             pos.step = e.step ?? pos.step;
-            pos.tasks = data.tasks ?? [];
+            pos.tasks = decodeTasks(pos.step, d.tasks ?? []);
             pos.known = {};
             pos.caches = {};
             pos.interrupts = [];
             pos.answers = {};
             pos.originRunId = e.runId;
           }
-          pos.answers = { ...pos.answers, ...(data.resume ?? {}) };
+          pos.answers = { ...pos.answers, ...((d.resume ?? {}) as Record<string, JsonValue>) };
           pos.lastStatus = "running";
           break;
         }
         case "task_finished":
           if (e.step === pos.step && e.taskId !== null) {
-            pos.known[e.taskId] = d.outcome as unknown as TaskOutcome;
+            pos.known[e.taskId] = decodeOutcome(def, d);
             delete pos.caches[e.taskId];
           }
           break;
@@ -133,20 +218,32 @@ export function foldEvents(
           }
           break;
         case "step_committed": {
-          const order = d.order as string[];
-          if (d.inline) Object.assign(pos.known, d.inline as Record<string, TaskOutcome>);
-          for (const id of order) {
-            const outcome = pos.known[id];
+          // The superstep's tasks, in order (a log that names them must name these).
+          const order = Array.isArray(d.order)
+            ? (d.order as string[]).map(
+                (id) => pos.tasks.find((t) => t.id === id) ?? { id, name: id, payload: null },
+              )
+            : pos.tasks;
+          if (order.length === 0) throw new Error(`superstep ${e.step} commits no task`);
+          if ("update" in d || "routes" in d) {
+            // The superstep's single task, written with its commit.
+            if (order.length !== 1) {
+              throw new Error(
+                `superstep ${e.step} holds one task's result but had ${order.length} tasks`,
+              );
+            }
+            pos.known[order[0]!.id] = decodeOutcome(def, d);
+          }
+          for (const task of order) {
+            const outcome = pos.known[task.id];
             if (!outcome)
               throw new Error(
-                `superstep ${e.step} commits task ${id}, whose result is not in the log`,
+                `superstep ${e.step} commits task ${task.id}, whose result is not in the log`,
               );
-            const task = pos.tasks.find((t) => t.id === id);
-            if (outcome.update)
-              pos.state = applyUpdate(def, pos.state, outcome.update, task?.name ?? id);
+            if (outcome.update) pos.state = applyUpdate(def, pos.state, outcome.update, task.name);
           }
           pos.step = (e.step ?? pos.step) + 1;
-          pos.tasks = d.next as unknown as TaskSpec[];
+          pos.tasks = decodeTasks(pos.step, d.next);
           pos.known = {};
           pos.caches = {};
           pos.interrupts = [];

@@ -14,7 +14,9 @@ import {
   newMessageId,
   type RemoveMessage,
 } from "./add-messages.js";
+import { messagesCodec } from "./messages-codec.js";
 import { isReplacement, type Replacement } from "./replace.js";
+import type { FieldCodec } from "./update-codec.js";
 
 /** A reducer: merges an update into a field's current value and returns the new value without changing either. */
 export type Reducer<T, U = T> = (current: T, update: U) => T;
@@ -28,6 +30,8 @@ export interface ReducedField<S extends z.ZodType = z.ZodType, U = z.output<S>> 
   readonly update: z.ZodType<U, unknown> | null;
   /** Turns a validated update into the form stored in the event log (messages get their ids here). */
   readonly prepare: ((update: U) => U) | null;
+  /** How the field's prepared updates are stored in the event log, when not as they are. */
+  readonly codec: FieldCodec | null;
 }
 
 /**
@@ -36,12 +40,20 @@ export interface ReducedField<S extends z.ZodType = z.ZodType, U = z.output<S>> 
  * @param schema - zod schema of the field's value; its `.default(...)` is the initial value.
  * @param fn - `(current, update) => next`; must not change its inputs.
  * @param options.update - zod schema of one update, when it differs from the value's schema.
+ * @param options.prepare - turns a validated update into the form that is applied and stored
+ *   (give it everything that must not change when the update is folded again, such as fresh ids).
+ * @param options.codec - how a prepared update is stored in the event log, when not as it is;
+ *   `codec.decode(codec.encode(u))` must equal `u`, key order included.
  * @example const State = defineState({ total: reducer(z.number().default(0), (a, b) => a + b) });
  */
 export function reducer<S extends z.ZodType, U = z.output<S>>(
   schema: S,
   fn: Reducer<z.output<S>, U>,
-  options: { update?: z.ZodType<U, unknown>; prepare?: (update: U) => U } = {},
+  options: {
+    update?: z.ZodType<U, unknown>;
+    prepare?: (update: U) => U;
+    codec?: FieldCodec;
+  } = {},
 ): ReducedField<S, U> {
   if (!(schema instanceof z.ZodType))
     throw new TypeError("reducer(schema, fn): schema must be a zod schema");
@@ -52,6 +64,7 @@ export function reducer<S extends z.ZodType, U = z.output<S>>(
     reducer: fn,
     update: options.update ?? null,
     prepare: options.prepare ?? null,
+    codec: options.codec ?? null,
   };
 }
 
@@ -81,6 +94,7 @@ export function messagesField(): ReducedField<typeof messagesSchema, MessagesUpd
   return reducer(messagesSchema, addMessages, {
     update: MessagesUpdateSchema as unknown as z.ZodType<MessagesUpdate, unknown>,
     prepare: prepareMessages,
+    codec: messagesCodec,
   });
 }
 
@@ -91,6 +105,7 @@ export interface AnyReducedField {
   readonly reducer: (current: never, update: never) => unknown;
   readonly update: z.ZodType | null;
   readonly prepare: ((update: never) => unknown) | null;
+  readonly codec: FieldCodec | null;
 }
 
 /** A field in a {@link defineState} shape: a zod schema (last write wins) or a {@link ReducedField}. */
@@ -123,6 +138,8 @@ export interface FieldSpec {
   readonly reducer: Reducer<unknown, unknown> | null;
   readonly update: z.ZodType | null;
   readonly prepare: ((update: unknown) => unknown) | null;
+  /** How the field's updates are stored, or `null` (as they are). */
+  readonly codec: FieldCodec | null;
 }
 
 /** A prepared update: validated, normalized, safe for JSON; ready for {@link StateDefinition.apply}. */
@@ -201,7 +218,14 @@ export function defineState<S extends StateShape>(shape: S): StateDefinition<S> 
   const fields = new Map<string, FieldSpec>();
   for (const [name, decl] of Object.entries(shape)) {
     if (decl instanceof z.ZodType) {
-      fields.set(name, { name, schema: decl, reducer: null, update: null, prepare: null });
+      fields.set(name, {
+        name,
+        schema: decl,
+        reducer: null,
+        update: null,
+        prepare: null,
+        codec: null,
+      });
     } else if (decl && (decl as { kind?: unknown }).kind === "reduced") {
       const r = decl as unknown as ReducedField<z.ZodType, unknown>;
       fields.set(name, {
@@ -210,6 +234,7 @@ export function defineState<S extends StateShape>(shape: S): StateDefinition<S> 
         reducer: r.reducer,
         update: r.update,
         prepare: r.prepare,
+        codec: r.codec ?? null,
       });
     } else {
       throw new TypeError(

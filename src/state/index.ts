@@ -30,3 +30,4 @@ export {
   type UpdateOfShape,
 } from "./define-state.js";
 export { isReplacement, Replace, type Replacement } from "./replace.js";
+export type { FieldCodec } from "./update-codec.js";

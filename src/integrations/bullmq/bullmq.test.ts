@@ -431,11 +431,11 @@ describe("a worker killed in the middle of a sub-agent", () => {
     expect(after.state.messages).toEqual(final.messages);
     const runs = (await reader.history(thread))
       .filter((e) => ["run_started", "run_finished", "run_failed"].includes(e.type))
-      .map((e) => [e.type, (e.data as { input?: unknown } | null)?.input === null]);
-    // The first run (worker A, with the input), then its continuation (worker B, input null).
+      .map((e) => [e.type, (e.data as { input?: unknown } | null)?.input !== undefined]);
+    // The first run (worker A, with the input), then its continuation (worker B, no input).
     expect(runs).toEqual([
-      ["run_started", false],
       ["run_started", true],
+      ["run_started", false],
       ["run_finished", false],
     ]);
   });

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -174,6 +174,19 @@ describe("SqliteStateStore", () => {
     expect(
       () => new SqliteStateStore({ path: fresh(), synchronous: "OFF" as unknown as "FULL" }),
     ).toThrow(StateStoreError);
+  });
+
+  it("checkpoint() copies the WAL into the file and truncates it; a closed store refuses it", async () => {
+    const path = fresh();
+    const store = new SqliteStateStore({ path });
+    for (let i = 1; i <= 20; i++) await store.append("t", "main", [ev(i)], i - 1);
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
+    await store.checkpoint();
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    expect(await store.fileSizeBytes()).toBe(statSync(path).size);
+    expect((await store.read("t", "main")).length).toBe(20);
+    await store.close();
+    await expect(store.checkpoint()).rejects.toThrow(StateStoreError);
   });
 
   it("keeps one consistent log when three processes race to append to one branch", async () => {

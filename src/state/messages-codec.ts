@@ -1,0 +1,128 @@
+/**
+ * How a messages field stores its updates: each message without the keys that hold their
+ * default (`null`, `[]`, `{}`), and filled in again, in the schema's key order, when read.
+ *
+ * A prepared update's messages have passed `MessageSchema`, so every key is present; storing
+ * only the keys that carry something makes the event log hold little more than the text of
+ * the conversation, and reading it back gives the same objects, key for key.
+ *
+ * @module
+ */
+import type { JsonValue } from "../json/index.js";
+import type { FieldCodec } from "./update-codec.js";
+
+type Default = "null" | "list" | "object";
+
+/** Each message type's keys after `type`, in schema order, with their defaults. */
+const KEYS: Record<string, readonly (readonly [string, Default])[]> = {
+  system: [
+    ["id", "null"],
+    ["content", "null"],
+  ],
+  human: [
+    ["id", "null"],
+    ["content", "null"],
+  ],
+  ai: [
+    ["id", "null"],
+    ["content", "null"],
+    ["refusal", "null"],
+    ["toolCalls", "list"],
+    ["finishReason", "null"],
+    ["usage", "object"],
+  ],
+  tool: [
+    ["id", "null"],
+    ["content", "null"],
+    ["name", "null"],
+    ["toolCallId", "null"],
+    ["arguments", "null"],
+  ],
+};
+
+/** A tool call's keys, in schema order, with their defaults (`id` and `name` have none). */
+const CALL_KEYS: readonly (readonly [string, Default | null])[] = [
+  ["id", null],
+  ["name", null],
+  ["arguments", "object"],
+  ["argumentsError", "null"],
+];
+
+type Obj = { [key: string]: JsonValue };
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isDefault(v: unknown, d: Default | null): boolean {
+  switch (d) {
+    case "null":
+      return v === null;
+    case "list":
+      return Array.isArray(v) && v.length === 0;
+    case "object":
+      return isObj(v) && Object.keys(v).length === 0;
+    default:
+      return false;
+  }
+}
+
+function fresh(d: Default): JsonValue {
+  return d === "null" ? null : d === "list" ? [] : {};
+}
+
+function compactCall(call: JsonValue): JsonValue {
+  if (!isObj(call)) return call;
+  const out: Obj = {};
+  for (const [k, d] of CALL_KEYS) {
+    if (k in call && !isDefault(call[k], d)) out[k] = call[k]!;
+  }
+  return out;
+}
+
+function expandCall(call: JsonValue): JsonValue {
+  if (!isObj(call)) return call;
+  const out: Obj = {};
+  for (const [k, d] of CALL_KEYS) {
+    if (k in call) out[k] = call[k]!;
+    else if (d !== null) out[k] = fresh(d);
+  }
+  return out;
+}
+
+/** One message as stored: `type`, then only the keys whose value is not the default. */
+export function compactMessage(m: JsonValue): JsonValue {
+  if (!isObj(m) || typeof m.type !== "string") return m;
+  const keys = KEYS[m.type];
+  if (!keys) return m; // a RemoveMessage marker, kept as it is
+  const out: Obj = { type: m.type };
+  for (const [k, d] of keys) {
+    const v = m[k];
+    if (v === undefined || isDefault(v, d)) continue;
+    out[k] = k === "toolCalls" && Array.isArray(v) ? v.map(compactCall) : v;
+  }
+  return out;
+}
+
+/** One stored message made whole: every key of its type, in schema order, defaults filled in. */
+export function expandMessage(m: JsonValue): JsonValue {
+  if (!isObj(m) || typeof m.type !== "string") return m;
+  const keys = KEYS[m.type];
+  if (!keys) return m;
+  const out: Obj = { type: m.type };
+  for (const [k, d] of keys) {
+    const v = m[k];
+    if (v === undefined) out[k] = fresh(d);
+    else out[k] = k === "toolCalls" && Array.isArray(v) ? v.map(expandCall) : v;
+  }
+  return out;
+}
+
+/**
+ * The storage codec of `messagesField()`: an update (one message, or a list of messages and
+ * `RemoveMessage` markers) is stored with each message compacted by {@link compactMessage}.
+ */
+export const messagesCodec: FieldCodec = {
+  encode: (update) => (Array.isArray(update) ? update.map(compactMessage) : compactMessage(update)),
+  decode: (stored) => (Array.isArray(stored) ? stored.map(expandMessage) : expandMessage(stored)),
+};
