@@ -5,6 +5,7 @@
  */
 import { ContextNotProvidedError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
+import { describeValue } from "../state/define-state.js";
 import type { StateDefinition } from "../state/index.js";
 import type { StateStore } from "../stores/types.js";
 import type {
@@ -49,6 +50,29 @@ export class GraphInterrupt extends Error {
 /** Whether an error is a {@link GraphInterrupt}. */
 export function isGraphInterrupt(e: unknown): e is GraphInterrupt {
   return e instanceof GraphInterrupt;
+}
+
+/**
+ * The key of an interrupt as `options` give it, or `undefined` for the default key.
+ *
+ * @param where - who asked, for the message, such as `Node "ask" of graph "g"`.
+ * @throws TypeError if `options` is not an object or its `key` is not a non-empty string.
+ */
+export function interruptKey(options: unknown, where: string): string | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(
+      `${where}: ctx.interrupt(value, options): options must be an object { key? }, got ${describeValue(options)}`,
+    );
+  }
+  const key = (options as { key?: unknown }).key;
+  if (key === undefined) return undefined;
+  if (typeof key !== "string" || key === "") {
+    throw new TypeError(
+      `${where}: ctx.interrupt(value, { key }): key must be a non-empty string, got ${typeof key === "string" ? '""' : describeValue(key)}; omit it for the default key`,
+    );
+  }
+  return key;
 }
 
 /** Run information and helpers for a running node. */
@@ -104,6 +128,7 @@ export interface NodeContext<C = unknown> {
    * @param value - the question, JSON.
    * @param options.key - the answer's key; default `"<taskId>#<n>"` for the n-th interrupt of this task (from 0).
    * @throws GraphInterrupt to pause (caught by the engine).
+   * @throws TypeError if `options` is not an object or `key` is not a non-empty string.
    */
   interrupt<T extends JsonValue = JsonValue>(value: JsonValue, options?: { key?: string }): T;
   /** Persist `cache` now (with a state store), so a crash re-runs only what was not saved. */
@@ -194,7 +219,9 @@ export class TaskContext<C = unknown> implements NodeContext<C> {
   }
 
   interrupt<T extends JsonValue = JsonValue>(value: JsonValue, options?: { key?: string }): T {
-    const key = options?.key ?? `${this.taskId}#${this.#interrupts}`;
+    const key =
+      interruptKey(options, `Node "${this.node}" of graph "${this.graphName}"`) ??
+      `${this.taskId}#${this.#interrupts}`;
     this.#interrupts++;
     if (Object.hasOwn(this.resumeValues, key)) return this.resumeValues[key] as T;
     throw new GraphInterrupt([{ key, value }]);

@@ -116,6 +116,148 @@ describe("flow checks", () => {
   });
 });
 
+describe("argument checks", () => {
+  const a = node(() => ({}), { name: "a" });
+
+  it("refuses a Command that is not an object of update and goto", async () => {
+    await expectError(
+      () => new Command("x" as never),
+      TypeError,
+      "new Command(init): init must be an object { update?, goto? }, got a string (x)",
+    );
+    await expectError(
+      () => new Command(null as never),
+      TypeError,
+      "new Command(init): init must be an object { update?, goto? }, got null",
+    );
+    await expectError(
+      () => new Command({ updates: { count: 1 } } as never),
+      TypeError,
+      'new Command(init): unknown key "updates"; a Command takes only update and goto',
+    );
+    await expectError(
+      () => new Command({ update: [1] as never }),
+      TypeError,
+      "new Command(init): update must be a plain object of state fields or null, got an array",
+    );
+    await expectError(
+      () => new Command({ goto: 5 as never }),
+      TypeError,
+      "new Command(init): goto must be a node, a node name, END or a Send (or a list of them), got a number (5)",
+    );
+    await expectError(
+      () => new Command({ goto: [a, ""] }),
+      TypeError,
+      'new Command(init): goto[1] must be a node, a node name, END or a Send (or a list of them), got ""',
+    );
+    const ok = new Command({ update: { count: 1 }, goto: [a, "b", END, new Send(a)] });
+    expect(ok.goto).toHaveLength(4);
+    expect(new Command().update).toBeNull();
+    expect(new Command({ goto: [] }).goto).toEqual([]);
+  });
+
+  it("refuses a Send whose node is not a node or a node name, or whose payload is not an object", async () => {
+    await expectError(
+      () => new Send(5 as never),
+      TypeError,
+      "new Send(node, payload): node must be a node or the name of one, got a number (5)",
+    );
+    await expectError(
+      () => new Send({ name: "a" } as never),
+      TypeError,
+      "new Send(node, payload): node must be a node or the name of one, got an object",
+    );
+    await expectError(
+      () => new Send(" "),
+      TypeError,
+      'new Send(node, payload): node must be a node or the name of one, got " "',
+    );
+    await expectError(
+      () => new Send(END as never),
+      TypeError,
+      "new Send(node, payload): node must be a node or the name of one, got END; a Send starts a task, so end with Command({ goto: END }) or a returned END instead",
+    );
+    await expectError(
+      () => new Send(a, "item" as never),
+      TypeError,
+      'new Send(node "a", payload): payload must be a plain object of state fields or null, got a string (item)',
+    );
+    expect(new Send("a").payload).toBeNull();
+    expect(new Send(a, { topic: "x" }).node).toBe(a);
+  });
+
+  it("refuses an unknown graph option, listing the known ones", async () => {
+    await expectError(
+      () => new Graph(State, { name: "g", maxStep: 3 } as never),
+      TypeError,
+      'Graph "g": unknown option "maxStep"; the options of new Graph(state, options) are name, stateStore, workspace, maxSteps, middleware, leaseTtlMs, retry, nodeCache, tracer',
+    );
+    await expectError(
+      () => new Graph(State, { store: null, thread: "t" } as never),
+      TypeError,
+      'Graph "graph": unknown options "store", "thread"; the options of new Graph(state, options) are name, stateStore, workspace, maxSteps, middleware, leaseTtlMs, retry, nodeCache, tracer',
+    );
+    await expectError(
+      () => new Graph(State, "g" as never),
+      TypeError,
+      "new Graph(state, options): options must be an object, got a string (g)",
+    );
+    const every = new Graph(State, {
+      name: "all",
+      stateStore: null,
+      workspace: null,
+      maxSteps: 3,
+      middleware: [],
+      leaseTtlMs: 1000,
+      retry: { maxAttempts: 2 },
+      tracer: false,
+    });
+    expect(every.maxSteps).toBe(3);
+  });
+
+  it("refuses a second flow() instead of replacing the first", async () => {
+    const g = new Graph(State, { name: "g" }).flow(START.to(a), a.to(END));
+    const e = await expectError(
+      () => g.flow(START.to(a), a.to(a)),
+      GraphConfigError,
+      'Graph "g" already has a flow; flow() sets all of a graph\'s edges at once, so pass them in one call, or build a new Graph for another flow',
+    );
+    expect(e.graph).toBe("g");
+    expect(g.nodeNames).toEqual(["a"]);
+    expect((await g.invoke({})).status).toBe("completed");
+  });
+
+  it("refuses an interrupt key that is not a non-empty string", async () => {
+    const run = (options: unknown) =>
+      new Graph(State, { name: "g" })
+        .flow(START.to(ask), ask.to(END))
+        .invoke({}, { context: options });
+    const ask = node(
+      (_s: S, ctx) => {
+        ctx.interrupt("ok?", ctx.context as never);
+        return {};
+      },
+      { name: "ask" },
+    );
+    await expectError(
+      () => run({ key: 5 }),
+      TypeError,
+      'Node "ask" of graph "g": ctx.interrupt(value, { key }): key must be a non-empty string, got a number (5); omit it for the default key',
+    );
+    await expectError(
+      () => run({ key: "" }),
+      TypeError,
+      'Node "ask" of graph "g": ctx.interrupt(value, { key }): key must be a non-empty string, got ""; omit it for the default key',
+    );
+    await expectError(
+      () => run("approve"),
+      TypeError,
+      'Node "ask" of graph "g": ctx.interrupt(value, options): options must be an object { key? }, got a string (approve)',
+    );
+    expect((await run({ key: "approve" })).interrupts.map((i) => i.key)).toEqual(["approve"]);
+  });
+});
+
 describe("supersteps", () => {
   it("runs fan-out targets in one superstep and applies their updates in task order, not finishing order", async () => {
     const slow = node(
@@ -285,8 +427,16 @@ describe("return forms", () => {
     await expectError(
       () => new Graph().flow(START.to(nonJson), w.to(END)).invoke({}),
       StateStoreError,
-      "Cannot store the update of a Send payload: when is not JSON (a Date instance is not plain JSON data)",
+      'Cannot store the Send payload for node "w": when is not JSON (a Date instance is not plain JSON data)',
     );
+    const wrongType = node(() => [new Send("w", { count: "two" })], { name: "bad", goto: ["w"] });
+    const e = await expectError(
+      () => new Graph(State).flow(START.to(wrongType), w.to(END)).invoke({}),
+      StateUpdateError,
+      'Invalid value for state field "count" written by the Send payload for node "w": Invalid input: expected number, received string',
+    );
+    expect(e.node).toBe("w");
+    expect(e.field).toBe("count");
   });
 
   it("refuses a return value of another kind", async () => {

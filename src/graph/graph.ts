@@ -18,6 +18,7 @@ import {
 import { findNonJson, type JsonObject } from "../json/index.js";
 import {
   applyUpdate,
+  describeValue,
   initialState,
   isStateDefinition,
   prepareUpdate,
@@ -124,7 +125,10 @@ export class Graph<D extends StateDefinition | null = null> {
 
   /**
    * @param state - a {@link defineState} definition, or `null` for a plain-object state (last write wins).
-   * @throws TypeError if `state` is neither; ValueError if `maxSteps` is not a positive integer.
+   * @param options - see {@link GraphOptions}; any other key is refused.
+   * @throws TypeError if `state` is neither, `options` is not an object or has a key that is
+   *   not a graph option (a misspelled `maxStep`, say), or `stateStore` is not a store;
+   *   ValueError if `maxSteps` is not a positive integer.
    */
   constructor(state: D = null as D, options: GraphOptions = {}) {
     if (state !== null && state !== undefined && !isStateDefinition(state)) {
@@ -132,6 +136,7 @@ export class Graph<D extends StateDefinition | null = null> {
         "new Graph(state, options): state must be a defineState(...) definition or null",
       );
     }
+    checkGraphOptions(options);
     this.state = (state ?? null) as D;
     this.name = options.name ?? "graph";
     this.stateStore = options.stateStore ?? null;
@@ -159,10 +164,17 @@ export class Graph<D extends StateDefinition | null = null> {
   }
 
   /**
-   * Set the graph's edges and check them; returns the graph.
-   * @throws GraphConfigError for an unknown node name, a duplicate name, a node with no way out, a target that is not a node, or no edge from START.
+   * Set the graph's edges and check them; returns the graph. A graph has one flow: call it once.
+   * @throws GraphConfigError for an unknown node name, a duplicate name, a node with no way out,
+   *   a target that is not a node, or no edge from START; or when the graph already has a flow.
    */
   flow(...edges: Edge[]): this {
+    if (this.#flow) {
+      throw new GraphConfigError(
+        `Graph "${this.name}" already has a flow; flow() sets all of a graph's edges at once, so pass them in one call, or build a new Graph for another flow`,
+        { graph: this.name },
+      );
+    }
     this.#flow = compileFlow(this.name, edges);
     return this;
   }
@@ -682,6 +694,35 @@ export interface ThreadSnapshot<S> {
   status: ThreadPosition["lastStatus"];
   /** Id of the last event, or `null` for an empty thread. */
   lastEventId: string | null;
+}
+
+/** Every key of {@link GraphOptions}. */
+const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
+  "name",
+  "stateStore",
+  "workspace",
+  "maxSteps",
+  "middleware",
+  "leaseTtlMs",
+  "retry",
+  "nodeCache",
+  "tracer",
+]);
+
+/** Check the options of `new Graph`: an object with only known keys. */
+function checkGraphOptions(options: GraphOptions): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(
+      `new Graph(state, options): options must be an object, got ${describeValue(options)}`,
+    );
+  }
+  const unknown = Object.keys(options).filter((k) => !GRAPH_OPTIONS.has(k));
+  if (unknown.length > 0) {
+    const name = typeof options.name === "string" ? options.name : "graph";
+    throw new TypeError(
+      `Graph "${name}": unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; the options of new Graph(state, options) are ${[...GRAPH_OPTIONS].join(", ")}`,
+    );
+  }
 }
 
 /** Check the options of a run; wrong types are refused before anything runs. */

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { isPlainObject } from "../json/index.js";
+import { describeValue } from "../state/define-state.js";
 import type { Node } from "./node.js";
 
 /** The end of the graph: a target that schedules nothing. */
@@ -74,14 +76,28 @@ export type GotoTarget = AnyNode | string | EndSentinel | Send;
  * Route to a node with its own input: `payload`'s fields are laid over the current state for
  * that task only, without reducers. Each `Send` is its own task, even to the same node.
  *
+ * @param node - the target: a node, or the name of a node in the flow.
+ * @param payload - a plain object of state fields, or `null` (default) for none.
+ * @throws TypeError if `node` is neither a node nor a non-empty node name (`END` included: a
+ *   `Send` starts a task), or `payload` is neither a plain object nor `null`.
  * @example return items.map((item) => new Send(worker, { item }));
  */
 export class Send {
   readonly node: AnyNode | string;
   readonly payload: Record<string, unknown> | null;
   constructor(node: AnyNode | string, payload: Record<string, unknown> | null = null) {
+    if (!isTargetNode(node)) {
+      throw new TypeError(
+        `new Send(node, payload): node must be a node or the name of one, got ${describeTarget(node)}${isEnd(node) ? "; a Send starts a task, so end with Command({ goto: END }) or a returned END instead" : ""}`,
+      );
+    }
+    if (payload !== null && payload !== undefined && !isPlainObject(payload)) {
+      throw new TypeError(
+        `new Send(${describeTarget(node)}, payload): payload must be a plain object of state fields or null, got ${describeValue(payload)}`,
+      );
+    }
     this.node = node;
-    this.payload = payload;
+    this.payload = payload ?? null;
   }
 }
 
@@ -92,6 +108,10 @@ export class Send {
  * list of them; `[]` routes nowhere; omitted follows the edges. Every target must be in the
  * node's `goto` option.
  *
+ * @param init - `{ update?, goto? }`; omitted, the command does nothing and follows the edges.
+ * @throws TypeError if `init` is not a plain object, has a key other than `update` and `goto`,
+ *   `update` is neither a plain object nor `null`, or `goto` is neither a node, a non-empty
+ *   node name, `END`, a {@link Send} nor a list of them.
  * @example return new Command({ update: { answer }, goto: END });
  */
 export class Command<S = Record<string, unknown>> {
@@ -103,7 +123,52 @@ export class Command<S = Record<string, unknown>> {
       goto?: GotoTarget | ReadonlyArray<GotoTarget> | null;
     } = {},
   ) {
-    this.update = init.update ?? null;
-    this.goto = init.goto === undefined ? null : init.goto;
+    if (!isPlainObject(init)) {
+      throw new TypeError(
+        `new Command(init): init must be an object { update?, goto? }, got ${describeValue(init)}`,
+      );
+    }
+    for (const key of Object.keys(init)) {
+      if (key !== "update" && key !== "goto") {
+        throw new TypeError(
+          `new Command(init): unknown key "${key}"; a Command takes only update and goto`,
+        );
+      }
+    }
+    const { update, goto } = init;
+    if (update !== undefined && update !== null && !isPlainObject(update)) {
+      throw new TypeError(
+        `new Command(init): update must be a plain object of state fields or null, got ${describeValue(update)}`,
+      );
+    }
+    if (goto !== undefined && goto !== null) {
+      const targets = Array.isArray(goto) ? goto : [goto];
+      for (const [i, t] of targets.entries()) {
+        if (!(t instanceof Send) && !isEnd(t) && !isTargetNode(t)) {
+          throw new TypeError(
+            `new Command(init): goto${Array.isArray(goto) ? `[${i}]` : ""} must be a node, a node name, END or a Send (or a list of them), got ${describeTarget(t)}`,
+          );
+        }
+      }
+    }
+    this.update = update ?? null;
+    this.goto = goto === undefined ? null : goto;
   }
+}
+
+/** Whether a value is a node or a non-empty node name. */
+function isTargetNode(value: unknown): value is AnyNode | string {
+  if (typeof value === "string") return value.trim() !== "";
+  return (
+    typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "node"
+  );
+}
+
+/** A routing target as error messages show it. */
+function describeTarget(value: unknown): string {
+  if (isEnd(value)) return "END";
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "node")
+    return `node "${(value as { name: string }).name}"`;
+  return describeValue(value);
 }

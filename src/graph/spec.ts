@@ -303,7 +303,8 @@ export interface FromSpecOptions<D extends StateDefinition | null>
  * @throws ValueError when `spec` is not a valid version-1 spec (with the first problem);
  *   GraphConfigError when the state does not match, a node or condition has no `ref`, the
  *   resolver returns something else than a function or a node for one, an edge names an
- *   unknown node, or the flow does not compile. Errors from the resolver propagate.
+ *   unknown node, or the flow does not compile; TypeError for an option that is neither
+ *   `resolve`, `state` nor a graph option. Errors from the resolver propagate.
  * @example
  * ```ts
  * const modules = { "./nodes.js": await import("./nodes.js") };

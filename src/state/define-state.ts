@@ -162,8 +162,13 @@ export interface StateDefinition<S extends StateShape = StateShape> {
   extend<M extends StateShape>(more: M): StateDefinition<Omit<S, keyof M> & M>;
 }
 
-function fieldValueOf(spec: FieldSpec, value: unknown, node: string): unknown {
-  return parseOrThrow(spec.schema, value, node, spec.name, "value");
+function fieldValueOf(
+  spec: FieldSpec,
+  value: unknown,
+  node: string,
+  writer = describeWriter(node),
+): unknown {
+  return parseOrThrow(spec.schema, value, node, spec.name, "value", writer);
 }
 
 function parseOrThrow(
@@ -172,6 +177,7 @@ function parseOrThrow(
   node: string,
   field: string,
   what: string,
+  writer = describeWriter(node),
 ): unknown {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
@@ -180,17 +186,18 @@ function parseOrThrow(
     ? ` at ${field}${issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}`
     : "";
   throw new StateUpdateError(
-    `Invalid ${what} for state field "${field}" written by ${describeWriter(node)}${where}: ${issue.message}`,
+    `Invalid ${what} for state field "${field}" written by ${writer}${where}: ${issue.message}`,
     { node, field, cause: r.error },
   );
 }
 
 function describeWriter(node: string): string {
-  return node === "__input__"
-    ? "the run input"
-    : node === "__send__"
-      ? "a Send payload"
-      : `node "${node}"`;
+  return node === "__input__" ? "the run input" : `node "${node}"`;
+}
+
+/** How errors name the payload of a `Send` to `node`. */
+function describeSend(node: string): string {
+  return `the Send payload for node "${node}"`;
 }
 
 /**
@@ -271,13 +278,17 @@ export function initialState(def: StateDefinition | null): Record<string, unknow
   return state;
 }
 
-function checkJson(value: unknown, node: string, field: string): void {
+function checkJson(
+  value: unknown,
+  node: string,
+  field: string,
+  what = `the update of ${describeWriter(node)}`,
+): void {
   const bad = findNonJson(value, field);
   if (bad) {
-    throw new StateStoreError(
-      `Cannot store the update of ${describeWriter(node)}: ${bad.path} is not JSON (${bad.problem})`,
-      { field: bad.path },
-    );
+    throw new StateStoreError(`Cannot store ${what}: ${bad.path} is not JSON (${bad.problem})`, {
+      field: bad.path,
+    });
   }
 }
 
@@ -349,7 +360,11 @@ export function prepareUpdate(
  * Validate a `Send` payload: fields laid over the state for one task, without reducers.
  * Keys must be fields (unless the state is a plain object); `Replace` and `RemoveMessage` are refused.
  *
- * @throws StateUpdateError / StateStoreError as {@link prepareUpdate}.
+ * @param node - the node the `Send` targets; errors name it (`the Send payload for node "…"`)
+ *   and carry it as `node`.
+ * @throws StateUpdateError for a payload that is not a plain object, an unknown field, an
+ *   invalid value, a `Replace` or a `RemoveMessage`.
+ * @throws StateStoreError for a value that does not survive JSON.
  */
 export function preparePayload(
   def: StateDefinition | null,
@@ -382,9 +397,9 @@ export function preparePayload(
           { node, field: key },
         );
       }
-      v = fieldValueOf(spec, value, "__send__");
+      v = fieldValueOf(spec, value, node, describeSend(node));
     }
-    checkJson(v, "__send__", key);
+    checkJson(v, node, key, describeSend(node));
     out[key] = v;
   }
   return out;

@@ -141,7 +141,17 @@ describe("Send payloads", async () => {
     expect(() => preparePayload(State, { other: 1 }, "w")).toThrow(
       'Send payload for node "w" has unknown state field "other"; declared fields: messages, count, topic, notes',
     );
-    expect(() => preparePayload(null, { when: new Date() }, "w")).toThrow(StateStoreError);
+    await expectError(
+      () => preparePayload(null, { when: new Date() }, "w"),
+      StateStoreError,
+      'Cannot store the Send payload for node "w": when is not JSON (a Date instance is not plain JSON data)',
+    );
+    const e = await expectError(
+      () => preparePayload(State, { count: "7" }, "w"),
+      StateUpdateError,
+      'Invalid value for state field "count" written by the Send payload for node "w": Invalid input: expected number, received string',
+    );
+    expect([e.node, e.field]).toEqual(["w", "count"]);
     expect(preparePayload(null, { anything: 1 }, "w")).toEqual({ anything: 1 });
   });
 });

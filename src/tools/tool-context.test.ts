@@ -144,6 +144,26 @@ describe("ToolContext.fromNodeContext", () => {
     ]);
   });
 
+  it("refuses an interrupt key that is not a non-empty string, naming the tool and node", async () => {
+    const { ctx } = nodeContext();
+    const t = ToolContext.fromNodeContext(ctx, {}, { toolCallId: "c", toolName: "ask" });
+    await expectError(
+      () => t.interrupt("q", { key: 5 as never }),
+      TypeError,
+      'Tool "ask" called by node "act" of graph "shop": ctx.interrupt(value, { key }): key must be a non-empty string, got a number (5); omit it for the default key',
+    );
+    await expectError(
+      () => ToolContext.empty({ toolName: "ask" }).interrupt("q", "mine" as never),
+      TypeError,
+      'Tool "ask" called outside a graph: ctx.interrupt(value, options): options must be an object { key? }, got a string (mine)',
+    );
+    await expectError(
+      () => ctx.interrupt("q", { key: null as never }),
+      TypeError,
+      'Node "act" of graph "shop": ctx.interrupt(value, { key }): key must be a non-empty string, got null; omit it for the default key',
+    );
+  });
+
   it("returns the answers of a resume under the same keys", () => {
     const { ctx } = nodeContext({ resumeValues: { "3:0#call_a": "yes", "3:0#call_a#1": 2 } });
     const a = ToolContext.fromNodeContext(ctx, {}, { toolCallId: "call_a" });

@@ -5,7 +5,7 @@
  * @module
  */
 import { ContextNotProvidedError } from "../errors/index.js";
-import { GraphInterrupt, type NodeContext } from "../graph/context.js";
+import { GraphInterrupt, interruptKey, type NodeContext } from "../graph/context.js";
 import type { JsonValue } from "../json/index.js";
 import type { ToolContext as ToolContextShape } from "./types.js";
 
@@ -117,7 +117,11 @@ export function toolContextFromNode<C = unknown>(
       ctx.emit(data);
     },
     interrupt<T extends JsonValue = JsonValue>(value: JsonValue, opts?: { key?: string }): T {
-      const key = opts?.key ?? nextKey?.();
+      const key =
+        interruptKey(
+          opts,
+          `${who(toolName)} called by node "${ctx.node}" of graph "${ctx.graphName}"`,
+        ) ?? nextKey?.();
       return key === undefined ? ctx.interrupt<T>(value) : ctx.interrupt<T>(value, { key });
     },
   };
@@ -176,7 +180,8 @@ export function emptyToolContext<C = unknown>(
       options.onEmit?.(data);
     },
     interrupt<T extends JsonValue = JsonValue>(value: JsonValue, opts?: { key?: string }): T {
-      const key = opts?.key ?? nextKey?.() ?? `#${n++}`;
+      const key =
+        interruptKey(opts, `${who(toolName)} called outside a graph`) ?? nextKey?.() ?? `#${n++}`;
       if (Object.hasOwn(answers, key)) return answers[key] as T;
       throw new GraphInterrupt([{ key, value }]);
     },

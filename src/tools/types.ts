@@ -43,7 +43,7 @@ export interface ToolContext<C = unknown> {
   readonly signal: AbortSignal;
   /** Sends a `"custom"` stream event, like `NodeContext.emit`. */
   emit(data: unknown): void;
-  /** Pause for a human answer, like `NodeContext.interrupt` (key scoped to this tool call by default). */
+  /** Pause for a human answer, like `NodeContext.interrupt` (key scoped to this tool call by default). @throws TypeError if `options` is not an object or `key` is not a non-empty string. */
   interrupt<T extends JsonValue = JsonValue>(value: JsonValue, options?: { key?: string }): T;
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { expectError } from "../../../test/helpers.js";
 import { StateStoreError } from "../../errors/index.js";
 import type { NewEvent } from "../../stores/index.js";
 import { describeStateStoreContract } from "../../stores/testing/contract.js";
@@ -182,6 +183,23 @@ describe("PostgresStateStore", () => {
     expect(() => new PostgresStateStore({ schema: "ok" })).toThrow(
       /needs a connectionString or a pool/,
     );
+  });
+
+  it("refuses public and the system schemas when it is made", async () => {
+    for (const schema of ["pg_catalog", "pg_toast", "PG_temp_1", "information_schema"]) {
+      await expectError(
+        () => new PostgresStateStore({ connectionString: URL, schema }),
+        StateStoreError,
+        `PostgreSQL schema "${schema}" is a system schema; the state store creates its tables (meta, branches, events, snapshots, leases) in a schema of its own: pick another name, such as "nodestep" (the default)`,
+      );
+    }
+    for (const schema of ["public", "Public"]) {
+      await expectError(
+        () => new PostgresStateStore({ connectionString: URL, schema }),
+        StateStoreError,
+        `PostgreSQL schema "${schema}" is the database's shared default schema; the state store creates its tables (meta, branches, events, snapshots, leases) in a schema of its own, so that they never mix with the application's: pick another name, such as "nodestep" (the default)`,
+      );
+    }
   });
 
   it("looks up branches and event ranges through the primary keys", async () => {

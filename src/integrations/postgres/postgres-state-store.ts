@@ -60,6 +60,8 @@ export interface PostgresStateStoreOptions {
   /**
    * The PostgreSQL schema that holds the store's tables, created when missing (default
    * `"nodestep"`). Letters, digits and `_`, not starting with a digit, at most 63 characters.
+   * A schema of the store's own: `public`, `information_schema` and `pg_*` are refused (in any
+   * letter case).
    */
   schema?: string;
   /**
@@ -131,13 +133,25 @@ export class PostgresStateStore implements StateStore {
 
   /**
    * Make the store; nothing is sent to the server until the first call.
-   * @throws StateStoreError for an invalid schema name or when neither `connectionString` nor `pool` is given.
+   * @throws StateStoreError for an invalid schema name, a system schema (`pg_*`,
+   *   `information_schema`) or `public`, or when neither `connectionString` nor `pool` is given.
    */
   constructor(options: PostgresStateStoreOptions) {
     const schema = options?.schema ?? "nodestep";
     if (typeof schema !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
       throw new StateStoreError(
         `Invalid PostgreSQL schema name ${JSON.stringify(schema)}: use letters, digits and _, not starting with a digit, at most 63 characters`,
+      );
+    }
+    const lower = schema.toLowerCase();
+    if (lower.startsWith("pg_") || lower === "information_schema") {
+      throw new StateStoreError(
+        `PostgreSQL schema "${schema}" is a system schema; the state store creates its tables (${TABLES.join(", ")}) in a schema of its own: pick another name, such as "nodestep" (the default)`,
+      );
+    }
+    if (lower === "public") {
+      throw new StateStoreError(
+        `PostgreSQL schema "${schema}" is the database's shared default schema; the state store creates its tables (${TABLES.join(", ")}) in a schema of its own, so that they never mix with the application's: pick another name, such as "nodestep" (the default)`,
       );
     }
     this.schema = schema;
