@@ -8,10 +8,11 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import type { InterruptInfo } from "../errors/index.js";
 import { ThreadBusyError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
-import type { StateDefinition } from "../state/define-state.js";
+import { initialState, type StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine.js";
 import {
@@ -45,8 +46,10 @@ export async function loadPosition(
   const snapshot = branch ? await store.loadSnapshot(threadId, branchId) : null;
   let base = emptyPosition(def);
   let snapshotSeq = 0;
-  if (snapshot && isPosition(snapshot.data)) {
-    base = snapshot.data as unknown as ThreadPosition;
+  const folder = definitionKey(def);
+  if (snapshot && isPosition(snapshot.data, folder)) {
+    const { definition: _, ...position } = snapshot.data as JsonObject;
+    base = position as unknown as ThreadPosition;
     snapshotSeq = snapshot.seq;
   }
   const events = await store.read(
@@ -62,7 +65,7 @@ export async function loadPosition(
     try {
       await store.saveSnapshot(threadId, branchId, {
         seq: position.lastSeq,
-        data: position as unknown as JsonValue,
+        data: { ...position, definition: folder } as unknown as JsonValue,
       });
       snapshotSeq = position.lastSeq;
     } catch {
@@ -75,8 +78,41 @@ export async function loadPosition(
 /** A load that folds at least this many events writes a snapshot. */
 export const SNAPSHOT_AFTER_EVENTS = 64;
 
-function isPosition(data: JsonValue): boolean {
-  return typeof data === "object" && data !== null && !Array.isArray(data) && data.format === 1;
+/**
+ * Whether a snapshot holds a position folded by a definition like `def`: the fold depends on
+ * the fields' reducers, codecs and defaults, so a snapshot kept by a reader with another
+ * definition (a plain-object graph, an older version of the state) is not used (nor one
+ * written before snapshots said which definition folded them).
+ */
+function isPosition(data: JsonValue, definition: string): boolean {
+  return (
+    typeof data === "object" &&
+    data !== null &&
+    !Array.isArray(data) &&
+    data.format === 1 &&
+    data.definition === definition
+  );
+}
+
+const definitionKeys = new WeakMap<StateDefinition, string>();
+
+/** A short key of what folding depends on in `def`: each field's name, reducer, codec, and the initial state. */
+function definitionKey(def: StateDefinition | null): string {
+  if (def === null) return "plain";
+  let key = definitionKeys.get(def);
+  if (key === undefined) {
+    const fields = [...def.fields.values()].map((f) => [
+      f.name,
+      f.reducer ? String(f.reducer) : null,
+      f.codec ? [String(f.codec.encode), String(f.codec.decode)] : null,
+    ]);
+    key = createHash("sha256")
+      .update(JSON.stringify([fields, initialState(def)]))
+      .digest("base64url")
+      .slice(0, 22);
+    definitionKeys.set(def, key);
+  }
+  return key;
 }
 
 /** Appends a run's events to its branch. */

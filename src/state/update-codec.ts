@@ -4,8 +4,8 @@
  * Two things keep the log close to the size of the data itself:
  * - a field may declare a {@link FieldCodec} (`messagesField()` stores each message without
  *   its default-valued keys);
- * - a field whose value repeats a list held under the same name inside another field of the
- *   same update (an agent's `toolCalls`, which are also in the `AIMessage` it appends) is
+ * - a field whose value repeats a list held under the same name inside the field written
+ *   right before it (an agent's `toolCalls`, which are also in the `AIMessage` it appends) is
  *   stored as where that list is (`same`), and copied from there when read.
  *
  * Decoding gives back an update equal to the one encoded, key order included.
@@ -52,11 +52,9 @@ export function encodeUpdate(
   update: PreparedUpdate,
   before?: Record<string, unknown>,
 ): EncodedUpdate {
-  const same = findRepeats(update);
-  const out: JsonObject = {};
+  const keys: string[] = [];
   for (const key in update) {
-    if (same?.[key]) continue;
-    const value = update[key] as JsonValue;
+    const value = update[key];
     if (
       before !== undefined &&
       (value === null || typeof value !== "object") &&
@@ -64,6 +62,13 @@ export function encodeUpdate(
       !def?.fields.get(key)?.reducer
     )
       continue;
+    keys.push(key);
+  }
+  const same = findRepeats(update, keys);
+  const out: JsonObject = {};
+  for (const key of keys) {
+    if (same?.[key]) continue;
+    const value = update[key] as JsonValue;
     const codec = def?.fields.get(key)?.codec;
     out[key] = codec && !isReplacement(value) ? codec.encode(value) : value;
   }
@@ -122,37 +127,40 @@ function at(root: PreparedUpdate, path: UpdatePath): unknown {
 }
 
 /**
- * Fields whose value, a non-empty list, equals as JSON the key of the same name of another
- * field written before it (of an item of it when it is a list, the last such item first):
+ * Fields whose value, a non-empty list, equals as JSON the key of the same name of the field
+ * written right before it (of an item of it when it is a list, the last such item first), or
+ * of the field that the one before it repeats from:
  * `{ messages: [ai], toolCalls: ai.toolCalls }` → `{ toolCalls: ["messages", 0] }`.
+ * Only such a neighbour is looked at, so that reading puts every field back where it was: the
+ * key order of an update is the key order of the fields it adds to the state.
  */
-function findRepeats(update: PreparedUpdate): Record<string, UpdatePath> | null {
+function findRepeats(
+  update: PreparedUpdate,
+  keys: readonly string[],
+): Record<string, UpdatePath> | null {
   let same: Record<string, UpdatePath> | null = null;
-  const keys = Object.keys(update);
   for (let j = 1; j < keys.length; j++) {
     const key = keys[j]!;
     const value = update[key];
     if (!Array.isArray(value) || value.length === 0) continue;
+    const previous = keys[j - 1]!;
+    const source = (same?.[previous]?.[0] as string | undefined) ?? previous;
+    const sourceValue = update[source];
+    const candidates: [UpdatePath, unknown][] = [];
+    if (Array.isArray(sourceValue)) {
+      for (let n = sourceValue.length - 1; n >= 0; n--) {
+        const item = sourceValue[n];
+        if (isRecord(item)) candidates.push([[source, n], item[key]]);
+      }
+    } else if (isRecord(sourceValue)) candidates.push([[source], sourceValue[key]]);
     let json: string | null = null;
-    for (let i = 0; i < j && !same?.[key]; i++) {
-      const source = keys[i]!;
-      if (same?.[source]) continue;
-      const sourceValue = update[source];
-      const candidates: [UpdatePath, unknown][] = [];
-      if (Array.isArray(sourceValue)) {
-        for (let n = sourceValue.length - 1; n >= 0; n--) {
-          const item = sourceValue[n];
-          if (isRecord(item)) candidates.push([[source, n], item[key]]);
-        }
-      } else if (isRecord(sourceValue)) candidates.push([[source], sourceValue[key]]);
-      for (const [path, v] of candidates) {
-        if (!Array.isArray(v) || v.length !== value.length) continue;
-        json ??= JSON.stringify(value);
-        if (JSON.stringify(v) === json) {
-          same ??= {};
-          same[key] = path;
-          break;
-        }
+    for (const [path, v] of candidates) {
+      if (!Array.isArray(v) || v.length !== value.length) continue;
+      json ??= JSON.stringify(value);
+      if (JSON.stringify(v) === json) {
+        same ??= {};
+        same[key] = path;
+        break;
       }
     }
   }

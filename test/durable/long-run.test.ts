@@ -79,6 +79,7 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
   expect(Object.keys(last).sort()).toEqual([
     "answers",
     "caches",
+    "definition",
     "format",
     "interrupts",
     "known",
