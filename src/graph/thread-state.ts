@@ -195,6 +195,9 @@ export function foldEvents(
           if (e.step === pos.step && e.taskId !== null) {
             pos.known[e.taskId] = decodeOutcome(def, d);
             delete pos.caches[e.taskId];
+            // A task that paused earlier and has now finished waits on nothing.
+            const taskId = e.taskId;
+            pos.interrupts = pos.interrupts.filter((i) => i.taskId !== taskId);
           }
           break;
         case "task_cache":

@@ -67,7 +67,7 @@ export function encodeUpdate(
   const same = findRepeats(update, keys);
   const out: JsonObject = {};
   for (const key of keys) {
-    if (same?.[key]) continue;
+    if (same && Object.hasOwn(same, key)) continue;
     const value = update[key] as JsonValue;
     const codec = def?.fields.get(key)?.codec;
     out[key] = codec && !isReplacement(value) ? codec.encode(value) : value;
@@ -108,7 +108,7 @@ export function decodeUpdate(
     }
   }
   for (const field in same) {
-    if (!(field in ordered)) {
+    if (!Object.hasOwn(ordered, field)) {
       throw new Error(
         `the update's field "${field}" repeats ${[...same[field]!, field].join(".")}, which is not in it`,
       );
@@ -120,7 +120,7 @@ export function decodeUpdate(
 function at(root: PreparedUpdate, path: UpdatePath): unknown {
   let v: unknown = root;
   for (const p of path) {
-    if (v === null || typeof v !== "object") return undefined;
+    if (v === null || typeof v !== "object" || !Object.hasOwn(v, p)) return undefined;
     v = (v as Record<string | number, unknown>)[p];
   }
   return v;
@@ -144,7 +144,7 @@ function findRepeats(
     const value = update[key];
     if (!Array.isArray(value) || value.length === 0) continue;
     const previous = keys[j - 1]!;
-    const source = (same?.[previous]?.[0] as string | undefined) ?? previous;
+    const source = same && Object.hasOwn(same, previous) ? (same[previous]![0] as string) : previous;
     const sourceValue = update[source];
     const candidates: [UpdatePath, unknown][] = [];
     if (Array.isArray(sourceValue)) {

@@ -54,12 +54,15 @@ const json = (v: unknown) => JSON.stringify(v);
 class Live {
   values: string[] = [];
   last: string | null = null;
+  /** The graph of the last run, which keeps the branch's position in memory. */
+  graph: AnyGraph | null = null;
   constructor(
     readonly threadId: string,
     readonly branchId = "main",
   ) {}
 
   async run(graph: AnyGraph, input: S | null, options: RunOptions = {}) {
+    this.graph = graph;
     const r = await graph.invoke(input, {
       threadId: this.threadId,
       branchId: this.branchId,
@@ -114,7 +117,10 @@ async function expectFolds(
   }
   expect(commits.length).toBe(live.values.length);
   expect(atCommits).toEqual(live.values);
-  expect(json((await reader.getState(threadId, { branchId })).state)).toBe(live.last);
+  const now = await reader.getState(threadId, { branchId });
+  expect(json(now.state)).toBe(live.last);
+  // Step, next tasks, interrupts, status: as the graph that ran keeps them in memory.
+  if (live.graph) expect(now).toEqual(await live.graph.getState(threadId, { branchId }));
   // A second cold reader (a snapshot may now exist) folds to the same state.
   const again = makeReader(await fx.reopen(store));
   expect(json((await again.getState(threadId, { branchId })).state)).toBe(live.last);
@@ -191,6 +197,36 @@ describeStores("the compact log folds back to the live state", (fx) => {
     const live = new Live("t");
     await live.run(make(store), { input: { same: ["next"] }, update: 0, next: [["a"]] });
     await live.run(make(store), { same: ["q"], routes: [] });
+    await expectFolds(fx, store, plain, live);
+  });
+
+  it("fields named like Object.prototype's keys, beside a repeated list", async () => {
+    const store = await fx.open();
+    const make = (s: StateStore) => {
+      const a = node(
+        () => ({
+          a: [{ b: [1], toString: ["t"] }],
+          b: [1],
+          constructor: "c",
+          toString: ["t"],
+          valueOf: 0,
+          hasOwnProperty: [{ constructor: [2] }],
+          constructor2: [2],
+        }),
+        { name: "a" },
+      );
+      // A node's update read from JSON may carry a "__proto__" key.
+      const b = node(() => JSON.parse('{"__proto__": {"p": [1]}, "q": [{"p": [1]}], "p": [1]}'), {
+        name: "b",
+      });
+      const c = node(() => ({ m: [{ valueOf: [3] }], valueOf: [3], toString: null }), {
+        name: "c",
+      });
+      return plain(s).flow(START.to(a), a.to(b), b.to(c), c.to(END));
+    };
+    const live = new Live("t");
+    await live.run(make(store), { isPrototypeOf: [{ constructor: [0] }], constructor: [0] });
+    expect(JSON.parse(live.last!).constructor).toBe("c");
     await expectFolds(fx, store, plain, live);
   });
 
@@ -528,6 +564,7 @@ describeStores("the compact log folds back to the live state", (fx) => {
     const live = new Live("t");
     const r1 = await live.run(make(store), { steps: ["in"] });
     expect(r1.status).toBe("interrupted");
+    await expectFolds(fx, store, (s) => new Graph(State, { stateStore: s }), live);
     await live.run(make(store), null, { resume: { q: "yes" } });
     expect(JSON.parse(live.last!).steps).toEqual(["in", "pre", "ask", "post yes"]);
     await expectFolds(fx, store, (s) => new Graph(State, { stateStore: s }), live);
@@ -577,6 +614,7 @@ describeStores("the compact log folds back to the live state", (fx) => {
     const live = new Live("t");
     const r1 = await live.run(agent as AnyGraph, { messages: [HumanMessage({ content: "" })] });
     expect(r1.status).toBe("interrupted");
+    await expectFolds(fx, store, (s) => new Graph(AgentState, { stateStore: s }), live);
     const key = r1.interrupts[0]!.key;
     await live.run(agent as AnyGraph, null, { resume: { [key]: "yes" } });
     await live.run(agent as AnyGraph, { messages: [HumanMessage({ content: "again" })] });
@@ -753,10 +791,20 @@ describeStores("the compact log folds back to the live state", (fx) => {
       );
     };
     const live = new Live("t");
-    const r1 = await live.run(make(store), {});
+    // While paused, a cold reader sees what the graph that ran keeps in memory.
+    const samePosition = async (g: AnyGraph) => {
+      const reader = new Graph(State, { stateStore: await fx.reopen(store) });
+      expect(await reader.getState("t")).toEqual(await g.getState("t"));
+    };
+    const g1 = make(store);
+    const r1 = await live.run(g1, {});
     expect(r1.interrupts.map((i) => i.key)).toEqual(["a", "b"]);
-    const r2 = await live.run(make(store), null, { resume: { a: "A" } });
+    await samePosition(g1);
+    const g2 = make(store);
+    const r2 = await live.run(g2, null, { resume: { a: "A" } });
     expect(r2.interrupts.map((i) => i.key)).toEqual(["b"]);
+    await samePosition(g2);
+    expect((await g2.getState("t")).next).toEqual(["a", "b", "c"]);
     await live.run(make(store), null, { resume: { b: "B" } });
     expect(JSON.parse(live.last!)).toEqual({ log: ["a", "b", "c", "ABc"], a: "A", b: "B", c: "c" });
     const reader = (s: StateStore) => new Graph(State, { stateStore: s });
