@@ -144,7 +144,8 @@ function findRepeats(
     const value = update[key];
     if (!Array.isArray(value) || value.length === 0) continue;
     const previous = keys[j - 1]!;
-    const source = same && Object.hasOwn(same, previous) ? (same[previous]![0] as string) : previous;
+    const source =
+      same && Object.hasOwn(same, previous) ? (same[previous]![0] as string) : previous;
     const sourceValue = update[source];
     const candidates: [UpdatePath, unknown][] = [];
     if (Array.isArray(sourceValue)) {
