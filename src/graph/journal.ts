@@ -96,20 +96,24 @@ function isPosition(data: JsonValue, definition: string): boolean {
 
 const definitionKeys = new WeakMap<StateDefinition, string>();
 
-/** A short key of what folding depends on in `def`: each field's name, reducer, codec, and the initial state. */
+/**
+ * A short key of what folding depends on in `def`: each field's name, reducer and codec, and
+ * whether it starts with a value. Not the initial values themselves: a default made by a
+ * function (a time, an id) differs from one call to the next, and a snapshot holds the values
+ * the thread started with.
+ */
 function definitionKey(def: StateDefinition | null): string {
   if (def === null) return "plain";
   let key = definitionKeys.get(def);
   if (key === undefined) {
+    const initial = initialState(def);
     const fields = [...def.fields.values()].map((f) => [
       f.name,
       f.reducer ? String(f.reducer) : null,
       f.codec ? [String(f.codec.encode), String(f.codec.decode)] : null,
+      Object.hasOwn(initial, f.name),
     ]);
-    key = createHash("sha256")
-      .update(JSON.stringify([fields, initialState(def)]))
-      .digest("base64url")
-      .slice(0, 22);
+    key = createHash("sha256").update(JSON.stringify(fields)).digest("base64url").slice(0, 22);
     definitionKeys.set(def, key);
   }
   return key;
