@@ -895,6 +895,42 @@ describeStores("the compact log folds back to the live state", (fx) => {
     expect(child.turns).toBe(3);
   });
 
+  it("a run cancelled by leaving its stream, a node that times out; then invoke(null)", async () => {
+    const store = await fx.open();
+    let slow = true;
+    const make = (s: StateStore) => {
+      const a = node((st: S) => ({ seen: [{ a: [st.i] }], a: [st.i], i: (st.i as number) + 1 }), {
+        name: "a",
+      });
+      const b = node(
+        async (st: S) => {
+          if (slow) await new Promise((r) => setTimeout(r, 200));
+          return { b: [st.i], i: st.i };
+        },
+        { name: "b", timeoutMs: 50 },
+      );
+      const c = node(() => ({ c: null, i: 0 }), { name: "c" });
+      return plain(s).flow(START.to([a, c]), a.to(b), c.to(b), b.to(END));
+    };
+    const live = new Live("t");
+    // Leave the stream after the first update: the run is cancelled where it stands.
+    const values: string[] = [];
+    for await (const e of make(store).stream(
+      { i: 0 },
+      { threadId: "t", modes: ["updates", "values"] },
+    )) {
+      if (e.mode === "values") values.push(json(e.data));
+      if (e.mode === "updates") break;
+    }
+    live.values.push(...values);
+    // The node that times out fails the run; the next continues it.
+    const err = await live.fail(make(store), null);
+    expect(err.name).toBe("NodeTimeoutError");
+    slow = false;
+    await live.run(make(store), null);
+    await expectFolds(fx, store, plain, live);
+  });
+
   it("a node whose results are cached: a cache hit is stored like a run", async () => {
     const store = await fx.open();
     let runs = 0;
@@ -1140,5 +1176,67 @@ it("random messages updates of an AgentState read back key for key (3,000 cases)
     const { update: stored, same } = encodeUpdate(AgentState, update);
     const back = decodeUpdate(AgentState, JSON.parse(json(stored)), JSON.parse(json(same)));
     expect(json(back)).toBe(json(update));
+  }
+});
+
+it("random plain graphs (fan-out, Sends, no-op writes, repeats) fold to their live states (150 threads)", async () => {
+  const { MemoryStateStore } = await import("../../src/stores/index.js");
+  const r = random(11);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const keys = ["a", "b", "c", "d", "same", "next"];
+  const leaf = () => pick([null, 0, 1, "", "x", true]);
+  for (let n = 0; n < 150; n++) {
+    const store = new MemoryStateStore();
+    const seed = Math.floor(r() * 1e9);
+    const make = (s: StateStore) => {
+      // Each node's update is a function of the state it gets (and the graph's seed).
+      const writer = (name: string) =>
+        node(
+          (st: S) => {
+            const w = random(seed + name.charCodeAt(0) + json(st).length);
+            const update: S = {};
+            for (let i = 0; i < 4; i++) {
+              const k = keys[Math.floor(w() * keys.length)]!;
+              const roll = w();
+              if (roll < 0.35 && k in st && (st[k] === null || typeof st[k] !== "object")) {
+                update[k] = st[k]; // a no-op write
+              } else if (roll < 0.65) {
+                const inner = keys[Math.floor(w() * keys.length)]!;
+                const list = [[leaf()], leaf()];
+                update[k] = [{ [inner]: list }];
+                update[inner] = structuredClone(list); // a repeat, when it comes right after
+              } else update[k] = w() < 0.5 ? leaf() : { v: [leaf()] };
+            }
+            return update;
+          },
+          { name },
+        );
+      const a = writer("a");
+      const b = writer("b");
+      const c = writer("c");
+      const fan = node(
+        (st: S) =>
+          new Command({
+            update: { fanned: (st.fanned as number | undefined) ?? 0 },
+            goto: [new Send("b", { a: st.a ?? null }), "c", ...(r() < 0.5 ? ["b"] : [])],
+          }),
+        { name: "fan", goto: ["b", "c"] },
+      );
+      return plain(s).flow(START.to([a, fan]), b.to(END), c.to(END), a.to(c));
+    };
+    const live = new Live(`t${n}`);
+    const g = make(store);
+    for (let run = 0; run < 3; run++) {
+      await live.run(g, run === 0 ? { a: 0 } : { [pick(keys)]: leaf() });
+    }
+    const reader = plain(store);
+    const events = await reader.history(live.threadId);
+    const atCommits: string[] = [];
+    for (const e of events) {
+      if (e.type !== "step_committed") continue;
+      atCommits.push(json((await reader.getState(live.threadId, { eventId: e.id })).state));
+    }
+    expect(atCommits).toEqual(live.values);
+    expect(json((await reader.getState(live.threadId)).state)).toBe(live.last);
   }
 });
