@@ -479,6 +479,8 @@ export class Graph<D extends StateDefinition | null = null> {
           );
         }
         await journal.runStarted(tp.step, {
+          // A new thread records the state it starts from (defaults made by functions included).
+          init: tp.lastSeq === 0 ? tp.state : null,
           input: prepared as JsonObject,
           tasks: pos.tasks,
           resume: {},

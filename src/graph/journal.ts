@@ -279,7 +279,9 @@ export class ThreadJournal implements RunJournal {
     const inline = this.#inline;
     if (inline) {
       if (inline.step === step && order.length === 1 && order[0]!.id === inline.task.id) {
-        data = { ...data, ...encodeOutcome(this.def, inline.outcome, before) };
+        // Its routes are not written: `next` already holds where they led.
+        const { update } = inline.outcome;
+        data = { ...data, ...encodeOutcome(this.def, { update, routes: null }, before) };
         this.#inline = null;
       } else this.#flushInline();
     }

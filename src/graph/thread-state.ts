@@ -71,6 +71,12 @@ export function emptyPosition(def: StateDefinition | null): ThreadPosition {
 
 /** What a `run_started` event records (stored by {@link encodeRunStarted}). */
 export interface RunStartedData {
+  /**
+   * The state the thread starts from, written by the first run of a thread (its fields'
+   * defaults, so that a default made by a function, such as a time or an id, reads back as
+   * it was); absent afterwards.
+   */
+  init?: Record<string, unknown> | null;
   /** The prepared input update, or `null` when the run continues the thread. */
   input: JsonObject | null;
   /** The start tasks scheduled from the input, or `null` when the run continues. */
@@ -140,13 +146,17 @@ export function decodeOutcome(
   };
 }
 
-/** The data of a `run_started` event: the input and start tasks when given, resume answers when any. */
+/**
+ * The data of a `run_started` event: `init` (the state a new thread starts from), `input` and
+ * `tasks` (the start tasks) when given, `resume` answers when any.
+ */
 export function encodeRunStarted(
   def: StateDefinition | null,
   step: number,
   data: RunStartedData,
 ): JsonObject {
   const out: JsonObject = {};
+  if (data.init && Object.keys(data.init).length > 0) out.init = data.init as JsonObject;
   if (data.input !== null) {
     const { update, same } = encodeUpdate(def, data.input as PreparedUpdate);
     out.input = update;
@@ -176,6 +186,11 @@ export function foldEvents(
       switch (e.type) {
         case "run_started": {
           const input = (d.input ?? null) as JsonObject | null;
+          if (d.init !== undefined && d.init !== null) {
+            // The values the thread started with, over the reader's defaults (a field added
+            // to the definition since then starts with its default).
+            pos.state = { ...pos.state, ...(d.init as Record<string, unknown>) };
+          }
           if (input !== null) {
             const update = decodeUpdate(def, input, d.same as Record<string, UpdatePath>);
             pos.state = applyUpdate(def, pos.state, update, "__input__");

@@ -47,16 +47,40 @@ describe("encodeUpdate / decodeUpdate", () => {
     expect(decodeUpdate(State, stored.update, stored.same)).toEqual(update);
   });
 
-  it("leaves out a write that sets a field without a reducer to the primitive value it has", () => {
+  it("leaves out a write that sets a field without a reducer to the primitive, [] or {} it has", () => {
     const update = prepareUpdate(State, { finalText: null, count: 0, toolCalls: [] }, "n");
     const before = { messages: [], toolCalls: [], finalText: null, count: 0 };
-    // finalText: same primitive, no reducer: left out. count has a reducer: kept. Lists: kept.
-    expect(encodeUpdate(State, update, before).update).toEqual({ count: 0, toolCalls: [] });
+    // finalText and toolCalls change nothing: left out. count has a reducer: kept.
+    expect(encodeUpdate(State, update, before).update).toEqual({ count: 0 });
+    // A list that is not empty now, or was not before, is kept.
+    const call1 = ToolCallSchema.parse(call);
+    expect(encodeUpdate(State, update, { ...before, toolCalls: [call1] }).update).toEqual({
+      count: 0,
+      toolCalls: [],
+    });
     expect(encodeUpdate(State, update).update).toEqual({
       finalText: null,
       count: 0,
       toolCalls: [],
     });
+  });
+
+  it("stores a long text that repeats a key of the field before it as where it is", () => {
+    const text = "x".repeat(48);
+    const ai = AIMessage({ id: "m1", content: text });
+    const update = prepareUpdate(State, { messages: [ai], finalText: text }, "think");
+    const stored = encodeUpdate(State, update);
+    expect(stored.same).toEqual({ finalText: ["messages", 0, "content"] });
+    expect(JSON.stringify(decodeUpdate(State, stored.update, stored.same))).toBe(
+      JSON.stringify(update),
+    );
+    // Shorter texts are kept as they are.
+    const short = prepareUpdate(
+      State,
+      { messages: [AIMessage({ id: "m1", content: "x".repeat(47) })], finalText: "x".repeat(47) },
+      "think",
+    );
+    expect(encodeUpdate(State, short).same).toBeNull();
   });
 
   it("stores a Replace as it is and uses a field's own codec", () => {

@@ -5,8 +5,9 @@
  * - a field may declare a {@link FieldCodec} (`messagesField()` stores each message without
  *   its default-valued keys);
  * - a field whose value repeats a list held under the same name inside the field written
- *   right before it (an agent's `toolCalls`, which are also in the `AIMessage` it appends) is
- *   stored as where that list is (`same`), and copied from there when read.
+ *   right before it (an agent's `toolCalls`, which are also in the `AIMessage` it appends), or
+ *   a long text held there (its `finalText`, the `AIMessage`'s content), is stored as where
+ *   that value is (`same`), and copied from there when read.
  *
  * Decoding gives back an update equal to the one encoded, key order included.
  *
@@ -30,7 +31,8 @@ export interface FieldCodec {
 
 /**
  * Where a repeated field's value lives in the same update: the field (and item) whose key of
- * the same name holds it; `toolCalls: ["messages", 0]` means `messages[0].toolCalls`.
+ * the same name holds it, `toolCalls: ["messages", 0]` for `messages[0].toolCalls`; or a path
+ * ending in the key, `finalText: ["messages", 0, "content"]` for `messages[0].content`.
  */
 export type UpdatePath = readonly (string | number)[];
 
@@ -44,8 +46,8 @@ export interface EncodedUpdate {
  * Encode a prepared update for the event log (see the module comment).
  *
  * @param before - the state the update is the only one applied to, when it is (a single-task
- *   superstep): a field without a reducer that it sets to the primitive value it already has
- *   is left out, since applying it changes nothing.
+ *   superstep): a field without a reducer that it sets to the primitive value it already has,
+ *   or to `[]` or `{}` when it holds one, is left out, since applying it changes nothing.
  */
 export function encodeUpdate(
   def: StateDefinition | null,
@@ -55,12 +57,7 @@ export function encodeUpdate(
   const keys: string[] = [];
   for (const key in update) {
     const value = update[key];
-    if (
-      before !== undefined &&
-      (value === null || typeof value !== "object") &&
-      before[key] === value &&
-      !def?.fields.get(key)?.reducer
-    )
+    if (before !== undefined && !def?.fields.get(key)?.reducer && unchanged(before[key], value))
       continue;
     keys.push(key);
   }
@@ -73,6 +70,18 @@ export function encodeUpdate(
     out[key] = codec && !isReplacement(value) ? codec.encode(value) : value;
   }
   return { update: out, same };
+}
+
+/** Whether writing `value` over `current` changes nothing: the same primitive, or both `[]` or both `{}`. */
+function unchanged(current: unknown, value: unknown): boolean {
+  if (value === null || typeof value !== "object") return current === value;
+  if (current === null || typeof current !== "object" || isReplacement(value)) return false;
+  if (Array.isArray(value))
+    return Array.isArray(current) && value.length === 0 && current.length === 0;
+  if (Array.isArray(current)) return false;
+  for (const _ in value) return false;
+  for (const _ in current) return false;
+  return true;
 }
 
 /**
@@ -98,10 +107,10 @@ export function decodeUpdate(
     for (const field in same) {
       const path = same[field]!;
       if (path[0] !== key) continue;
-      const found = at(out, [...path, field]);
+      const found = at(out, target(path, field));
       if (found === undefined) {
         throw new Error(
-          `the update's field "${field}" repeats ${[...path, field].join(".")}, which is not in it`,
+          `the update's field "${field}" repeats ${target(path, field).join(".")}, which is not in it`,
         );
       }
       ordered[field] = structuredClone(found);
@@ -110,11 +119,20 @@ export function decodeUpdate(
   for (const field in same) {
     if (!Object.hasOwn(ordered, field)) {
       throw new Error(
-        `the update's field "${field}" repeats ${[...same[field]!, field].join(".")}, which is not in it`,
+        `the update's field "${field}" repeats ${target(same[field]!, field).join(".")}, which is not in it`,
       );
     }
   }
   return ordered;
+}
+
+/**
+ * The value a `same` path points at: `[field]` or `[field, index]` name the source, and the
+ * repeated field's own name is the key in it; a longer path ending in a key names it itself
+ * (`["messages", 0, "content"]`).
+ */
+function target(path: UpdatePath, field: string): UpdatePath {
+  return path.length === 1 || typeof path[path.length - 1] === "number" ? [...path, field] : path;
 }
 
 function at(root: PreparedUpdate, path: UpdatePath): unknown {
@@ -126,11 +144,17 @@ function at(root: PreparedUpdate, path: UpdatePath): unknown {
   return v;
 }
 
+/** A text shorter than this is stored as it is: where it is would take about as many bytes. */
+const MIN_REPEATED_TEXT = 48;
+
 /**
- * Fields whose value, a non-empty list, equals as JSON the key of the same name of the field
- * written right before it (of an item of it when it is a list, the last such item first), or
- * of the field that the one before it repeats from:
- * `{ messages: [ai], toolCalls: ai.toolCalls }` → `{ toolCalls: ["messages", 0] }`.
+ * Fields that repeat a value held in the field written right before them (in an item of it
+ * when it is a list, the last such item first), or in the field that the one before repeats
+ * from:
+ * - a non-empty list equal, as JSON, to the key of the same name:
+ *   `{ messages: [ai], toolCalls: ai.toolCalls }` → `{ toolCalls: ["messages", 0] }`;
+ * - a text of 48 characters or more equal to a key's text:
+ *   `{ messages: [ai], finalText: ai.content }` → `{ finalText: ["messages", 0, "content"] }`.
  * Only such a neighbour is looked at, so that reading puts every field back where it was: the
  * key order of an update is the key order of the fields it adds to the state.
  */
@@ -142,30 +166,57 @@ function findRepeats(
   for (let j = 1; j < keys.length; j++) {
     const key = keys[j]!;
     const value = update[key];
-    if (!Array.isArray(value) || value.length === 0) continue;
+    const isList = Array.isArray(value) && value.length > 0;
+    const isText = typeof value === "string" && value.length >= MIN_REPEATED_TEXT;
+    if (!isList && !isText) continue;
     const previous = keys[j - 1]!;
     const source =
       same && Object.hasOwn(same, previous) ? (same[previous]![0] as string) : previous;
     const sourceValue = update[source];
-    const candidates: [UpdatePath, unknown][] = [];
+    const items: [UpdatePath, Record<string, unknown>][] = [];
     if (Array.isArray(sourceValue)) {
       for (let n = sourceValue.length - 1; n >= 0; n--) {
         const item = sourceValue[n];
-        if (isRecord(item)) candidates.push([[source, n], item[key]]);
+        if (isRecord(item)) items.push([[source, n], item]);
       }
-    } else if (isRecord(sourceValue)) candidates.push([[source], sourceValue[key]]);
-    let json: string | null = null;
-    for (const [path, v] of candidates) {
-      if (!Array.isArray(v) || v.length !== value.length) continue;
-      json ??= JSON.stringify(value);
-      if (JSON.stringify(v) === json) {
-        same ??= {};
-        same[key] = path;
-        break;
-      }
+    } else if (isRecord(sourceValue)) items.push([[source], sourceValue]);
+    const found = isList
+      ? findList(items, key, value as unknown[])
+      : findText(items, value as string);
+    if (found) {
+      same ??= {};
+      same[key] = found;
     }
   }
   return same;
+}
+
+function findList(
+  items: readonly [UpdatePath, Record<string, unknown>][],
+  key: string,
+  value: unknown[],
+): UpdatePath | null {
+  let json: string | null = null;
+  for (const [path, item] of items) {
+    if (!Object.hasOwn(item, key)) continue;
+    const v = item[key];
+    if (!Array.isArray(v) || v.length !== value.length) continue;
+    json ??= JSON.stringify(value);
+    if (JSON.stringify(v) === json) return path;
+  }
+  return null;
+}
+
+function findText(
+  items: readonly [UpdatePath, Record<string, unknown>][],
+  value: string,
+): UpdatePath | null {
+  for (const [path, item] of items) {
+    for (const k in item) {
+      if (Object.hasOwn(item, k) && item[k] === value) return [...path, k];
+    }
+  }
+  return null;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

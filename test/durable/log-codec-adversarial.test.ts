@@ -1046,7 +1046,7 @@ describeStores("the compact log folds back to the live state", (fx) => {
     await expectFolds(fx, store, (s) => new Graph(AgentState, { stateStore: s }), live);
   });
 
-  it.fails("a field whose default is made by a function (a time, an id): the log does not hold it (reported)", async () => {
+  it("a field whose default is made by a function (a time, an id) reads back as the thread started with it", async () => {
     const store = await fx.open();
     let made = 0;
     const State = defineState({

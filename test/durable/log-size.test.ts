@@ -49,6 +49,8 @@ describeStores("the log of a ReAct run", (fx) => {
     ]);
     const [started, think, act, answer, finished] = events.map((e) => e.data);
     expect(started).toEqual({
+      // The state a new thread starts from, then its input and the start tasks.
+      init: { messages: [], toolCalls: [], finalText: null, finalOutput: null },
       input: { messages: [{ type: "human", id: "q", content: "Look it up." }] },
       tasks: ["think"],
     });
@@ -84,10 +86,37 @@ describeStores("the log of a ReAct run", (fx) => {
         toolCalls: [],
       },
     });
+    // A short answer is written as it is in finalText too.
     expect((answer as { next: unknown; update: { finalText: string } }).update.finalText).toBe(
       "Done after 2 turns.",
     );
     expect(finished).toEqual({ status: "completed" });
+  });
+
+  it("stores a long answer once: finalText is where the AIMessage's content is", async () => {
+    const store = await fx.open();
+    const text = "The blue mug is in stock: 14 left in the Lyon warehouse, shipping in 2 days.";
+    const agent = buildReactAgent(new ScriptedChat([text]), { tools: [lookup], stateStore: store });
+    const live = await agent.invoke(
+      { messages: [HumanMessage({ id: "q", content: "Is the blue mug in stock?" })] },
+      { threadId: "t" },
+    );
+    const answer = (await store.read("t", "main"))[1]!.data as {
+      update: { messages: { id: string }[] };
+    };
+    expect(answer).toEqual({
+      next: [],
+      update: {
+        messages: [
+          { type: "ai", id: answer.update.messages[0]!.id, content: text, finishReason: "stop" },
+        ],
+      },
+      same: { finalText: ["messages", 0, "content"] },
+    });
+    const reader = new Graph(AgentState, { stateStore: await fx.reopen(store) });
+    const folded = await reader.getState("t");
+    expect(folded.state.finalText).toBe(text);
+    expect(JSON.stringify(folded.state)).toBe(JSON.stringify(live.state));
   });
 
   it("stays within 1.5× the final messages' JSON over 100 turns, and folds back key for key", async () => {
