@@ -25,6 +25,7 @@ import {
   prepareUpdate,
   type StateDefinition,
 } from "../state/define-state.js";
+import { copyState, sameOneLevel } from "../state/state-copy.js";
 import type { StateStore } from "../stores/types.js";
 import { type CompiledFlow, type CompiledNode, type CompiledTarget, END_NAME } from "./compile.js";
 import {
@@ -276,7 +277,7 @@ export async function runLoop(
     pos.caches = new Map();
     stepsThisRun++;
     if (opts.emit && opts.modes.has("values"))
-      opts.emit({ mode: "values", node: null, step, taskId: null, data: state });
+      opts.emit({ mode: "values", node: null, step, taskId: null, data: copyState(state) });
   }
   return { status: "completed" };
 }
@@ -525,7 +526,9 @@ function attemptTask(
   scope: TraceScope | null,
 ): TaskResult | Promise<TaskResult> {
   const { graph, pos, opts, host, step } = run;
-  const input = t.payload ? { ...pos.state, ...t.payload } : { ...pos.state };
+  // What the node received, and its own copy of it to read and change (see copyState).
+  const received = t.payload ? { ...pos.state, ...t.payload } : pos.state;
+  const input = copyState(received);
   const timeoutMs = cn.node.timeoutMs;
   let signal = opts.signal;
   let controller: AbortController | null = null;
@@ -566,13 +569,13 @@ function attemptTask(
   if (!(ret instanceof Promise)) {
     if (timeoutMs !== null && performance.now() - started > timeoutMs)
       throw timeoutError(graph, cn, timeoutMs);
-    return { kind: "done", outcome: interpret(graph, cn, input, pos.state, ret, step) };
+    return { kind: "done", outcome: interpret(graph, cn, input, received, ret, step) };
   }
   const finish = (p: Promise<unknown>) =>
     p.then(
       (value): TaskResult => ({
         kind: "done",
-        outcome: interpret(graph, cn, input, pos.state, value, step),
+        outcome: interpret(graph, cn, input, received, value, step),
       }),
       (e): TaskResult => settleError(e, cache, graph, t.name, step),
     );
@@ -683,7 +686,7 @@ function interpret(
     let any = false;
     for (const key in input) {
       const value = input[key];
-      if (value !== before[key]) {
+      if (!sameOneLevel(value, before[key])) {
         diff[key] = { $nodestep: "replace", value };
         any = true;
       }

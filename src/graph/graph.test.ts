@@ -13,6 +13,7 @@ import {
 } from "../errors/index.js";
 import { defineState, reducer } from "../state/define-state.js";
 import { Replace } from "../state/replace.js";
+import { MemoryStateStore } from "../stores/memory-state-store.js";
 import { Graph } from "./graph.js";
 import { node, START } from "./node.js";
 import { Command, END, Send, when } from "./routing.js";
@@ -347,6 +348,79 @@ describe("return forms", () => {
     const { state } = await g.invoke({ count: 2 });
     expect(state.count).toBe(41);
     expect(state.topic).toBe("t");
+  });
+
+  it("gives each node its own copy of the state's lists and objects, one level deep", async () => {
+    // In place: a list changed with push counts as changed (written as it is, past the reducer).
+    const pushes = node(
+      (s: S) => {
+        s.log.push("pushed");
+        return s;
+      },
+      { name: "pushes" },
+    );
+    const g1 = new Graph(State).flow(START.to(pushes), pushes.to(END));
+    expect((await g1.invoke({ log: ["a"] })).state.log).toEqual(["a", "pushed"]);
+
+    // A node that changes its copy and returns an update changes nothing else: the sibling in
+    // the same superstep and the next superstep see the state as committed.
+    const seen: string[][] = [];
+    const stray = node(
+      (s: S) => {
+        s.log.push("stray");
+        return { count: 1 };
+      },
+      { name: "stray" },
+    );
+    const sibling = node(
+      (s: S) => {
+        seen.push([...s.log]);
+        return {};
+      },
+      { name: "sibling" },
+    );
+    const after = node(
+      (s: S) => {
+        seen.push([...s.log]);
+        return {};
+      },
+      { name: "after" },
+    );
+    const g2 = new Graph(State).flow(
+      START.to([stray, sibling]),
+      stray.to(after),
+      sibling.to(END),
+      after.to(END),
+    );
+    const r = await g2.invoke({ log: ["a"] });
+    expect(r.state).toEqual({ count: 1, log: ["a"], topic: null });
+    expect(seen).toEqual([["a"], ["a"]]);
+
+    // A Send task returning its state in place writes only what it changed, not its payload.
+    const worker = node(
+      (s: S) => {
+        s.count = s.count + 10;
+        return s;
+      },
+      { name: "worker" },
+    );
+    const fan = node(() => [new Send("worker", { topic: "x" })], { name: "fan", goto: ["worker"] });
+    const g3 = new Graph(State).flow(START.to(fan), worker.to(END));
+    expect((await g3.invoke({ count: 1 })).state).toEqual({ count: 11, log: [], topic: null });
+  });
+
+  it("hands the caller copies: changing a result, a values event or getState's state changes no run", async () => {
+    const store = new MemoryStateStore();
+    const add = node(() => ({ log: ["x"] }), { name: "add" });
+    const g = new Graph(State, { stateStore: store }).flow(START.to(add), add.to(END));
+    const first = await g.invoke({}, { threadId: "t" });
+    first.state.log.push("changed by the caller");
+    (await g.getState("t")).state.log.push("changed by the caller");
+    for await (const e of g.stream({}, { threadId: "t", modes: ["values"] })) {
+      (e.data as S).log.push("changed by a listener");
+    }
+    expect((await g.getState("t")).state.log).toEqual(["x", "x"]);
+    expect((await g.invoke({}, { threadId: "t" })).state.log).toEqual(["x", "x", "x"]);
   });
 
   it("routes by Command and applies its update", async () => {

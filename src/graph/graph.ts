@@ -26,6 +26,7 @@ import {
   type StateShape,
   type UpdateOfShape,
 } from "../state/define-state.js";
+import { copyState } from "../state/state-copy.js";
 import type { BranchInfo, StateStore, StoredEvent } from "../stores/types.js";
 import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
@@ -431,7 +432,7 @@ export class Graph<D extends StateDefinition | null = null> {
         : null,
     });
     const result = (pos: RunPosition, end: LoopEnd): RunResult<GraphState<D>> => ({
-      state: { ...pos.state } as GraphState<D>,
+      state: copyState(pos.state) as GraphState<D>,
       runId,
       threadId,
       branchId,
@@ -647,7 +648,7 @@ export class Graph<D extends StateDefinition | null = null> {
       ).position;
     }
     return {
-      state: { ...position.state } as GraphState<D>,
+      state: copyState(position.state) as GraphState<D>,
       step: position.step,
       next: position.tasks.map((t) => t.name),
       interrupts: position.interrupts,

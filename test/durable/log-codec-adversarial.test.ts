@@ -1062,7 +1062,7 @@ describeStores("the compact log folds back to the live state", (fx) => {
     await expectFolds(fx, store, (s) => new Graph(State, { stateStore: s }), live);
   });
 
-  it.fails("a node that changes a nested value of its state in place and returns the state (engine, reported)", async () => {
+  it("a node that changes a list of its state in place and returns the state", async () => {
     const store = await fx.open();
     const make = (s: StateStore) => {
       const a = node(
