@@ -101,12 +101,16 @@ function parseArgs(argv: string[]): Args {
     if (a === "--json") args.json = value();
     else if (a === "--only") args.only = value().split(",").filter(Boolean);
     else if (a === "--quick") args.quick = true;
-    else if (a === "--reps") args.reps = Math.max(1, Number(value()));
-    else if (a === "--impl") {
+    else if (a === "--reps") {
+      const v = value();
+      args.reps = Number(v);
+      if (!Number.isInteger(args.reps) || args.reps < 1)
+        throw new Error(`--reps needs a whole number ≥ 1, got ${v}`);
+    } else if (a === "--impl") {
       const v = value();
       if (v !== "nodestep" && v !== "langgraph") throw new Error("--impl is nodestep or langgraph");
       args.impls = [v];
-    } else throw new Error(`unknown flag ${a}; see the header of bench/run.ts`);
+    } else throw new Error(`unknown flag ${a}`);
   }
   return args;
 }
@@ -427,9 +431,25 @@ function targetsTable(checks: TargetCheck[]): string {
 
 // ---- main ----
 
+const USAGE = `usage: npm run bench -- [--json FILE] [--only a,b] [--quick] [--impl nodestep|langgraph] [--reps N]
+  --only takes workloads (loop, react, thread, fanout, postgres), workload/store (react/sqlite)
+  or workload/store/param (react/memory/1000); see the header of bench/run.ts`;
+
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  let args: Args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`bench: ${(e as Error).message}\n${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const plan = PLAN.filter((p) => selected(p, args.only));
+  if (plan.length === 0) {
+    process.stderr.write(`bench: no case matches --only ${args.only?.join(",")}\n${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const machine = {
     cpu: cpus()[0]?.model ?? "unknown",
     cores: availableParallelism(),
@@ -506,7 +526,11 @@ async function main(): Promise<void> {
   }
   const checks = checkTargets(rows);
   if (checks.length > 0) {
-    console.log("\nTargets of issue 8\n");
+    console.log(
+      args.quick
+        ? "\nTargets of issue 8 (--quick: one run each, LangGraph.js's slow cases skipped; judge the targets on a full run)\n"
+        : "\nTargets of issue 8\n",
+    );
     console.log(targetsTable(checks));
   }
   if (args.json) {

@@ -35,7 +35,15 @@ if (useSource) {
   const forward = (signal) => () => child.kill(signal);
   process.on("SIGINT", () => {});
   process.on("SIGTERM", forward("SIGTERM"));
+  // A parent that dies without passing a signal on (npm exec does not, on SIGTERM) leaves this
+  // process orphaned: stop the child then too, instead of leaving a server running.
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid !== parent) child.kill("SIGTERM");
+  }, 1000);
+  watch.unref();
   child.on("exit", (code, signal) => {
+    clearInterval(watch);
     process.exitCode = code ?? (signal === "SIGINT" ? 130 : 1);
   });
 } else if (existsSync(built)) {

@@ -326,4 +326,44 @@ describe("nodestep CLI", () => {
       ),
     );
   });
+
+  it("stops its server when its parent dies without passing a signal on", async () => {
+    // A shell starts the command in the background and prints its pid; SIGKILL to the shell
+    // passes nothing on (as npm exec does not pass SIGTERM on).
+    const shell = spawn(
+      "sh",
+      [
+        "-c",
+        `"${process.execPath}" "${bin}" serve ${GRAPH} --port 0 --store memory & echo $!; wait`,
+      ],
+      {
+        cwd: root,
+        env: cleanEnv(),
+      },
+    );
+    let out = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      shell.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        const m = /studio for graph "refund": (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      shell.on("exit", () => reject(new Error(`shell exited: ${out}`)));
+    });
+    const pid = Number(out.split("\n")[0]);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    shell.kill("SIGKILL");
+    // The command notices within a second or so, stops its server and exits.
+    let alive = true;
+    for (let i = 0; i < 100 && alive; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      try {
+        process.kill(pid, 0);
+      } catch {
+        alive = false;
+      }
+    }
+    expect(alive).toBe(false);
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
 });

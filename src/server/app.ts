@@ -75,6 +75,18 @@ type RunBody = z.infer<typeof RunBody>;
 const CreateThreadBody = z.strictObject({ threadId: Id.optional() });
 const ForkBody = z.strictObject({ eventId: z.string().min(1), branchId: Id.optional() });
 
+/** The API's routes, as `GET /api` lists them. */
+const API_ROUTES = [
+  "GET /api/graph",
+  "GET /api/threads",
+  "POST /api/threads",
+  "GET /api/threads/:threadId/state",
+  "GET /api/threads/:threadId/history",
+  "POST /api/threads/:threadId/runs",
+  "POST /api/threads/:threadId/runs/stream",
+  "POST /api/threads/:threadId/fork",
+] as const;
+
 /**
  * The nodestep HTTP API and studio over a graph, as a Hono app. Listen with
  * {@link listen} (or `serve` of `@hono/node-server`), or call `app.fetch(request)`.
@@ -198,6 +210,7 @@ export function createServer(options: ServerOptions): Hono {
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   // ---------------------------------------------------------------- API
+  app.get("/api", (c) => c.json({ graph: graph.name, routes: API_ROUTES }));
   app.get("/api/graph", (c) => c.json(view));
 
   app.get("/api/threads", async (c) => c.json({ threads: await store.listThreads() }));

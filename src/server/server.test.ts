@@ -88,6 +88,22 @@ describe("nodestep server: routes", () => {
     expect(script.text).toBe(studioScript);
     expect(() => new Function(studioScript)).not.toThrow();
     expect(await api.get("/health")).toMatchObject({ status: 200, body: { status: "ok" } });
+    expect(await api.get("/api")).toMatchObject({
+      status: 200,
+      body: {
+        graph: "refund",
+        routes: [
+          "GET /api/graph",
+          "GET /api/threads",
+          "POST /api/threads",
+          "GET /api/threads/:threadId/state",
+          "GET /api/threads/:threadId/history",
+          "POST /api/threads/:threadId/runs",
+          "POST /api/threads/:threadId/runs/stream",
+          "POST /api/threads/:threadId/fork",
+        ],
+      },
+    });
   });
 
   it("describes the graph", async () => {
@@ -493,6 +509,7 @@ describe("nodestep server: API key and CORS origins", () => {
       "/api/threads",
     );
     expect(right).toMatchObject({ status: 200, body: { threads: [] } });
+    expect((await client(() => server.url).get("/api")).status).toBe(401);
     expect((await client(() => server.url).get("/")).status).toBe(200);
     expect((await client(() => server.url).get("/health")).status).toBe(200);
   });
