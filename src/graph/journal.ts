@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import type { InterruptInfo } from "../errors/index.js";
-import { ThreadBusyError } from "../errors/index.js";
+import { StateStoreError, ThreadBusyError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import { initialState, type StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
@@ -217,18 +217,39 @@ export class ThreadJournal implements RunJournal {
     return p;
   }
 
-  /** Write the deferred single-task result as its own pending write. */
+  /**
+   * Write the deferred single-task result as its own pending write. (Taken out first: a result
+   * its codecs cannot store is dropped, so that the run's failure can still be written.)
+   */
   #flushInline(): void {
     const inline = this.#inline;
     if (!inline) return;
+    this.#inline = null;
     const { step, task, outcome } = inline;
     this.#buffer.push(
-      this.#event("task_finished", step, task.id, task.name, encodeOutcome(this.def, outcome)),
+      this.#event(
+        "task_finished",
+        step,
+        task.id,
+        task.name,
+        encodeOutcome(this.def, outcome, undefined, task.name),
+      ),
     );
-    this.#inline = null;
   }
 
+  /**
+   * @throws StateStoreError for a resume answer that is `undefined` (JSON would drop it, and a
+   *   later load would ask again), or an input a field's codec cannot store.
+   */
   runStarted(step: number, data: RunStartedData): Promise<void> {
+    for (const key in data.resume) {
+      if (data.resume[key] === undefined) {
+        throw new StateStoreError(
+          `Cannot store the resume answers: resume.${key} is not JSON (undefined is not JSON (use null))`,
+          { field: `resume.${key}`, threadId: this.threadId, branchId: this.branchId },
+        );
+      }
+    }
     return this.append([
       this.#event("run_started", step, null, null, encodeRunStarted(this.def, step, data)),
     ]);
@@ -249,12 +270,14 @@ export class ThreadJournal implements RunJournal {
       step,
       task.id,
       task.name,
-      encodeOutcome(this.def, outcome),
+      encodeOutcome(this.def, outcome, undefined, task.name),
     );
     return this.append([e]);
   }
 
   discardTask(step: number, taskId: string, node: string): Promise<void> {
+    // A deferred result of that task was never written: nothing to keep of it.
+    if (this.#inline?.task.id === taskId) this.#inline = null;
     return this.append([
       this.#event("task_cache", step, taskId, node, { cache: {}, discard: true }),
     ]);
@@ -279,10 +302,14 @@ export class ThreadJournal implements RunJournal {
     const inline = this.#inline;
     if (inline) {
       if (inline.step === step && order.length === 1 && order[0]!.id === inline.task.id) {
-        // Its routes are not written: `next` already holds where they led.
-        const { update } = inline.outcome;
-        data = { ...data, ...encodeOutcome(this.def, { update, routes: null }, before) };
+        // Its routes are not written: `next` already holds where they led. (Taken out first:
+        // a result its codecs cannot store fails the commit and is not written later.)
         this.#inline = null;
+        const { update } = inline.outcome;
+        data = {
+          ...data,
+          ...encodeOutcome(this.def, { update, routes: null }, before, inline.task.name),
+        };
       } else this.#flushInline();
     }
     await this.append([this.#event("step_committed", step, null, null, data)]);
@@ -322,6 +349,11 @@ export class ThreadJournal implements RunJournal {
   /** Record a failure (best effort: a store that is down is not asked twice). */
   async failed(step: number, error: unknown): Promise<void> {
     const e = error as { name?: unknown; message?: unknown };
+    try {
+      this.#flushInline();
+    } catch {
+      // A finished result its codecs cannot store is dropped; the task runs again on resume.
+    }
     try {
       await this.append([
         this.#event("run_failed", step, null, null, {

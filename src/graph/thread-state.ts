@@ -113,16 +113,19 @@ export function decodeTasks(step: number, stored: unknown): TaskSpec[] {
  * A task's outcome as stored (in `task_finished`, or inline in `step_committed`): `update`
  * (encoded by its fields' codecs, `null` when it wrote nothing), `same` (fields that repeat a
  * list held in another field) and `routes`, each left out when empty. `before`: the state the
- * outcome alone is applied to, for a single-task superstep (see `encodeUpdate`).
+ * outcome alone is applied to, for a single-task superstep (see `encodeUpdate`); `node`: the
+ * task's node, named in errors.
+ * @throws StateStoreError when a field's codec cannot store the update (see `encodeUpdate`).
  */
 export function encodeOutcome(
   def: StateDefinition | null,
   outcome: TaskOutcome,
   before?: Record<string, unknown>,
+  node?: string,
 ): JsonObject {
   const out: JsonObject = {};
   if (outcome.update) {
-    const { update, same } = encodeUpdate(def, outcome.update, before);
+    const { update, same } = encodeUpdate(def, outcome.update, before, node);
     out.update = update;
     if (same) out.same = same as unknown as JsonValue;
   }
@@ -158,7 +161,12 @@ export function encodeRunStarted(
   const out: JsonObject = {};
   if (data.init && Object.keys(data.init).length > 0) out.init = data.init as JsonObject;
   if (data.input !== null) {
-    const { update, same } = encodeUpdate(def, data.input as PreparedUpdate);
+    const { update, same } = encodeUpdate(
+      def,
+      data.input as PreparedUpdate,
+      undefined,
+      "__input__",
+    );
     out.input = update;
     if (same) out.same = same as unknown as JsonValue;
     out.tasks = encodeTasks(step, data.tasks ?? []);

@@ -58,6 +58,7 @@ export function reducer<S extends z.ZodType, U = z.output<S>>(
   if (!(schema instanceof z.ZodType))
     throw new TypeError("reducer(schema, fn): schema must be a zod schema");
   if (typeof fn !== "function") throw new TypeError("reducer(schema, fn): fn must be a function");
+  checkReducerOptions(options);
   return {
     kind: "reduced",
     schema,
@@ -66,6 +67,41 @@ export function reducer<S extends z.ZodType, U = z.output<S>>(
     prepare: options.prepare ?? null,
     codec: options.codec ?? null,
   };
+}
+
+const REDUCER_OPTIONS = ["update", "prepare", "codec"];
+
+/** Check the options of {@link reducer}: an object of known keys, each of its kind (or left out). */
+function checkReducerOptions(options: unknown): void {
+  const where = "reducer(schema, fn, options)";
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(`${where}: options must be an object, got ${describeValue(options)}`);
+  }
+  const o = options as Record<string, unknown>;
+  const unknown = Object.keys(o).filter((k) => !REDUCER_OPTIONS.includes(k));
+  if (unknown.length > 0) {
+    throw new TypeError(
+      `${where}: unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; the options are ${REDUCER_OPTIONS.join(", ")}`,
+    );
+  }
+  if (o.update !== undefined && !(o.update instanceof z.ZodType)) {
+    throw new TypeError(`${where}: update must be a zod schema, got ${describeValue(o.update)}`);
+  }
+  if (o.prepare !== undefined && typeof o.prepare !== "function") {
+    throw new TypeError(`${where}: prepare must be a function, got ${describeValue(o.prepare)}`);
+  }
+  const codec = o.codec as { encode?: unknown; decode?: unknown } | undefined;
+  if (
+    codec !== undefined &&
+    (codec === null ||
+      typeof codec !== "object" ||
+      typeof codec.encode !== "function" ||
+      typeof codec.decode !== "function")
+  ) {
+    throw new TypeError(
+      `${where}: codec must be an object { encode, decode } of two functions, got ${describeValue(codec)}${codec !== null && typeof codec === "object" ? ` with encode: ${typeof codec.encode}, decode: ${typeof codec.decode}` : ""}`,
+    );
+  }
 }
 
 function prepareMessages(update: MessagesUpdate): MessagesUpdate {
@@ -267,13 +303,28 @@ export function isStateDefinition(value: unknown): value is StateDefinition {
   );
 }
 
-/** The initial state of a definition: every field with a default, others absent. Plain `{}` without a definition. */
+/**
+ * The initial state of a definition: every field with a default, others absent. Plain `{}` without a definition.
+ * @throws StateUpdateError (with `field`) when a field's default throws; StateStoreError (with
+ *   `field`, the path) when a default is not JSON (a `Date`, a function, `NaN` …).
+ */
 export function initialState(def: StateDefinition | null): Record<string, unknown> {
   const state: Record<string, unknown> = {};
   if (!def) return state;
   for (const spec of def.fields.values()) {
-    const r = spec.schema.safeParse(undefined);
-    if (r.success && r.data !== undefined) state[spec.name] = r.data;
+    let r: ReturnType<z.ZodType["safeParse"]>;
+    try {
+      r = spec.schema.safeParse(undefined);
+    } catch (e) {
+      throw new StateUpdateError(
+        `The default of state field "${spec.name}" threw: ${e instanceof Error ? e.message : String(e)}`,
+        { field: spec.name, cause: e },
+      );
+    }
+    if (r.success && r.data !== undefined) {
+      checkJson(r.data, "", spec.name, `the default of state field "${spec.name}"`);
+      state[spec.name] = r.data;
+    }
   }
   return state;
 }
@@ -338,6 +389,9 @@ export function prepareUpdate(
           { node, field: key },
         );
       }
+      // A field cannot hold undefined (JSON has none): refused, not taken for the default.
+      // (A node that sets a field of its state to undefined writes Replace(undefined).)
+      if (value.value === undefined) checkJson(undefined, node, key);
       const v = fieldValueOf(spec, value.value, node);
       checkJson(v, node, key);
       out[key] = { $nodestep: "replace", value: v };
@@ -462,8 +516,12 @@ export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") {
+    const proto = Object.getPrototypeOf(value);
+    if (proto === Object.prototype || proto === null) return "an object";
     const name = (value as { constructor?: { name?: string } }).constructor?.name;
-    return name && name !== "Object" ? `a ${name}` : "an object";
+    return name && name !== "Object"
+      ? `a ${name}`
+      : "an object that is not plain (its prototype is another object)";
   }
   return `a ${typeof value} (${String(value).slice(0, 40)})`;
 }

@@ -13,14 +13,20 @@
  *
  * @module
  */
-import type { JsonObject, JsonValue } from "../json/index.js";
+import { StateStoreError } from "../errors/index.js";
+import { findNonJson, type JsonObject, type JsonValue } from "../json/index.js";
 import type { PreparedUpdate, StateDefinition } from "./define-state.js";
+import { messagesCodec } from "./messages-codec.js";
 import { isReplacement } from "./replace.js";
 
 /**
  * How one field's updates are stored. `decode(encode(u))` must equal `u` for every prepared
  * update `u` of the field (its update schema's output), key order included. `Replace` values
  * are stored as they are, without the codec.
+ *
+ * Each update is checked before it is written: an `encode` that throws or returns something
+ * that is not JSON, or a `decode` that throws on it or does not give `u` back, raises
+ * `StateStoreError` naming the field and the writer, and nothing of the update is written.
  */
 export interface FieldCodec {
   /** A prepared update of the field → the JSON stored for it. */
@@ -48,11 +54,14 @@ export interface EncodedUpdate {
  * @param before - the state the update is the only one applied to, when it is (a single-task
  *   superstep): a field without a reducer that it sets to the primitive value it already has,
  *   or to `[]` or `{}` when it holds one, is left out, since applying it changes nothing.
+ * @param node - the update's writer, named in errors (`"__input__"` for the run input).
+ * @throws StateStoreError (with `field`) when a field's codec fails: see {@link FieldCodec}.
  */
 export function encodeUpdate(
   def: StateDefinition | null,
   update: PreparedUpdate,
   before?: Record<string, unknown>,
+  node?: string,
 ): EncodedUpdate {
   const keys: string[] = [];
   for (const key in update) {
@@ -67,9 +76,73 @@ export function encodeUpdate(
     if (same && Object.hasOwn(same, key)) continue;
     const value = update[key] as JsonValue;
     const codec = def?.fields.get(key)?.codec;
-    out[key] = codec && !isReplacement(value) ? codec.encode(value) : value;
+    out[key] = codec && !isReplacement(value) ? encodeField(codec, key, value, node) : value;
   }
   return { update: out, same };
+}
+
+/**
+ * One field's update encoded by its codec, checked to read back as it is: what is written to
+ * the log must never be lost or unreadable. (The messages codec, whose input has passed
+ * `MessageSchema`, is checked by its tests instead.)
+ */
+function encodeField(
+  codec: FieldCodec,
+  key: string,
+  value: JsonValue,
+  node: string | undefined,
+): JsonValue {
+  if (codec === messagesCodec) return codec.encode(value);
+  const writer =
+    node === undefined
+      ? "an update"
+      : node === "__input__"
+        ? "the update of the run input"
+        : `the update of node "${node}"`;
+  const fail = (problem: string, field = key, cause?: unknown): StateStoreError =>
+    new StateStoreError(`Cannot store ${writer}: ${problem}`, { field, cause });
+  const want = JSON.stringify(value);
+  let stored: JsonValue;
+  try {
+    stored = codec.encode(value);
+  } catch (e) {
+    throw fail(`codec.encode of state field "${key}" threw: ${errorText(e)}`, key, e);
+  }
+  const bad = findNonJson(stored, key);
+  if (bad) {
+    throw fail(
+      `codec.encode of state field "${key}" returned a value that is not JSON (${bad.path}: ${bad.problem})`,
+      bad.path,
+    );
+  }
+  let back: unknown;
+  try {
+    // Read back exactly as decodeUpdate will: from the JSON text, a Replace marker as it is.
+    const read = JSON.parse(JSON.stringify(stored)) as JsonValue;
+    back = isReplacement(read) ? read : codec.decode(read);
+  } catch (e) {
+    throw fail(
+      `codec.decode of state field "${key}" threw on what codec.encode stored: ${errorText(e)}`,
+      key,
+      e,
+    );
+  }
+  let same = false;
+  try {
+    same = findNonJson(back, key) === null && JSON.stringify(back) === want;
+  } catch {
+    // A value JSON.stringify refuses is not the update.
+  }
+  if (!same) {
+    throw fail(
+      `codec.decode of state field "${key}" does not give back the update codec.encode stored; decode(encode(update)) must equal the update, key order included`,
+    );
+  }
+  return stored;
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 /** Whether writing `value` over `current` changes nothing: the same primitive, or both `[]` or both `{}`. */
@@ -86,7 +159,8 @@ function unchanged(current: unknown, value: unknown): boolean {
 
 /**
  * Read back an update written by {@link encodeUpdate}.
- * @throws Error when a `same` path does not lead to a value (a damaged log).
+ * @throws Error when a `same` path does not lead to a value (a damaged log), or a field's
+ *   `codec.decode` throws (naming the field).
  */
 export function decodeUpdate(
   def: StateDefinition | null,
@@ -97,7 +171,17 @@ export function decodeUpdate(
   for (const key in stored) {
     const value = stored[key] as JsonValue;
     const codec = def?.fields.get(key)?.codec;
-    out[key] = codec && !isReplacement(value) ? codec.decode(value) : value;
+    if (!codec || isReplacement(value)) {
+      out[key] = value;
+      continue;
+    }
+    try {
+      out[key] = codec.decode(value);
+    } catch (e) {
+      throw new Error(`codec.decode of state field "${key}" failed: ${errorText(e)}`, {
+        cause: e,
+      });
+    }
   }
   if (!same) return out;
   // Each repeated field goes back right after the field it repeats from.

@@ -198,7 +198,7 @@ export class SqliteStateStore implements StateStore {
       db?.close();
       if (e instanceof StateStoreError) throw e;
       throw new StateStoreError(
-        `Cannot open the SQLite state store at ${options.path}: ${(e as Error).message}`,
+        `Cannot open the SQLite state store at ${options.path}: ${(e as Error).message}.${sqliteHint(e)}`,
         { cause: e },
       );
     }
@@ -528,19 +528,26 @@ export class SqliteStateStore implements StateStore {
       return fn();
     } catch (e) {
       if (e instanceof StateStoreError) throw e;
-      const code = (e as { code?: unknown }).code;
-      const hint =
-        code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB"
-          ? " The file is damaged; restore it from a backup."
-          : code === "SQLITE_BUSY"
-            ? " Another process held the write lock too long; retry or raise busyTimeoutMs."
-            : "";
       throw new StateStoreError(
-        `SQLite state store ${this.path} failed${threadId === undefined ? "" : ` on thread "${threadId}"`}: ${(e as Error).message}.${hint}`,
+        `SQLite state store ${this.path} failed${threadId === undefined ? "" : ` on thread "${threadId}"`}: ${(e as Error).message}.${sqliteHint(e)}`,
         { threadId, branchId, cause: e },
       );
     }
   }
+}
+
+/** What to do about a SQLite error, by its code (`""` when there is nothing to add). */
+function sqliteHint(e: unknown): string {
+  const code = String((e as { code?: unknown }).code ?? "");
+  if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB")
+    return " The file is damaged or not a SQLite database; restore it from a backup or use another path.";
+  if (code === "SQLITE_BUSY")
+    return " Another process held the write lock too long; retry or raise busyTimeoutMs.";
+  if (code.startsWith("SQLITE_READONLY"))
+    return " The file or its directory is read-only: reading works, writing does not; open the store on a file this process can write.";
+  if (code.startsWith("SQLITE_CANTOPEN"))
+    return " The path must name a file (not a directory) in a directory this process can write.";
+  return "";
 }
 
 function prepare(db: Database.Database) {
