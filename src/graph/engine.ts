@@ -529,6 +529,7 @@ function attemptTask(
   // What the node received, and its own copy of it to read and change (see copyState).
   const received = t.payload ? { ...pos.state, ...t.payload } : pos.state;
   const input = copyState(received);
+  handedOut.set(input, { taskId: t.id, node: t.name });
   const timeoutMs = cn.node.timeoutMs;
   let signal = opts.signal;
   let controller: AbortController | null = null;
@@ -644,6 +645,9 @@ function timeoutError(graph: EngineGraph, cn: CompiledNode, timeoutMs: number): 
 }
 
 /** Turn a node's return value into a prepared update and routes. */
+/** Each state copy handed to a task, and whose it is: returning another task's is refused. */
+const handedOut = new WeakMap<object, { taskId: string; node: string }>();
+
 function interpret(
   graph: EngineGraph,
   cn: CompiledNode,
@@ -682,6 +686,14 @@ function interpret(
   }
   if (ret === input) {
     // The state it received, changed in place: each changed field is written as it is.
+    for (const key in before) {
+      if (!Object.hasOwn(input, key)) {
+        throw new StateUpdateError(
+          `Node "${cn.name}" returned its state without field "${key}"; a node cannot remove a state field (set it to null, or to its default)`,
+          { node: cn.name, field: key },
+        );
+      }
+    }
     const diff: Record<string, unknown> = {};
     let any = false;
     for (const key in input) {
@@ -692,6 +704,13 @@ function interpret(
       }
     }
     return { update: any ? prepare(graph, cn, diff) : null, routes: null };
+  }
+  const owner = handedOut.get(ret as object);
+  if (owner !== undefined) {
+    throw new StateUpdateError(
+      `Node "${cn.name}" returned the state given to task ${owner.taskId} (node "${owner.node}"); return the state it received, changed in place, or an update`,
+      { node: cn.name },
+    );
   }
   if (isPlainObject(ret)) return { update: prepare(graph, cn, ret), routes: null };
   throw new StateUpdateError(

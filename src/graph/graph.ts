@@ -620,6 +620,7 @@ export class Graph<D extends StateDefinition | null = null> {
     threadId: string,
     options: { branchId?: string; eventId?: string; stateStore?: StateStore } = {},
   ): Promise<ThreadSnapshot<GraphState<D>>> {
+    checkReadOptions(this.name, threadId, options, ["branchId", "eventId"]);
     const store = options.stateStore ?? this.#store("getState");
     const branchId = options.branchId ?? "main";
     let position: ThreadPosition;
@@ -662,6 +663,7 @@ export class Graph<D extends StateDefinition | null = null> {
    * @throws GraphConfigError without a store; UnknownBranchError for an unknown branch.
    */
   async history(threadId: string, options: { branchId?: string } = {}): Promise<StoredEvent[]> {
+    checkReadOptions(this.name, threadId, options, ["branchId"]);
     return this.#store("history").read(threadId, options.branchId ?? "main");
   }
 
@@ -680,6 +682,7 @@ export class Graph<D extends StateDefinition | null = null> {
         `Graph "${this.name}": fork(threadId, { eventId }) needs the id of an event of the thread (see graph.history)`,
       );
     }
+    checkReadOptions(this.name, threadId, options, ["branchId"]);
     return this.#store("fork").createBranch(threadId, options.eventId, options.branchId);
   }
 }
@@ -729,6 +732,37 @@ function checkGraphOptions(options: GraphOptions): void {
 }
 
 /** Check the options of a run; wrong types are refused before anything runs. */
+/**
+ * Check the thread id and the named string options of getState, history and fork as
+ * invoke checks its own (a wrong type would otherwise read as the name of a missing branch).
+ * @throws TypeError naming the option.
+ */
+function checkReadOptions(
+  graph: string,
+  threadId: unknown,
+  options: unknown,
+  keys: readonly string[],
+): void {
+  if (typeof threadId !== "string" || threadId === "") {
+    throw new TypeError(
+      `Graph "${graph}": threadId must be a non-empty string, got ${threadId === "" ? '""' : typeof threadId}`,
+    );
+  }
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(
+      `Graph "${graph}": options must be an object, got ${options === null ? "null" : typeof options}`,
+    );
+  }
+  const o = options as Record<string, unknown>;
+  for (const k of keys) {
+    if (o[k] !== undefined && (typeof o[k] !== "string" || o[k] === "")) {
+      throw new TypeError(
+        `Graph "${graph}": ${k} must be a non-empty string, got ${typeof o[k] === "string" ? '""' : typeof o[k]}`,
+      );
+    }
+  }
+}
+
 function checkRunOptions(graph: string, options: RunOptions): void {
   if (options === null || typeof options !== "object") {
     throw new TypeError(

@@ -323,7 +323,7 @@ export function initialState(def: StateDefinition | null): Record<string, unknow
     }
     if (r.success && r.data !== undefined) {
       checkJson(r.data, "", spec.name, `the default of state field "${spec.name}"`);
-      state[spec.name] = r.data;
+      state[spec.name] = ownDefault(r.data);
     }
   }
   return state;
@@ -504,7 +504,15 @@ export function applyUpdate(
 
 function initialOf(spec: FieldSpec): unknown {
   const r = spec.schema.safeParse(undefined);
-  return r.success ? r.data : undefined;
+  return r.success ? ownDefault(r.data) : undefined;
+}
+
+/**
+ * A default as a thread's own value: zod hands out the same object for `.default([{ … }])`
+ * every time, so a change made to one thread's value inside it would reach every new thread.
+ */
+function ownDefault(value: unknown): unknown {
+  return value !== null && typeof value === "object" ? structuredClone(value) : value;
 }
 
 function capitalize(s: string): string {

@@ -35,6 +35,25 @@ describe("defineState", async () => {
     );
   });
 
+  it("gives each state its own copy of a default list or object", async () => {
+    const Items = defineState({
+      items: z.array(z.object({ done: z.boolean() })).default([{ done: false }]),
+    });
+    const first = initialState(Items) as { items: { done: boolean }[] };
+    first.items[0]!.done = true;
+    first.items.push({ done: true });
+    expect(initialState(Items)).toEqual({ items: [{ done: false }] });
+    // A field absent from a state starts from its own copy too when a reducer first merges into it.
+    const Log = defineState({
+      log: reducer(z.array(z.string()).default(["start"]), (a: string[], b: string[]) => {
+        a.push(...b);
+        return a;
+      }),
+    });
+    applyUpdate(Log, {}, { log: ["x"] }, "n");
+    expect(initialState(Log)).toEqual({ log: ["start"] });
+  });
+
   it("extends a definition with more fields", async () => {
     const More = State.extend({ extra: z.boolean().default(true) });
     expect(initialState(More)).toEqual({ messages: [], count: 0, topic: null, extra: true });
