@@ -18,7 +18,7 @@ import {
 import type { JsonObject, JsonValue } from "../json/index.js";
 import { findNonJson, isPlainObject } from "../json/index.js";
 import {
-  applyUpdate,
+  applyUpdateTo,
   describeValue,
   type PreparedUpdate,
   preparePayload,
@@ -65,9 +65,12 @@ export interface TaskOutcome {
   routes: TaskRoutes;
 }
 
+/** A finished task's result: its outcome, marked done (one object, as 10,000 tasks of a fan-out hold theirs until the commit). */
+export type DoneResult = TaskOutcome & { kind: "done" };
+
 /** A task's result in the superstep. */
 export type TaskResult =
-  | { kind: "done"; outcome: TaskOutcome }
+  | DoneResult
   | { kind: "interrupted"; interrupts: PendingInterrupt[]; cache: JsonObject };
 
 /** The graph internals a run needs. */
@@ -236,13 +239,14 @@ export async function runLoop(
       }
       return { status: "interrupted", interrupts, results };
     }
-    // Apply the updates in task order.
+    // Apply the updates in task order, to one fresh copy of the state.
     let state = pos.state;
     for (const t of pos.tasks) {
-      const r = results.get(t.id) as { kind: "done"; outcome: TaskOutcome };
-      if (!r.outcome.update) continue;
+      const r = results.get(t.id) as DoneResult;
+      if (!r.update) continue;
       try {
-        state = applyUpdate(graph.state, state, r.outcome.update, t.name);
+        if (state === pos.state) state = { ...state };
+        applyUpdateTo(graph.state, state, r.update, t.name);
       } catch (e) {
         // The task's stored result can never be applied: drop it, so that continuing the thread runs the task again.
         if (opts.journal) await opts.journal.discardTask(step, t.id, t.name);
@@ -254,7 +258,7 @@ export async function runLoop(
     const seen = new Set<string>();
     const nextStep = step + 1;
     for (const t of pos.tasks) {
-      const { routes } = (results.get(t.id) as { kind: "done"; outcome: TaskOutcome }).outcome;
+      const { routes } = results.get(t.id) as DoneResult;
       if (routes === null) {
         const cn = graph.flow.nodes.get(t.name)!;
         await addTargets(cn.edges, state, next, seen, nextStep);
@@ -317,7 +321,7 @@ async function runSuperstep(
   const toRun: TaskSpec[] = [];
   for (const t of tasks) {
     const known = pos.known.get(t.id);
-    if (known) results.set(t.id, { kind: "done", outcome: known });
+    if (known) results.set(t.id, { kind: "done", update: known.update, routes: known.routes });
     else toRun.push(t);
   }
   if (toRun.length === 0) return results;
@@ -345,6 +349,27 @@ async function runSuperstep(
       opts.signal.removeEventListener("abort", onAbort);
       reject(e);
     };
+    const done = () => {
+      if (--left === 0 && !failed) {
+        opts.signal.removeEventListener("abort", onAbort);
+        resolve();
+      }
+    };
+    // A task's result goes into the map as soon as it is known; a synchronous node's result
+    // (and its pending write, when the journal has nothing to await) costs no promise.
+    const finish = (t: TaskSpec, res: TaskResult) => {
+      if (failed) return;
+      results.set(t.id, res);
+      let after: Promise<void> | void;
+      try {
+        after = afterTask(opts, step, t, res);
+      } catch (e) {
+        fail(e);
+        return;
+      }
+      if (after) after.then(done, fail);
+      else done();
+    };
     for (const t of toRun) {
       let r: TaskResult | Promise<TaskResult>;
       try {
@@ -353,34 +378,26 @@ async function runSuperstep(
         fail(e);
         return;
       }
-      Promise.resolve(r)
-        .then(async (res) => {
-          if (failed) return;
-          results.set(t.id, res);
-          await afterTask(opts, step, t, res);
-          if (--left === 0 && !failed) {
-            opts.signal.removeEventListener("abort", onAbort);
-            resolve();
-          }
-        })
-        .catch(fail);
+      if (r instanceof Promise) r.then((res) => finish(t, res), fail);
+      else finish(t, r);
     }
   });
   return results;
 }
 
-async function afterTask(
+/** Emit a finished task's update and give the journal its pending write (a promise only when it has one). */
+function afterTask(
   opts: EngineRunOptions,
   step: number,
   t: TaskSpec,
   r: TaskResult,
   defer = false,
-): Promise<void> {
+): Promise<void> | void {
   if (r.kind !== "done") return;
   if (opts.emit && opts.modes.has("updates")) {
-    opts.emit({ mode: "updates", node: t.name, step, taskId: t.id, data: r.outcome.update ?? {} });
+    opts.emit({ mode: "updates", node: t.name, step, taskId: t.id, data: r.update ?? {} });
   }
-  if (opts.journal) await opts.journal.taskFinished(step, t, r.outcome, defer);
+  if (opts.journal) return opts.journal.taskFinished(step, t, r, defer);
 }
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal, graph: EngineGraph): Promise<T> {
@@ -483,7 +500,7 @@ async function runWithPolicies(
     const input = t.payload ? { ...pos.state, ...t.payload } : pos.state;
     cacheKey = `${graph.name}/${cn.name}/${cachePolicy.key ? cachePolicy.key(input) : stableHash(input)}`;
     const hit = await graph.nodeCache.get(cacheKey);
-    if (hit !== null) return { kind: "done", outcome: hit as unknown as TaskOutcome };
+    if (hit !== null) return { kind: "done", ...(hit as unknown as TaskOutcome) };
   }
   const policy = retry ? resolvedRetry(retry, cn.name) : null;
   for (let attempt = 1; ; attempt++) {
@@ -499,7 +516,7 @@ async function runWithPolicies(
     if (r.kind === "done" && cacheKey !== null && graph.nodeCache) {
       await graph.nodeCache.set(
         cacheKey,
-        r.outcome as unknown as JsonValue,
+        { update: r.update, routes: r.routes } as unknown as JsonValue,
         cachePolicy?.ttlMs ?? null,
       );
     }
@@ -526,10 +543,8 @@ function attemptTask(
   scope: TraceScope | null,
 ): TaskResult | Promise<TaskResult> {
   const { graph, pos, opts, host, step } = run;
-  // What the node received, and its own copy of it to read and change (see copyState).
-  const received = t.payload ? { ...pos.state, ...t.payload } : pos.state;
-  const input = copyState(received);
-  handedOut.set(input, { taskId: t.id, node: t.name });
+  // The node's own copy of what it receives: the state, with a Send's payload over it.
+  const input = copyState(pos.state, t.payload);
   const timeoutMs = cn.node.timeoutMs;
   let signal = opts.signal;
   let controller: AbortController | null = null;
@@ -537,7 +552,8 @@ function attemptTask(
     controller = new AbortController();
     signal = AbortSignal.any([opts.signal, controller.signal]);
   }
-  const cache: JsonObject = { ...(pos.caches.get(t.id) ?? {}) };
+  const saved = pos.caches.get(t.id);
+  const cache: JsonObject = saved ? { ...saved } : {};
   const ctx = new TaskContext(
     graph.name,
     opts.runId,
@@ -570,14 +586,11 @@ function attemptTask(
   if (!(ret instanceof Promise)) {
     if (timeoutMs !== null && performance.now() - started > timeoutMs)
       throw timeoutError(graph, cn, timeoutMs);
-    return { kind: "done", outcome: interpret(graph, cn, input, received, ret, step) };
+    return interpret(run, cn, t, input, ret);
   }
   const finish = (p: Promise<unknown>) =>
     p.then(
-      (value): TaskResult => ({
-        kind: "done",
-        outcome: interpret(graph, cn, input, received, value, step),
-      }),
+      (value): TaskResult => interpret(run, cn, t, input, value),
       (e): TaskResult => settleError(e, cache, graph, t.name, step),
     );
   if (timeoutMs === null) return finish(ret);
@@ -645,20 +658,21 @@ function timeoutError(graph: EngineGraph, cn: CompiledNode, timeoutMs: number): 
 }
 
 /** Turn a node's return value into a prepared update and routes. */
-/** Each state copy handed to a task, and whose it is: returning another task's is refused. */
-const handedOut = new WeakMap<object, { taskId: string; node: string }>();
-
 function interpret(
-  graph: EngineGraph,
+  run: StepRun,
   cn: CompiledNode,
+  t: TaskSpec,
   input: Record<string, unknown>,
-  before: Record<string, unknown>,
   ret: unknown,
-  step: number,
-): TaskOutcome {
-  if (ret === undefined || ret === null) return { update: null, routes: null };
+): DoneResult {
+  const { graph, step } = run;
+  if (ret === undefined || ret === null) return { kind: "done", update: null, routes: null };
   if (isEnd(ret))
-    return { update: null, routes: checkGoto(graph, cn, [ret], step, "a returned END") };
+    return {
+      kind: "done",
+      update: null,
+      routes: checkGoto(graph, cn, [ret], step, "a returned END"),
+    };
   if (ret instanceof Command) {
     const update = ret.update === null ? null : prepare(graph, cn, ret.update);
     const routes =
@@ -671,13 +685,21 @@ function interpret(
             step,
             "Command.goto",
           );
-    return { update, routes };
+    return { kind: "done", update, routes };
   }
   if (ret instanceof Send)
-    return { update: null, routes: checkGoto(graph, cn, [ret], step, "a returned Send") };
+    return {
+      kind: "done",
+      update: null,
+      routes: checkGoto(graph, cn, [ret], step, "a returned Send"),
+    };
   if (Array.isArray(ret)) {
     if (ret.length > 0 && ret.every((x) => x instanceof Send)) {
-      return { update: null, routes: checkGoto(graph, cn, ret, step, "returned Sends") };
+      return {
+        kind: "done",
+        update: null,
+        routes: checkGoto(graph, cn, ret, step, "returned Sends"),
+      };
     }
     throw new StateUpdateError(
       `Node "${cn.name}" returned an array; a node returns an update object, its state changed in place, a Command, a Send or an array of Sends, END, or nothing`,
@@ -686,7 +708,11 @@ function interpret(
   }
   if (ret === input) {
     // The state it received, changed in place: each changed field is written as it is.
-    for (const key in before) {
+    const state = run.pos.state;
+    const payload = t.payload;
+    const received = (key: string): unknown =>
+      payload !== null && Object.hasOwn(payload, key) ? payload[key] : state[key];
+    for (const key in state) {
       if (!Object.hasOwn(input, key)) {
         throw new StateUpdateError(
           `Node "${cn.name}" returned its state without field "${key}"; a node cannot remove a state field (set it to null, or to its default)`,
@@ -698,21 +724,14 @@ function interpret(
     let any = false;
     for (const key in input) {
       const value = input[key];
-      if (!sameOneLevel(value, before[key])) {
+      if (!sameOneLevel(value, received(key))) {
         diff[key] = { $nodestep: "replace", value };
         any = true;
       }
     }
-    return { update: any ? prepare(graph, cn, diff) : null, routes: null };
+    return { kind: "done", update: any ? prepare(graph, cn, diff) : null, routes: null };
   }
-  const owner = handedOut.get(ret as object);
-  if (owner !== undefined) {
-    throw new StateUpdateError(
-      `Node "${cn.name}" returned the state given to task ${owner.taskId} (node "${owner.node}"); return the state it received, changed in place, or an update`,
-      { node: cn.name },
-    );
-  }
-  if (isPlainObject(ret)) return { update: prepare(graph, cn, ret), routes: null };
+  if (isPlainObject(ret)) return { kind: "done", update: prepare(graph, cn, ret), routes: null };
   throw new StateUpdateError(
     `Node "${cn.name}" returned ${describeValue(ret)}; a node returns an update object, its state changed in place, a Command, a Send or an array of Sends, END, or nothing`,
     { node: cn.name },

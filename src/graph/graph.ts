@@ -544,7 +544,7 @@ export class Graph<D extends StateDefinition | null = null> {
       if (end.status === "interrupted") {
         await journal.interrupted(pos.step, pos.tasks, end.results, end.interrupts);
         for (const [id, r] of end.results) {
-          if (r.kind === "done") folded.known[id] = r.outcome;
+          if (r.kind === "done") folded.known[id] = { update: r.update, routes: r.routes };
           else folded.caches[id] = r.cache;
         }
         folded.interrupts = end.interrupts;

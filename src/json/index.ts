@@ -31,57 +31,85 @@ export function findNonJson(
   value: unknown,
   path: string,
 ): { path: string; problem: string } | null {
-  return walk(value, path, undefined);
+  const found = walk(value);
+  if (found === null) return null;
+  // The keys were collected from the value at fault up to the top: build its path once.
+  let at = path;
+  for (let i = found.keys.length - 1; i >= 0; i--) {
+    const k = found.keys[i]!;
+    at = typeof k === "number" ? `${at}[${k}]` : at === "" ? k : `${at}.${k}`;
+  }
+  return { path: at, problem: found.problem };
 }
 
-function walk(
-  value: unknown,
-  path: string,
-  seen: Set<object> | undefined,
-): { path: string; problem: string } | null {
+/** The objects and arrays on the way down from the value being checked (cycle detection). */
+const ancestors: object[] = [];
+
+/** A problem and the keys from the value at fault up to the top (collected on the way back). */
+interface Found {
+  keys: (string | number)[];
+  problem: string;
+}
+
+function problem(text: string): Found {
+  return { keys: [], problem: text };
+}
+
+/** Walk a value without allocating unless it finds a problem (a check runs on every update). */
+function walk(value: unknown): Found | null {
   switch (typeof value) {
     case "string":
     case "boolean":
       return null;
     case "number":
-      return Number.isFinite(value) ? null : { path, problem: `${value} is not a finite number` };
+      return Number.isFinite(value) ? null : problem(`${value} is not a finite number`);
     case "undefined":
-      return { path, problem: "undefined is not JSON (use null)" };
+      return problem("undefined is not JSON (use null)");
     case "bigint":
-      return { path, problem: "a bigint is not JSON" };
+      return problem("a bigint is not JSON");
     case "symbol":
-      return { path, problem: "a symbol is not JSON" };
+      return problem("a symbol is not JSON");
     case "function":
-      return { path, problem: "a function is not JSON" };
+      return problem("a function is not JSON");
   }
   if (value === null) return null;
   const obj = value as object;
-  if (seen?.has(obj)) return { path, problem: "the value contains a cycle" };
+  if (ancestors.includes(obj)) return problem("the value contains a cycle");
   if (Array.isArray(obj)) {
     if (obj.length === 0) return null;
-    const s = seen ?? new Set<object>();
-    s.add(obj);
-    for (let i = 0; i < obj.length; i++) {
-      const r = walk(obj[i], `${path}[${i}]`, s);
-      if (r) return r;
+    ancestors.push(obj);
+    try {
+      for (let i = 0; i < obj.length; i++) {
+        const r = walk(obj[i]);
+        if (r) {
+          r.keys.push(i);
+          return r;
+        }
+      }
+    } finally {
+      ancestors.pop();
     }
-    s.delete(obj);
     return null;
   }
   const proto = Object.getPrototypeOf(obj);
   if (proto !== Object.prototype && proto !== null) {
     const name = (obj as { constructor?: { name?: string } }).constructor?.name ?? "object";
-    return { path, problem: `a ${name} instance is not plain JSON data` };
+    return problem(`a ${name} instance is not plain JSON data`);
   }
-  const s = seen ?? new Set<object>();
-  s.add(obj);
-  for (const key in obj) {
-    const v = (obj as Record<string, unknown>)[key];
-    if (v === undefined) continue;
-    const r = walk(v, path === "" ? key : `${path}.${key}`, s);
-    if (r) return r;
+  ancestors.push(obj);
+  try {
+    for (const key in obj) {
+      const v = (obj as Record<string, unknown>)[key];
+      if (v === undefined) continue;
+      const r = walk(v);
+      if (r) {
+        r.keys.push(key);
+        return r;
+      }
+    }
+  } finally {
+    ancestors.pop();
   }
-  s.delete(obj);
   return null;
 }
 

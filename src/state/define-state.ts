@@ -482,6 +482,21 @@ export function applyUpdate(
   node: string,
 ): Record<string, unknown> {
   const next = { ...state };
+  applyUpdateTo(def, next, update, node);
+  return next;
+}
+
+/**
+ * Apply a prepared update to `next` itself: {@link applyUpdate} without the copy, for a
+ * caller that applies several updates to one fresh copy (a superstep's tasks).
+ * @throws StateUpdateError as {@link applyUpdate}; `next` may then hold part of the update.
+ */
+export function applyUpdateTo(
+  def: StateDefinition | null,
+  next: Record<string, unknown>,
+  update: PreparedUpdate,
+  node: string,
+): void {
   for (const key in update) {
     const value = update[key];
     const spec = def?.fields.get(key);
@@ -499,7 +514,6 @@ export function applyUpdate(
       );
     }
   }
-  return next;
 }
 
 function initialOf(spec: FieldSpec): unknown {

@@ -9,14 +9,22 @@
  */
 import { isPlainObject } from "../json/index.js";
 
-/** A copy of `state` whose list and plain-object fields are copied too (one level). */
-export function copyState(state: Record<string, unknown>): Record<string, unknown> {
+/**
+ * A copy of `state` whose list and plain-object fields are copied too (one level); with
+ * `over`, its fields laid over the state's (a `Send`'s payload), copied the same way.
+ */
+export function copyState(
+  state: Record<string, unknown>,
+  over: Record<string, unknown> | null = null,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key in state) {
-    const v = state[key];
-    out[key] = Array.isArray(v) ? v.slice() : isPlainObject(v) ? { ...v } : v;
-  }
+  for (const key in state) out[key] = copyValue(state[key]);
+  if (over !== null) for (const key in over) out[key] = copyValue(over[key]);
   return out;
+}
+
+function copyValue(v: unknown): unknown {
+  return Array.isArray(v) ? v.slice() : isPlainObject(v) ? { ...v } : v;
 }
 
 /**
