@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { caught, expectError } from "../../test/helpers.js";
 import {
@@ -407,6 +407,21 @@ describe("return forms", () => {
     const fan = node(() => [new Send("worker", { topic: "x" })], { name: "fan", goto: ["worker"] });
     const g3 = new Graph(State).flow(START.to(fan), worker.to(END));
     expect((await g3.invoke({ count: 1 })).state).toEqual({ count: 11, log: [], topic: null });
+  });
+
+  it("types stream events by mode: values carry the state", async () => {
+    const inc = node(() => ({ count: 1 }), { name: "inc" });
+    const g = new Graph(State).flow(START.to(inc), inc.to(END));
+    const counts: number[] = [];
+    for await (const e of g.stream({ count: 1 }, { modes: ["values", "updates"] })) {
+      if (e.mode === "values") {
+        expectTypeOf(e.data).toEqualTypeOf<S>();
+        counts.push(e.data.count);
+      } else {
+        expectTypeOf(e.mode).toEqualTypeOf<"updates" | "custom" | "tokens">();
+      }
+    }
+    expect(counts).toEqual([2]);
   });
 
   it("hands the caller copies: changing a result, a values event or getState's state changes no run", async () => {

@@ -46,7 +46,7 @@ import { type FromSpecOptions, fromSpec, type GraphSpec, toMermaid, toSpec } fro
 import { SubAgents } from "./sub-agents.js";
 import { emptyPosition, foldEvents, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
 import { endWithError, resolveTracer, startSpan } from "./tracing.js";
-import type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";
+import type { RunOptions, RunResult, StreamEvent, StreamEventOf, StreamOptions } from "./types.js";
 
 /** Options of {@link Graph}. */
 export interface GraphOptions {
@@ -259,7 +259,10 @@ export class Graph<D extends StateDefinition | null = null> {
    * for await (const e of graph.stream(input, { modes: ["updates", "tokens"] })) console.log(e.mode, e.node);
    * ```
    */
-  stream(input: GraphInput<D>, options: StreamOptions = {}): AsyncIterable<StreamEvent> {
+  stream(
+    input: GraphInput<D>,
+    options: StreamOptions = {},
+  ): AsyncIterable<StreamEventOf<GraphState<D>>> {
     checkRunOptions(this.name, options);
     const modes = options.modes ?? ["updates"];
     for (const m of modes) {
@@ -296,7 +299,8 @@ export class Graph<D extends StateDefinition | null = null> {
           },
         );
         return {
-          next: () => queue.next(),
+          // The engine builds each event for its mode: data is the state for "values", etc.
+          next: () => queue.next() as Promise<IteratorResult<StreamEventOf<GraphState<D>>>>,
           return: async () => {
             if (!finished) {
               controller.abort(

@@ -67,4 +67,11 @@ export {
 export { type SubgraphOptions, subgraph } from "./subgraph.js";
 export type { ThreadPosition } from "./thread-state.js";
 export { type TraceScope, traced } from "./tracing.js";
-export type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";
+export type {
+  RunOptions,
+  RunResult,
+  StreamEvent,
+  StreamEventFields,
+  StreamEventOf,
+  StreamOptions,
+} from "./types.js";

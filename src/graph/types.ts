@@ -16,6 +16,35 @@ export interface StreamEvent {
   data: unknown;
 }
 
+/** What every event of a {@link StreamEventOf} has besides `mode` and `data`. */
+export interface StreamEventFields {
+  /** Node that produced it; `null` for `"values"` and for the interrupt event. */
+  node: string | null;
+  /** Superstep it belongs to. */
+  step: number;
+  /** Task that produced it; `null` for `"values"`. */
+  taskId: string | null;
+}
+
+/**
+ * An event of `graph.stream` on a graph whose state is `S`, with `data` typed by `mode`:
+ * `"values"` the state; `"updates"` a task's prepared update (`{}` when none; the event a
+ * paused run ends with is `{ __interrupt__: [...] }`); `"custom"` what a node or tool emitted;
+ * `"tokens"` a `ChatStreamChunk` (from `nodestep/chat`; the engine does not know its type).
+ *
+ * @example
+ * ```ts
+ * for await (const e of graph.stream(input, { modes: ["values"] })) {
+ *   if (e.mode === "values") console.log(e.data.count); // typed as the state's field
+ * }
+ * ```
+ */
+export type StreamEventOf<S> =
+  | (StreamEventFields & { mode: "values"; data: S })
+  | (StreamEventFields & { mode: "updates"; data: Record<string, unknown> })
+  | (StreamEventFields & { mode: "custom"; data: unknown })
+  | (StreamEventFields & { mode: "tokens"; data: unknown });
+
 /** Options of `graph.invoke` and `graph.stream`. */
 export interface RunOptions<C = unknown> {
   /** Thread to run on; needs a state store. */
