@@ -409,6 +409,17 @@ describe("return forms", () => {
     expect((await g3.invoke({ count: 1 })).state).toEqual({ count: 11, log: [], topic: null });
   });
 
+  it("types a node's update by the state's fields: one with none of them does not compile", async () => {
+    // @ts-expect-error: "cout" is not a field of the state (count is); tsc refuses it
+    const typo = node((s: S) => ({ cout: s.count + 1 }), { name: "typo" });
+    // At run time the same mistake is a StateUpdateError naming the field.
+    await expectError(
+      () => new Graph(State).flow(START.to(typo), typo.to(END)).invoke({}),
+      StateUpdateError,
+      'Node "typo" wrote unknown state field "cout"; declared fields: count, log, topic',
+    );
+  });
+
   it("types stream events by mode: values carry the state", async () => {
     const inc = node(() => ({ count: 1 }), { name: "inc" });
     const g = new Graph(State).flow(START.to(inc), inc.to(END));

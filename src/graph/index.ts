@@ -27,6 +27,7 @@ export {
   type NodeHandler,
   type NodeOptions,
   type NodeReturn,
+  type NodeUpdate,
   node,
   START,
   type StartSentinel,

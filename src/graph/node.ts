@@ -13,8 +13,7 @@ import type { AnyNode, Command, EdgeTarget, EndSentinel, Send } from "./routing.
  * {@link Command}, a {@link Send} or an array of them, {@link END}, or nothing.
  */
 export type NodeReturn<S> =
-  | Partial<S>
-  | Record<string, unknown>
+  | NodeUpdate<S>
   | Command<S>
   | Send
   | ReadonlyArray<Send>
@@ -22,6 +21,13 @@ export type NodeReturn<S> =
   | undefined
   | null
   | void;
+
+/**
+ * An update a node returns: some of the state's fields. The values are checked at run time
+ * against their fields (a reducer's update, `Replace(...)`), so only the keys are typed here:
+ * an object with none of the state's fields is a type error (`{ cout: 1 }` for `count`).
+ */
+export type NodeUpdate<S> = { [K in keyof S & string]?: unknown };
 
 /** A node function: the state and the node's context in, a {@link NodeReturn} out (sync or async). */
 export type NodeHandler<S, C = unknown> = (
