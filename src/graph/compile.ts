@@ -111,13 +111,23 @@ export function compileFlow(graphName: string, edges: readonly Edge[]): Compiled
       ];
     }
     if (Array.isArray(t)) {
-      const statics: string[] = [];
+      // In the order written: the next superstep's tasks (and the order their updates are
+      // applied in) follow the list, conditions included.
       const out: CompiledTarget[] = [];
+      let statics: string[] | null = null;
       for (const x of t) {
-        if (isWhen(x)) out.push(...compileTarget(x, where));
-        else statics.push(...resolve(x, where, false));
+        if (isWhen(x)) {
+          statics = null;
+          out.push(...compileTarget(x, where));
+        } else {
+          if (statics === null) {
+            statics = [];
+            out.push({ kind: "static", names: statics });
+          }
+          statics.push(...resolve(x, where, false));
+        }
       }
-      return statics.length ? [{ kind: "static", names: statics }, ...out] : out;
+      return out;
     }
     return [{ kind: "static", names: resolve(t, where) }];
   };

@@ -167,26 +167,45 @@ export async function startTasks(
   return out;
 }
 
-async function addTargets(
+/**
+ * Schedule the targets of edges, in order: synchronous (no promise, no await) unless a
+ * condition returns a promise, since a fan-out calls this once for each of its tasks.
+ */
+function addTargets(
   targets: readonly CompiledTarget[],
   state: Record<string, unknown>,
   out: TaskSpec[],
   seen: Set<string>,
   step: number,
-): Promise<void> {
-  for (const t of targets) {
-    let names: readonly string[];
-    if (t.kind === "static") names = t.names;
-    else {
-      let r = t.condition(state);
-      if (r instanceof Promise) r = await r;
-      names = r ? t.target : t.otherwise;
+  from = 0,
+): Promise<void> | void {
+  for (let i = from; i < targets.length; i++) {
+    const t = targets[i]!;
+    if (t.kind === "static") {
+      addNames(t.names, out, seen, step);
+      continue;
     }
-    for (const name of names) {
-      if (name === END_NAME || seen.has(name)) continue;
-      seen.add(name);
-      out.push({ id: `${step}:${out.length}`, name, payload: null });
+    const r = t.condition(state);
+    if (r instanceof Promise) {
+      return r.then((v) => {
+        addNames(v ? t.target : t.otherwise, out, seen, step);
+        return addTargets(targets, state, out, seen, step, i + 1);
+      });
     }
+    addNames(r ? t.target : t.otherwise, out, seen, step);
+  }
+}
+
+function addNames(
+  names: readonly string[],
+  out: TaskSpec[],
+  seen: Set<string>,
+  step: number,
+): void {
+  for (const name of names) {
+    if (name === END_NAME || seen.has(name)) continue;
+    seen.add(name);
+    out.push({ id: `${step}:${out.length}`, name, payload: null });
   }
 }
 
@@ -261,7 +280,8 @@ export async function runLoop(
       const { routes } = results.get(t.id) as DoneResult;
       if (routes === null) {
         const cn = graph.flow.nodes.get(t.name)!;
-        await addTargets(cn.edges, state, next, seen, nextStep);
+        const pending = addTargets(cn.edges, state, next, seen, nextStep);
+        if (pending) await pending;
       } else {
         for (const r of routes) {
           if (r.payload !== null)

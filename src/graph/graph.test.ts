@@ -297,6 +297,49 @@ describe("supersteps", () => {
     expect((await g.invoke({})).state.count).toBe(5);
   });
 
+  it("routes with async when() conditions, in edge order, between synchronous ones", async () => {
+    const seen: string[][] = [];
+    const record = (name: string) =>
+      node(
+        (s: S) => {
+          seen.push([name, String(s.count)]);
+          return {};
+        },
+        { name },
+      );
+    const a = node(() => ({ count: 1 }), { name: "a" });
+    const [b, c, d, e] = ["b", "c", "d", "e"].map(record) as [
+      ReturnType<typeof record>,
+      ReturnType<typeof record>,
+      ReturnType<typeof record>,
+      ReturnType<typeof record>,
+    ];
+    const g = new Graph(State).flow(
+      START.to(a),
+      a.to([
+        b,
+        when(async (s: S) => s.count === 1, c, { otherwise: END }),
+        d,
+        when(async () => false, END, { otherwise: e }),
+      ]),
+      b.to(END),
+      c.to(END),
+      d.to(END),
+      e.to(END),
+    );
+    const steps: string[][] = [];
+    for await (const ev of g.stream({}, { modes: ["updates"] })) {
+      if (ev.step === 1) steps.push([ev.node ?? "", ev.taskId ?? ""]);
+    }
+    // The next superstep's tasks keep the order of the edges, async conditions or not.
+    expect(steps).toEqual([
+      ["b", "1:0"],
+      ["c", "1:1"],
+      ["d", "1:2"],
+      ["e", "1:3"],
+    ]);
+  });
+
   it("stops after exactly maxSteps supersteps with StepLimitError", async () => {
     let runs = 0;
     const loop = node(
