@@ -198,13 +198,9 @@ export interface StateDefinition<S extends StateShape = StateShape> {
   extend<M extends StateShape>(more: M): StateDefinition<Omit<S, keyof M> & M>;
 }
 
-function fieldValueOf(
-  spec: FieldSpec,
-  value: unknown,
-  node: string,
-  writer = describeWriter(node),
-): unknown {
-  return parseOrThrow(spec.schema, value, node, spec.name, "value", writer);
+/** `send`: the value is a `Send`'s payload for `node` (errors say so). */
+function fieldValueOf(spec: FieldSpec, value: unknown, node: string, send = false): unknown {
+  return parseOrThrow(spec.schema, value, node, spec.name, "value", send);
 }
 
 function parseOrThrow(
@@ -213,10 +209,12 @@ function parseOrThrow(
   node: string,
   field: string,
   what: string,
-  writer = describeWriter(node),
+  send = false,
 ): unknown {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
+  // The texts of an error are built only when there is one (this runs for every field written).
+  const writer = send ? describeSend(node) : describeWriter(node);
   const issue = r.error.issues[0]!;
   const where = issue.path.length
     ? ` at ${field}${issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}`
@@ -312,32 +310,52 @@ export function initialState(def: StateDefinition | null): Record<string, unknow
   const state: Record<string, unknown> = {};
   if (!def) return state;
   for (const spec of def.fields.values()) {
-    let r: ReturnType<z.ZodType["safeParse"]>;
-    try {
-      r = spec.schema.safeParse(undefined);
-    } catch (e) {
-      throw new StateUpdateError(
-        `The default of state field "${spec.name}" threw: ${e instanceof Error ? e.message : String(e)}`,
-        { field: spec.name, cause: e },
-      );
-    }
-    if (r.success && r.data !== undefined) {
-      checkJson(r.data, "", spec.name, `the default of state field "${spec.name}"`);
-      state[spec.name] = ownDefault(r.data);
-    }
+    const value = defaultOf(spec);
+    if (value !== undefined) state[spec.name] = value;
   }
   return state;
 }
 
+/**
+ * A field's default as a state's own value, or `undefined` when it has none: zod hands out
+ * the same object for `.default([{ … }])` every time, so a change made to one state's value
+ * inside it would otherwise reach every new state.
+ * @throws as {@link initialState}.
+ */
+function defaultOf(spec: FieldSpec): unknown {
+  let r: ReturnType<z.ZodType["safeParse"]>;
+  try {
+    r = spec.schema.safeParse(undefined);
+  } catch (e) {
+    throw new StateUpdateError(
+      `The default of state field "${spec.name}" threw: ${e instanceof Error ? e.message : String(e)}`,
+      { field: spec.name, cause: e },
+    );
+  }
+  if (!r.success || r.data === undefined) return undefined;
+  checkJson(r.data, "", spec.name, false, () => `the default of state field "${spec.name}"`);
+  return r.data !== null && typeof r.data === "object" ? structuredClone(r.data) : r.data;
+}
+
+/**
+ * Refuse a value that is not JSON, with its path. `send`: a `Send`'s payload for `node`;
+ * `what`: what is stored, when it is neither (built only when there is an error to tell).
+ */
 function checkJson(
   value: unknown,
   node: string,
   field: string,
-  what = `the update of ${describeWriter(node)}`,
+  send = false,
+  what?: () => string,
 ): void {
   const bad = findNonJson(value, field);
   if (bad) {
-    throw new StateStoreError(`Cannot store ${what}: ${bad.path} is not JSON (${bad.problem})`, {
+    const stored = what
+      ? what()
+      : send
+        ? describeSend(node)
+        : `the update of ${describeWriter(node)}`;
+    throw new StateStoreError(`Cannot store ${stored}: ${bad.path} is not JSON (${bad.problem})`, {
       field: bad.path,
     });
   }
@@ -451,9 +469,9 @@ export function preparePayload(
           { node, field: key },
         );
       }
-      v = fieldValueOf(spec, value, node, describeSend(node));
+      v = fieldValueOf(spec, value, node, true);
     }
-    checkJson(v, node, key, describeSend(node));
+    checkJson(v, node, key, true);
     out[key] = v;
   }
   return out;
@@ -504,8 +522,8 @@ export function applyUpdateTo(
       next[key] = isReplacement(value) ? value.value : value;
       continue;
     }
+    const current = next[key] === undefined ? defaultOf(spec) : next[key];
     try {
-      const current = next[key] === undefined ? initialOf(spec) : next[key];
       next[key] = spec.reducer(current, value);
     } catch (e) {
       throw new StateUpdateError(
@@ -514,19 +532,6 @@ export function applyUpdateTo(
       );
     }
   }
-}
-
-function initialOf(spec: FieldSpec): unknown {
-  const r = spec.schema.safeParse(undefined);
-  return r.success ? ownDefault(r.data) : undefined;
-}
-
-/**
- * A default as a thread's own value: zod hands out the same object for `.default([{ … }])`
- * every time, so a change made to one thread's value inside it would reach every new thread.
- */
-function ownDefault(value: unknown): unknown {
-  return value !== null && typeof value === "object" ? structuredClone(value) : value;
 }
 
 function capitalize(s: string): string {
