@@ -747,23 +747,26 @@ function checkReadOptions(
   options: unknown,
   keys: readonly string[],
 ): void {
-  if (typeof threadId !== "string" || threadId === "") {
-    throw new TypeError(
-      `Graph "${graph}": threadId must be a non-empty string, got ${threadId === "" ? '""' : typeof threadId}`,
-    );
-  }
+  checkId(graph, "threadId", threadId, true);
   if (options === null || typeof options !== "object") {
     throw new TypeError(
       `Graph "${graph}": options must be an object, got ${options === null ? "null" : typeof options}`,
     );
   }
   const o = options as Record<string, unknown>;
-  for (const k of keys) {
-    if (o[k] !== undefined && (typeof o[k] !== "string" || o[k] === "")) {
-      throw new TypeError(
-        `Graph "${graph}": ${k} must be a non-empty string, got ${typeof o[k] === "string" ? '""' : typeof o[k]}`,
-      );
-    }
+  for (const k of keys) checkId(graph, k, o[k], false);
+}
+
+/**
+ * An id (thread, branch, event, run) must be a non-empty string; an optional one may be left out.
+ * @throws TypeError naming it.
+ */
+function checkId(graph: string, name: string, value: unknown, required: boolean): void {
+  if (value === undefined && !required) return;
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(
+      `Graph "${graph}": ${name} must be a non-empty string, got ${value === "" ? '""' : typeof value}`,
+    );
   }
 }
 
@@ -779,13 +782,7 @@ function checkRunOptions(graph: string, options: RunOptions): void {
       `Graph "${graph}": maxSteps must be a positive integer, got ${String(o.maxSteps)}`,
     );
   }
-  for (const k of ["threadId", "branchId", "rootRunId"] as const) {
-    if (o[k] !== undefined && (typeof o[k] !== "string" || o[k] === "")) {
-      throw new TypeError(
-        `Graph "${graph}": ${k} must be a non-empty string, got ${typeof o[k] === "string" ? '""' : typeof o[k]}`,
-      );
-    }
-  }
+  for (const k of ["threadId", "branchId", "rootRunId"]) checkId(graph, k, o[k], false);
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
     throw new TypeError(`Graph "${graph}": signal must be an AbortSignal`);
   }

@@ -32,6 +32,24 @@ export interface SubgraphOptions<P, C> {
 
 type AnyGraph = Graph<StateDefinition | null>;
 
+/** @throws GraphConfigError when the child's or the parent's definition lacks a shared field. */
+function checkShared(
+  name: string,
+  role: "child" | "parent",
+  graphName: string,
+  def: StateDefinition,
+  share: readonly string[],
+): void {
+  for (const f of share) {
+    if (!def.fields.has(f)) {
+      throw new GraphConfigError(
+        `subgraph "${name}": the ${role} graph "${graphName}" does not declare shared field "${f}"`,
+        { graph: graphName, node: name },
+      );
+    }
+  }
+}
+
 /**
  * Wrap a graph as a node of another graph.
  *
@@ -83,32 +101,18 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       { graph: graph.name, node: name },
     );
   }
-  const childDef = graph.state;
-  if (share && childDef) {
-    for (const f of share) {
-      if (!childDef.fields.has(f)) {
-        throw new GraphConfigError(
-          `subgraph "${name}": the child graph "${graph.name}" does not declare shared field "${f}"`,
-          { graph: graph.name, node: name },
-        );
-      }
-    }
-  }
+  if (share && graph.state) checkShared(name, "child", graph.name, graph.state, share);
+  // Parent definitions already checked (the parent is known only when the node runs).
+  const checkedParents = new WeakSet<StateDefinition>();
   graph.compiled; // a child without a flow fails here, when the parent is built
 
   return node<P>(
     async (state: P, ctx: NodeContext) => {
       const parent = state as Record<string, unknown>;
       const parentDef = ctx.stateSchema;
-      if (share && parentDef) {
-        for (const f of share) {
-          if (!parentDef.fields.has(f)) {
-            throw new GraphConfigError(
-              `subgraph "${name}": the parent graph "${ctx.graphName}" does not declare shared field "${f}"`,
-              { graph: ctx.graphName, node: name },
-            );
-          }
-        }
+      if (share && parentDef && !checkedParents.has(parentDef)) {
+        checkShared(name, "parent", ctx.graphName, parentDef, share);
+        checkedParents.add(parentDef);
       }
       const store = ctx.stateStore;
       let threadId: string | null;
