@@ -14,7 +14,7 @@ import { StateStoreError, ThreadBusyError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import { initialState, type StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
-import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine.js";
+import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
 import {
   emptyPosition,
   encodeOutcome,

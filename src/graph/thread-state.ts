@@ -19,7 +19,7 @@ import {
 } from "../state/define-state.js";
 import { decodeUpdate, encodeUpdate, type UpdatePath } from "../state/update-codec.js";
 import type { StoredEvent } from "../stores/types.js";
-import type { TaskOutcome, TaskRoutes, TaskSpec } from "./engine.js";
+import type { TaskOutcome, TaskRoutes, TaskSpec } from "./engine-types.js";
 
 /** Version of the folded-thread format kept in snapshots. */
 export const THREAD_FORMAT = 1;

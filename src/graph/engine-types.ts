@@ -1,0 +1,132 @@
+/**
+ * The engine's plain data: tasks, their results, a run's position, and what a run needs from
+ * its graph and its caller.
+ *
+ * @module
+ */
+
+import type { Context, Tracer } from "@opentelemetry/api";
+import type { InterruptInfo } from "../errors/index.js";
+import type { JsonObject, JsonValue } from "../json/index.js";
+import type { PreparedUpdate, StateDefinition } from "../state/define-state.js";
+import type { StateStore } from "../stores/types.js";
+import type { CompiledFlow } from "./compile.js";
+import type { PendingInterrupt, StreamMode, TaskHost } from "./context.js";
+import type { NodeCache, RetryPolicy } from "./policies.js";
+import type { SubAgents } from "./sub-agents.js";
+import type { StreamEvent } from "./types.js";
+
+/** A task to run: a node, with an optional `Send` payload. */
+export interface TaskSpec {
+  id: string;
+  name: string;
+  payload: Record<string, unknown> | null;
+}
+
+/** Where a finished task routes: `null` follows the node's edges. */
+export type TaskRoutes = Array<{ name: string; payload: Record<string, unknown> | null }> | null;
+
+/** What a finished task produced, as stored in a pending write. */
+export interface TaskOutcome {
+  update: PreparedUpdate | null;
+  routes: TaskRoutes;
+}
+
+/** A finished task's result: its outcome, marked done (one object, as 10,000 tasks of a fan-out hold theirs until the commit). */
+export type DoneResult = TaskOutcome & { kind: "done" };
+
+/** A task's result in the superstep. */
+export type TaskResult =
+  | DoneResult
+  | { kind: "interrupted"; interrupts: PendingInterrupt[]; cache: JsonObject };
+
+/** The graph internals a run needs. */
+export interface EngineGraph {
+  readonly name: string;
+  readonly state: StateDefinition | null;
+  readonly flow: CompiledFlow;
+  readonly middleware: readonly unknown[];
+  readonly workspace: unknown;
+  readonly stateStore: StateStore | null;
+  readonly maxSteps: number;
+  /** Default retry policy of nodes without one. */
+  readonly retry: RetryPolicy | null;
+  /** Where cached node results live. */
+  readonly nodeCache: NodeCache | null;
+  /** The tracer, or `null` (no spans at all). */
+  readonly tracer: Tracer | null;
+}
+
+/** Persistence hooks of a run; no-ops without a state store. */
+export interface RunJournal {
+  /** A finished task's result could not be applied: drop it, so the task runs again when the thread continues. */
+  discardTask(step: number, taskId: string, node: string): Promise<void> | void;
+  /** A task finished; `defer` lets the journal write it with the superstep's commit (a single-task superstep). */
+  taskFinished(
+    step: number,
+    task: TaskSpec,
+    outcome: TaskOutcome,
+    defer?: boolean,
+  ): Promise<void> | void;
+  saveCache(step: number, taskId: string, node: string, cache: JsonObject): Promise<void> | void;
+}
+
+/** The mutable position of a run: the state and what runs next. */
+export interface RunPosition {
+  state: Record<string, unknown>;
+  step: number;
+  tasks: TaskSpec[];
+  /** Results already known for tasks of the pending superstep (finished before a pause or crash). */
+  known: Map<string, TaskOutcome>;
+  /** Caches of paused tasks, by task id. */
+  caches: Map<string, JsonObject>;
+  /** Answers to interrupts, by key. */
+  answers: Record<string, JsonValue>;
+}
+
+/** Options of one run as the engine sees them. */
+export interface EngineRunOptions {
+  runId: string;
+  rootRunId: string;
+  originRunId: string;
+  threadId: string | null;
+  branchId: string;
+  context: { value: unknown; given: boolean };
+  signal: AbortSignal;
+  modes: ReadonlySet<StreamMode>;
+  modeList: readonly StreamMode[];
+  emit: ((event: StreamEvent) => void) | null;
+  maxSteps: number;
+  journal: RunJournal | null;
+  /** The run's span context when traced. */
+  traceContext: Context | null;
+  /** The run's sub-agents, made on first use. */
+  subAgents: () => SubAgents;
+  /**
+   * Called after each superstep is applied, before the next is scheduled into the position:
+   * `state` is the state after it, `before` the state before it.
+   */
+  onStepCommitted:
+    | ((
+        step: number,
+        order: readonly TaskSpec[],
+        next: readonly TaskSpec[],
+        state: Record<string, unknown>,
+        before: Record<string, unknown>,
+      ) => Promise<void> | void)
+    | null;
+}
+
+/** How a run of supersteps ended. */
+export type LoopEnd =
+  | { status: "completed" }
+  | { status: "interrupted"; interrupts: InterruptInfo[]; results: Map<string, TaskResult> };
+
+/** What every task of one superstep shares, made once per superstep. */
+export interface StepRun {
+  readonly graph: EngineGraph;
+  readonly pos: RunPosition;
+  readonly opts: EngineRunOptions;
+  readonly host: TaskHost;
+  readonly step: number;
+}

@@ -1,0 +1,143 @@
+/**
+ * Interpreting a node's return value: an update object, its state changed in place, a
+ * `Command`, a `Send` or an array of them, END, or nothing, turned into a prepared update and
+ * the routes it takes (checked against the node's `goto` list).
+ *
+ * @module
+ */
+
+import { GraphExecutionError, StateUpdateError } from "../errors/index.js";
+import { isPlainObject } from "../json/index.js";
+import {
+  describeValue,
+  type PreparedUpdate,
+  preparePayload,
+  prepareUpdate,
+} from "../state/define-state.js";
+import { sameOneLevel } from "../state/state-copy.js";
+import { type CompiledNode, END_NAME } from "./compile.js";
+import type { DoneResult, EngineGraph, StepRun, TaskRoutes, TaskSpec } from "./engine-types.js";
+import { Command, isEnd, Send } from "./routing.js";
+
+/** Turn a node's return value into a prepared update and routes. */
+export function interpret(
+  run: StepRun,
+  cn: CompiledNode,
+  t: TaskSpec,
+  input: Record<string, unknown>,
+  ret: unknown,
+): DoneResult {
+  const { graph, step } = run;
+  if (ret === undefined || ret === null) return { kind: "done", update: null, routes: null };
+  if (isEnd(ret))
+    return {
+      kind: "done",
+      update: null,
+      routes: checkGoto(graph, cn, [ret], step, "a returned END"),
+    };
+  if (ret instanceof Command) {
+    const update = ret.update === null ? null : prepare(graph, cn, ret.update);
+    const routes =
+      ret.goto === null
+        ? null
+        : checkGoto(
+            graph,
+            cn,
+            Array.isArray(ret.goto) ? ret.goto : [ret.goto],
+            step,
+            "Command.goto",
+          );
+    return { kind: "done", update, routes };
+  }
+  if (ret instanceof Send)
+    return {
+      kind: "done",
+      update: null,
+      routes: checkGoto(graph, cn, [ret], step, "a returned Send"),
+    };
+  if (Array.isArray(ret)) {
+    if (ret.length > 0 && ret.every((x) => x instanceof Send)) {
+      return {
+        kind: "done",
+        update: null,
+        routes: checkGoto(graph, cn, ret, step, "returned Sends"),
+      };
+    }
+    throw new StateUpdateError(
+      `Node "${cn.name}" returned an array; a node returns an update object, its state changed in place, a Command, a Send or an array of Sends, END, or nothing`,
+      { node: cn.name },
+    );
+  }
+  if (ret === input) {
+    // The state it received, changed in place: each changed field is written as it is.
+    const state = run.pos.state;
+    const payload = t.payload;
+    const received = (key: string): unknown =>
+      payload !== null && Object.hasOwn(payload, key) ? payload[key] : state[key];
+    for (const key in state) {
+      if (!Object.hasOwn(input, key)) {
+        throw new StateUpdateError(
+          `Node "${cn.name}" returned its state without field "${key}"; a node cannot remove a state field (set it to null, or to its default)`,
+          { node: cn.name, field: key },
+        );
+      }
+    }
+    const diff: Record<string, unknown> = {};
+    let any = false;
+    for (const key in input) {
+      const value = input[key];
+      if (!sameOneLevel(value, received(key))) {
+        diff[key] = { $nodestep: "replace", value };
+        any = true;
+      }
+    }
+    return { kind: "done", update: any ? prepare(graph, cn, diff) : null, routes: null };
+  }
+  if (isPlainObject(ret)) return { kind: "done", update: prepare(graph, cn, ret), routes: null };
+  throw new StateUpdateError(
+    `Node "${cn.name}" returned ${describeValue(ret)}; a node returns an update object, its state changed in place, a Command, a Send or an array of Sends, END, or nothing`,
+    { node: cn.name },
+  );
+}
+
+function prepare(graph: EngineGraph, cn: CompiledNode, update: unknown): PreparedUpdate | null {
+  const p = prepareUpdate(graph.state, update, cn.name);
+  for (const _ in p) return p;
+  return null;
+}
+
+function checkGoto(
+  graph: EngineGraph,
+  cn: CompiledNode,
+  targets: readonly unknown[],
+  step: number,
+  how: string,
+): TaskRoutes {
+  const routes: NonNullable<TaskRoutes> = [];
+  for (const t of targets) {
+    let name: string;
+    let payload: Record<string, unknown> | null = null;
+    if (t instanceof Send) {
+      name = nameOf(t.node);
+      payload = preparePayload(graph.state, t.payload, name);
+    } else name = nameOf(t);
+    if (!cn.goto?.has(name)) {
+      const shown = name === END_NAME ? "END" : `"${name}"`;
+      throw new GraphExecutionError(
+        `Node "${cn.name}" routed to ${shown} through ${how}, but ${shown} is not in its goto list${cn.goto ? ` (${[...cn.goto].map((g) => (g === END_NAME ? "END" : g)).join(", ")})` : ""}; declare it with node(fn, { goto: [...] })`,
+        { graph: graph.name, node: cn.name, step },
+      );
+    }
+    if (name === END_NAME) continue;
+    routes.push({ name, payload: payload ?? (t instanceof Send ? {} : null) });
+  }
+  return routes;
+}
+
+function nameOf(t: unknown): string {
+  if (isEnd(t)) return END_NAME;
+  if (typeof t === "string") return t;
+  if (typeof t === "object" && t !== null && (t as { kind?: unknown }).kind === "node")
+    return (t as { name: string }).name;
+  return `<${describeValue(t)}>`;
+}

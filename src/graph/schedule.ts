@@ -1,0 +1,109 @@
+/**
+ * Scheduling: the tasks of the next superstep, from edges (and their conditions), a task's
+ * `Command.goto` routes and `Send`s, in the order written.
+ *
+ * @module
+ */
+
+import { type CompiledTarget, END_NAME } from "./compile.js";
+import type { DoneResult, EngineGraph, TaskResult, TaskRoutes, TaskSpec } from "./engine-types.js";
+
+/** Start tasks for a run: the targets of START's edges, evaluated on `state`. */
+export async function startTasks(
+  graph: EngineGraph,
+  state: Record<string, unknown>,
+  step: number,
+): Promise<TaskSpec[]> {
+  const out: TaskSpec[] = [];
+  const seen = new Set<string>();
+  await addTargets(graph.flow.start, state, out, seen, step);
+  return out;
+}
+
+/**
+ * Schedule the targets of edges, in order: synchronous (no promise, no await) unless a
+ * condition returns a promise, since a fan-out calls this once for each of its tasks.
+ */
+function addTargets(
+  targets: readonly CompiledTarget[],
+  state: Record<string, unknown>,
+  out: TaskSpec[],
+  seen: Set<string>,
+  step: number,
+  from = 0,
+): Promise<void> | void {
+  for (let i = from; i < targets.length; i++) {
+    const t = targets[i]!;
+    if (t.kind === "static") {
+      addNames(t.names, out, seen, step);
+      continue;
+    }
+    const r = t.condition(state);
+    if (r instanceof Promise) {
+      return r.then((v) => {
+        addNames(v ? t.target : t.otherwise, out, seen, step);
+        return addTargets(targets, state, out, seen, step, i + 1);
+      });
+    }
+    addNames(r ? t.target : t.otherwise, out, seen, step);
+  }
+}
+
+function addNames(
+  names: readonly string[],
+  out: TaskSpec[],
+  seen: Set<string>,
+  step: number,
+): void {
+  for (const name of names) {
+    if (name === END_NAME || seen.has(name)) continue;
+    seen.add(name);
+    out.push({ id: `${step}:${out.length}`, name, payload: null });
+  }
+}
+
+/**
+ * Schedule the superstep after `tasks` into `out`, in task order: a task's routes when it
+ * routed, else its node's edges evaluated on `state`. Synchronous unless a condition returns
+ * a promise.
+ */
+export function scheduleNext(
+  graph: EngineGraph,
+  tasks: readonly TaskSpec[],
+  results: Map<string, TaskResult>,
+  state: Record<string, unknown>,
+  out: TaskSpec[],
+  seen: Set<string>,
+  step: number,
+  from = 0,
+): Promise<void> | void {
+  for (let i = from; i < tasks.length; i++) {
+    const t = tasks[i]!;
+    const { routes } = results.get(t.id) as DoneResult;
+    if (routes === null) {
+      const cn = graph.flow.nodes.get(t.name)!;
+      const pending = addTargets(cn.edges, state, out, seen, step);
+      if (pending)
+        return pending.then(() =>
+          scheduleNext(graph, tasks, results, state, out, seen, step, i + 1),
+        );
+    } else addRoutes(routes, out, seen, step);
+  }
+}
+
+/** Schedule a task's routes: each `Send` is a task of its own; a node named twice runs once. */
+function addRoutes(
+  routes: NonNullable<TaskRoutes>,
+  out: TaskSpec[],
+  seen: Set<string>,
+  step: number,
+): void {
+  for (const r of routes) {
+    if (r.payload !== null)
+      out.push({ id: `${step}:${out.length}`, name: r.name, payload: r.payload });
+    else if (!seen.has(r.name)) {
+      seen.add(r.name);
+      out.push({ id: `${step}:${out.length}`, name: r.name, payload: null });
+    }
+  }
+}
