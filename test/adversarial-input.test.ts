@@ -529,7 +529,7 @@ describe("a node that returns its state changed in place, or another object", ()
     await failsCleanly(() => ({ note: Replace(undefined) }), StateStoreError, message);
   });
 
-  // Defect (src/graph/engine.ts, interpret): the engine diffs the keys the returned state
+  // Defect (src/graph/interpret.ts, interpret): the engine diffs the keys the returned state
   // still has, so a deleted field is silently ignored (the state keeps it). It should be
   // refused, as setting it to undefined is.
   it("deleting a field is refused naming the node and the field", async () => {
@@ -731,7 +731,7 @@ describe.each<Kind>(["memory", "sqlite"])("bad thread and run inputs [%s]", (kin
     expect(await graph.history("t")).toEqual(history);
   });
 
-  // Defect (src/graph/graph.ts, getState/history/fork): their options are not checked as
+  // Defect (src/graph/thread-ops.ts, getState/history/fork): their options are not checked as
   // invoke's are, so a branchId of the wrong type reads as the name of a missing branch
   // ('Thread "t" has no branch "5"'), which hides what was wrong.
   it("getState with a branchId that is not a string is refused as invoke refuses it", async () => {

@@ -1,52 +1,33 @@
 /**
- * `Graph`: a state definition, nodes and edges, run superstep by superstep.
+ * `Graph`: a state definition, nodes and edges, run superstep by superstep. Its runs are set
+ * up in `run-setup.ts`, its thread operations are in `thread-ops.ts`, and its option checks in
+ * `run-options.ts`.
  *
  * @module
  */
-import { randomBytes } from "node:crypto";
-import type { Context, Tracer } from "@opentelemetry/api";
+import type { Tracer } from "@opentelemetry/api";
+import { GraphConfigError, RunCancelledError, ValueError } from "../errors/index.js";
 import {
-  GraphConfigError,
-  GraphExecutionError,
-  type InterruptInfo,
-  RunCancelledError,
-  StateStoreError,
-  UnknownBranchError,
-  UnknownEventError,
-  ValueError,
-} from "../errors/index.js";
-import { findNonJson, type JsonObject } from "../json/index.js";
-import {
-  applyUpdate,
-  describeValue,
-  initialState,
   isStateDefinition,
-  prepareUpdate,
   type StateDefinition,
   type StateShape,
   type UpdateOfShape,
 } from "../state/define-state.js";
-import { copyState } from "../state/state-copy.js";
 import type { BranchInfo, StateStore, StoredEvent } from "../stores/types.js";
 import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
-import {
-  type EngineGraph,
-  type EngineRunOptions,
-  type LoopEnd,
-  type RunPosition,
-  runLoop,
-  startTasks,
-} from "./engine.js";
-import { type CachedPosition, loadPosition, ThreadJournal } from "./journal.js";
 import type { Edge } from "./node.js";
-import { MemoryNodeCache, type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
+import { type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
+import { checkGraphOptions, checkModes, checkRunOptions } from "./run-options.js";
+import { type PositionCache, runGraph } from "./run-setup.js";
 import { type FromSpecOptions, fromSpec, type GraphSpec, toMermaid, toSpec } from "./spec.js";
-import { SubAgents } from "./sub-agents.js";
-import { emptyPosition, foldEvents, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
-import { endWithError, resolveTracer, startSpan } from "./tracing.js";
+import { forkThread, getThreadState, type ThreadSnapshot, threadHistory } from "./thread-ops.js";
+import { resolveTracer } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent, StreamEventOf, StreamOptions } from "./types.js";
+
+export { newRunId } from "./run-setup.js";
+export type { ThreadSnapshot } from "./thread-ops.js";
 
 /** Options of {@link Graph}. */
 export interface GraphOptions {
@@ -82,14 +63,6 @@ export type GraphInput<D> =
       : Record<string, unknown>)
   | null;
 
-let runCounter = 0;
-const runPrefix = randomBytes(4).toString("hex");
-
-/** A new run id: a process prefix and a counter (no crypto per run). */
-export function newRunId(): string {
-  return `run-${runPrefix}-${(++runCounter).toString(36)}`;
-}
-
 /**
  * A graph: nodes over a typed state, joined by edges, run superstep by superstep.
  *
@@ -122,7 +95,7 @@ export class Graph<D extends StateDefinition | null = null> {
   /** The tracer, or `null`. */
   readonly tracer: Tracer | null;
   #flow: CompiledFlow | null = null;
-  #positions = new WeakMap<StateStore, Map<string, CachedPosition>>();
+  #positions: PositionCache = new WeakMap();
 
   /**
    * @param state - a {@link defineState} definition, or `null` for a plain-object state (last write wins).
@@ -236,12 +209,7 @@ export class Graph<D extends StateDefinition | null = null> {
   async invoke(input: GraphInput<D>, options: RunOptions = {}): Promise<RunResult<GraphState<D>>> {
     checkRunOptions(this.name, options);
     const modes = options.modes ?? [];
-    for (const m of modes) {
-      if (!STREAM_MODES.has(m))
-        throw new ValueError(
-          `Unknown stream mode "${m}"; use "values", "updates", "custom" or "tokens"`,
-        );
-    }
+    checkModes(modes);
     return this.#run(
       input,
       options,
@@ -265,12 +233,7 @@ export class Graph<D extends StateDefinition | null = null> {
   ): AsyncIterable<StreamEventOf<GraphState<D>>> {
     checkRunOptions(this.name, options);
     const modes = options.modes ?? ["updates"];
-    for (const m of modes) {
-      if (!STREAM_MODES.has(m))
-        throw new ValueError(
-          `Unknown stream mode "${m}"; use "values", "updates", "custom" or "tokens"`,
-        );
-    }
+    checkModes(modes);
     return {
       [Symbol.asyncIterator]: () => {
         const queue = new EventQueue<StreamEvent>();
@@ -318,299 +281,13 @@ export class Graph<D extends StateDefinition | null = null> {
     };
   }
 
-  async #run(
+  #run(
     input: GraphInput<D>,
     options: RunOptions,
     emit: ((e: StreamEvent) => void) | null,
     modeList: readonly StreamMode[],
   ): Promise<RunResult<GraphState<D>>> {
-    const flow = this.compiled;
-    checkRunOptions(this.name, options);
-    const runId = newRunId();
-    const threadId = options.threadId ?? null;
-    const branchId = options.branchId ?? "main";
-    const maxSteps = options.maxSteps ?? this.maxSteps;
-    const runStore = options.stateStore ?? this.stateStore;
-    if (threadId !== null && runStore === null) {
-      throw new GraphConfigError(
-        `Graph "${this.name}" was run with threadId "${threadId}" but has no stateStore; threads need one (new Graph(State, { stateStore }))`,
-        { graph: this.name },
-      );
-    }
-    if (threadId === null && (input === null || input === undefined)) {
-      throw new ValueError(
-        `Graph "${this.name}": invoke(null) continues a thread; pass an input, or a threadId with a state store`,
-      );
-    }
-    if (threadId === null && options.resume !== undefined) {
-      throw new ValueError(
-        `Graph "${this.name}": resume answers need the threadId of the paused run`,
-      );
-    }
-    const engine: EngineGraph = {
-      name: this.name,
-      state: this.state,
-      flow,
-      middleware: this.middleware,
-      workspace: this.workspace,
-      stateStore: runStore,
-      retry: this.retry,
-      nodeCache: this.#nodeCache(flow),
-      tracer: this.tracer,
-      maxSteps,
-    };
-    let originRunId = runId;
-    const signal = options.signal ?? NEVER;
-    let subAgents: SubAgents | null = null;
-    const getSubAgents = (): SubAgents => {
-      subAgents ??= new SubAgents({
-        graphName: this.name,
-        runId,
-        rootRunId: options.rootRunId ?? runId,
-        threadId,
-        store: runStore,
-        context: { value: options.context, given: options.context !== undefined },
-        signal,
-      });
-      return subAgents;
-    };
-    const settleSubAgents = async (failed: boolean): Promise<void> => {
-      if (!subAgents) return;
-      const left = subAgents.ungathered();
-      if (failed || left.length > 0)
-        await subAgents.cancelAll(`The run of graph "${this.name}" ended`);
-      if (!failed && left.length > 0) {
-        throw new GraphExecutionError(
-          `Run of graph "${this.name}" ended with ${left.length} sub-agent(s) never gathered (${left.join(", ")}); they were cancelled. Gather them with ctx.gather, or use ctx.submit to wait in a later run`,
-          { graph: this.name },
-        );
-      }
-    };
-    let traceContext: Context | null = null;
-    const loop = async (pos: RunPosition, journal: ThreadJournal | null): Promise<LoopEnd> => {
-      let end: LoopEnd;
-      const span = this.tracer
-        ? startSpan(
-            this.tracer,
-            `nodestep.run ${this.name}`,
-            {
-              "nodestep.graph": this.name,
-              "nodestep.run_id": runId,
-              "nodestep.thread_id": threadId ?? "",
-            },
-            null,
-          )
-        : null;
-      traceContext = span?.context ?? null;
-      try {
-        end = await runLoop(engine, pos, runOptions(journal));
-        await settleSubAgents(false);
-      } catch (e) {
-        await settleSubAgents(true).catch(() => {});
-        if (span) endWithError(span.span, e);
-        throw e;
-      }
-      if (span) {
-        span.span.setAttribute("nodestep.status", end.status);
-        span.span.end();
-      }
-      return end;
-    };
-    const runOptions = (journal: ThreadJournal | null): EngineRunOptions => ({
-      runId,
-      rootRunId: options.rootRunId ?? runId,
-      originRunId,
-      threadId,
-      branchId,
-      context: { value: options.context, given: options.context !== undefined },
-      signal,
-      subAgents: getSubAgents,
-      modes: new Set(modeList),
-      modeList,
-      emit,
-      maxSteps,
-      journal,
-      traceContext,
-      onStepCommitted: journal
-        ? (step, order, next, _state, before) => journal.stepCommitted(step, order, next, before)
-        : null,
-    });
-    const result = (pos: RunPosition, end: LoopEnd): RunResult<GraphState<D>> => ({
-      state: copyState(pos.state) as GraphState<D>,
-      runId,
-      threadId,
-      branchId,
-      status: end.status,
-      interrupts: end.status === "interrupted" ? end.interrupts : [],
-    });
-
-    if (threadId === null) {
-      const prepared = prepareUpdate(this.state, input, "__input__", false);
-      const state = applyUpdate(this.state, initialState(this.state), prepared, "__input__");
-      const pos: RunPosition = {
-        state,
-        step: 0,
-        tasks: [],
-        known: new Map(),
-        caches: new Map(),
-        answers: {},
-      };
-      pos.tasks = await startTasks(engine, state, 0);
-      return result(pos, await loop(pos, null));
-    }
-
-    const store = runStore as StateStore;
-    const { journal, loaded } = await ThreadJournal.open(
-      store,
-      this.state,
-      this.name,
-      threadId,
-      branchId,
-      runId,
-      this.leaseTtlMs,
-      this.#positionsOf(store),
-    );
-    let pos: RunPosition | null = null;
-    try {
-      const tp = loaded.position;
-      if (input !== null && input !== undefined) {
-        const prepared = prepareUpdate(this.state, input, "__input__", false);
-        const state = applyUpdate(this.state, tp.state, prepared, "__input__");
-        pos = { state, step: tp.step, tasks: [], known: new Map(), caches: new Map(), answers: {} };
-        pos.tasks = await startTasks(engine, state, tp.step);
-        if (options.resume !== undefined) {
-          throw new ValueError(
-            `Graph "${this.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
-          );
-        }
-        await journal.runStarted(tp.step, {
-          // A new thread records the state it starts from (defaults made by functions included).
-          init: tp.lastSeq === 0 ? tp.state : null,
-          input: prepared as JsonObject,
-          tasks: pos.tasks,
-          resume: {},
-        });
-      } else {
-        if (tp.lastSeq === 0) {
-          throw new UnknownBranchError(
-            `Thread "${threadId}" (branch "${branchId}") has no history to continue; start it with an input`,
-            { threadId, branchId },
-          );
-        }
-        const resume = options.resume ?? {};
-        const pendingKeys = new Set(tp.interrupts.map((i) => i.key));
-        for (const key of Object.keys(resume)) {
-          if (!pendingKeys.has(key) && !Object.hasOwn(tp.answers, key)) {
-            throw new ValueError(
-              `Thread "${threadId}" has no pending interrupt with key "${key}"; pending: ${[...pendingKeys].join(", ") || "(none)"}`,
-            );
-          }
-        }
-        const bad = findNonJson(resume, "resume");
-        if (bad)
-          throw new StateStoreError(
-            `Cannot store the resume answers: ${bad.path} is not JSON (${bad.problem})`,
-            { field: bad.path, threadId },
-          );
-        pos = {
-          state: tp.state,
-          step: tp.step,
-          tasks: tp.tasks,
-          known: new Map(Object.entries(tp.known)),
-          caches: new Map(Object.entries(tp.caches)),
-          // A new answer for a key replaces an earlier one (say, after the earlier one made the run fail).
-          answers: { ...tp.answers, ...resume },
-        };
-        originRunId = tp.originRunId ?? runId;
-        await journal.runStarted(tp.step, { input: null, tasks: null, resume });
-      }
-      let end: LoopEnd;
-      try {
-        end = await loop(pos, journal);
-      } catch (e) {
-        await journal.failed(pos.step, e);
-        throw e;
-      }
-      const folded: ThreadPosition = {
-        format: THREAD_FORMAT,
-        state: pos.state,
-        step: pos.step,
-        tasks: pos.tasks,
-        known: {},
-        caches: {},
-        interrupts: [],
-        answers: {},
-        lastEventId: null,
-        lastSeq: 0,
-        originRunId,
-        lastStatus: end.status,
-      };
-      if (end.status === "interrupted") {
-        await journal.interrupted(pos.step, pos.tasks, end.results, end.interrupts);
-        for (const [id, r] of end.results) {
-          if (r.kind === "done") folded.known[id] = { update: r.update, routes: r.routes };
-          else folded.caches[id] = r.cache;
-        }
-        folded.interrupts = end.interrupts;
-        folded.answers = pos.answers;
-      } else {
-        await journal.finished(pos.step);
-      }
-      folded.lastSeq = journal.lastSeq;
-      folded.lastEventId = journal.lastEventId;
-      await this.#remember(store, threadId, branchId, {
-        position: folded,
-        snapshotSeq: loaded.snapshotSeq,
-      });
-      return result(pos, end);
-    } finally {
-      await journal.close();
-    }
-  }
-
-  #nodeCache(flow: CompiledFlow): NodeCache | null {
-    if (this.nodeCache) return this.nodeCache;
-    for (const n of flow.nodes.values()) {
-      if (n.node.cache) {
-        this.nodeCache = new MemoryNodeCache();
-        return this.nodeCache;
-      }
-    }
-    return null;
-  }
-
-  #positionsOf(store: StateStore): Map<string, CachedPosition> {
-    let m = this.#positions.get(store);
-    if (!m) {
-      m = new Map();
-      this.#positions.set(store, m);
-    }
-    return m;
-  }
-
-  async #remember(
-    store: StateStore,
-    threadId: string,
-    branchId: string,
-    cached: CachedPosition,
-  ): Promise<void> {
-    const positions = this.#positionsOf(store);
-    const key = `${threadId}\u0000${branchId}`;
-    positions.delete(key);
-    positions.set(key, cached);
-    if (positions.size > POSITION_CACHE_SIZE) {
-      const oldest = positions.keys().next().value as string;
-      positions.delete(oldest);
-    }
-  }
-
-  #store(what: string): StateStore {
-    if (!this.stateStore) {
-      throw new GraphConfigError(`Graph "${this.name}" has no stateStore; ${what} needs one`, {
-        graph: this.name,
-      });
-    }
-    return this.stateStore;
+    return runGraph(this, this.#positions, input, options, emit, modeList);
   }
 
   /**
@@ -620,55 +297,19 @@ export class Graph<D extends StateDefinition | null = null> {
    *   superstep that runs next (empty when the thread is done), `status` that of the last run.
    * @throws GraphConfigError without a store; UnknownBranchError for an unknown branch; UnknownEventError for an event not on it.
    */
-  async getState(
+  getState(
     threadId: string,
     options: { branchId?: string; eventId?: string; stateStore?: StateStore } = {},
   ): Promise<ThreadSnapshot<GraphState<D>>> {
-    checkReadOptions(this.name, threadId, options, ["branchId", "eventId"]);
-    const store = options.stateStore ?? this.#store("getState");
-    const branchId = options.branchId ?? "main";
-    let position: ThreadPosition;
-    if (options.eventId !== undefined) {
-      const events = await store.read(threadId, branchId);
-      const at = events.findIndex((e) => e.id === options.eventId);
-      if (at < 0) {
-        throw new UnknownEventError(
-          `Event "${options.eventId}" is not in the history of thread "${threadId}" (branch "${branchId}")`,
-          {
-            threadId,
-            eventId: options.eventId,
-          },
-        );
-      }
-      position = foldEvents(this.state, emptyPosition(this.state), events.slice(0, at + 1));
-    } else {
-      if (branchId !== "main" && !(await store.getBranch(threadId, branchId))) {
-        throw new UnknownBranchError(`Thread "${threadId}" has no branch "${branchId}"`, {
-          threadId,
-          branchId,
-        });
-      }
-      position = (
-        await loadPosition(store, this.state, threadId, branchId, this.#positionsOf(store))
-      ).position;
-    }
-    return {
-      state: copyState(position.state) as GraphState<D>,
-      step: position.step,
-      next: position.tasks.map((t) => t.name),
-      interrupts: position.interrupts,
-      status: position.lastStatus,
-      lastEventId: position.lastEventId,
-    };
+    return getThreadState(this, this.#positions, threadId, options);
   }
 
   /**
    * The events of a thread's branch, oldest first (a fork's parent events first).
    * @throws GraphConfigError without a store; UnknownBranchError for an unknown branch.
    */
-  async history(threadId: string, options: { branchId?: string } = {}): Promise<StoredEvent[]> {
-    checkReadOptions(this.name, threadId, options, ["branchId"]);
-    return this.#store("history").read(threadId, options.branchId ?? "main");
+  history(threadId: string, options: { branchId?: string } = {}): Promise<StoredEvent[]> {
+    return threadHistory(this, threadId, options);
   }
 
   /**
@@ -677,126 +318,7 @@ export class Graph<D extends StateDefinition | null = null> {
    * @returns the new branch: `{ threadId, branchId, parent, lastSeq }`.
    * @throws UnknownEventError when the event is not in the thread.
    */
-  async fork(
-    threadId: string,
-    options: { eventId: string; branchId?: string },
-  ): Promise<BranchInfo> {
-    if (typeof options?.eventId !== "string" || options.eventId === "") {
-      throw new TypeError(
-        `Graph "${this.name}": fork(threadId, { eventId }) needs the id of an event of the thread (see graph.history)`,
-      );
-    }
-    checkReadOptions(this.name, threadId, options, ["branchId"]);
-    return this.#store("fork").createBranch(threadId, options.eventId, options.branchId);
+  fork(threadId: string, options: { eventId: string; branchId?: string }): Promise<BranchInfo> {
+    return forkThread(this, threadId, options);
   }
 }
-
-/** A thread's state as `graph.getState` reads it. */
-export interface ThreadSnapshot<S> {
-  state: S;
-  /** The superstep that runs next. */
-  step: number;
-  /** Nodes of the superstep that runs next; empty when the thread is done. */
-  next: string[];
-  /** Interrupts the thread is waiting on. */
-  interrupts: InterruptInfo[];
-  /** Status of the last run, or `null` for an empty thread. */
-  status: ThreadPosition["lastStatus"];
-  /** Id of the last event, or `null` for an empty thread. */
-  lastEventId: string | null;
-}
-
-/** Every key of {@link GraphOptions}. */
-const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
-  "name",
-  "stateStore",
-  "workspace",
-  "maxSteps",
-  "middleware",
-  "leaseTtlMs",
-  "retry",
-  "nodeCache",
-  "tracer",
-]);
-
-/** Check the options of `new Graph`: an object with only known keys. */
-function checkGraphOptions(options: GraphOptions): void {
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw new TypeError(
-      `new Graph(state, options): options must be an object, got ${describeValue(options)}`,
-    );
-  }
-  const unknown = Object.keys(options).filter((k) => !GRAPH_OPTIONS.has(k));
-  if (unknown.length > 0) {
-    const name = typeof options.name === "string" ? options.name : "graph";
-    throw new TypeError(
-      `Graph "${name}": unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; the options of new Graph(state, options) are ${[...GRAPH_OPTIONS].join(", ")}`,
-    );
-  }
-}
-
-/** Check the options of a run; wrong types are refused before anything runs. */
-/**
- * Check the thread id and the named string options of getState, history and fork as
- * invoke checks its own (a wrong type would otherwise read as the name of a missing branch).
- * @throws TypeError naming the option.
- */
-function checkReadOptions(
-  graph: string,
-  threadId: unknown,
-  options: unknown,
-  keys: readonly string[],
-): void {
-  checkId(graph, "threadId", threadId, true);
-  if (options === null || typeof options !== "object") {
-    throw new TypeError(
-      `Graph "${graph}": options must be an object, got ${options === null ? "null" : typeof options}`,
-    );
-  }
-  const o = options as Record<string, unknown>;
-  for (const k of keys) checkId(graph, k, o[k], false);
-}
-
-/**
- * An id (thread, branch, event, run) must be a non-empty string; an optional one may be left out.
- * @throws TypeError naming it.
- */
-function checkId(graph: string, name: string, value: unknown, required: boolean): void {
-  if (value === undefined && !required) return;
-  if (typeof value !== "string" || value === "") {
-    throw new TypeError(
-      `Graph "${graph}": ${name} must be a non-empty string, got ${value === "" ? '""' : typeof value}`,
-    );
-  }
-}
-
-function checkRunOptions(graph: string, options: RunOptions): void {
-  if (options === null || typeof options !== "object") {
-    throw new TypeError(
-      `Graph "${graph}": run options must be an object, got ${options === null ? "null" : typeof options}`,
-    );
-  }
-  const o = options as Record<string, unknown>;
-  if (o.maxSteps !== undefined && (!Number.isInteger(o.maxSteps) || (o.maxSteps as number) < 1)) {
-    throw new ValueError(
-      `Graph "${graph}": maxSteps must be a positive integer, got ${String(o.maxSteps)}`,
-    );
-  }
-  for (const k of ["threadId", "branchId", "rootRunId"]) checkId(graph, k, o[k], false);
-  if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
-    throw new TypeError(`Graph "${graph}": signal must be an AbortSignal`);
-  }
-  if (o.onEvent !== undefined && typeof o.onEvent !== "function") {
-    throw new TypeError(`Graph "${graph}": onEvent must be a function`);
-  }
-  if (
-    o.resume !== undefined &&
-    (o.resume === null || typeof o.resume !== "object" || Array.isArray(o.resume))
-  ) {
-    throw new TypeError(`Graph "${graph}": resume must be an object of answers by interrupt key`);
-  }
-}
-
-const POSITION_CACHE_SIZE = 256;
-const STREAM_MODES = new Set<StreamMode>(["values", "updates", "custom", "tokens"]);
-const NEVER = new AbortController().signal;

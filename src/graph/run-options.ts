@@ -1,0 +1,115 @@
+/**
+ * Checks of the options of `new Graph`, of a run (`invoke`, `stream`) and of the thread
+ * reads (`getState`, `history`, `fork`): wrong types and unknown keys are refused with a
+ * clear error before anything runs.
+ *
+ * @module
+ */
+import { ValueError } from "../errors/index.js";
+import { describeValue } from "../state/define-state.js";
+import type { StreamMode } from "./context.js";
+import type { GraphOptions } from "./graph.js";
+import type { RunOptions } from "./types.js";
+
+/** Every key of {@link GraphOptions}. */
+const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
+  "name",
+  "stateStore",
+  "workspace",
+  "maxSteps",
+  "middleware",
+  "leaseTtlMs",
+  "retry",
+  "nodeCache",
+  "tracer",
+]);
+
+/** Check the options of `new Graph`: an object with only known keys. */
+export function checkGraphOptions(options: GraphOptions): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(
+      `new Graph(state, options): options must be an object, got ${describeValue(options)}`,
+    );
+  }
+  const unknown = Object.keys(options).filter((k) => !GRAPH_OPTIONS.has(k));
+  if (unknown.length > 0) {
+    const name = typeof options.name === "string" ? options.name : "graph";
+    throw new TypeError(
+      `Graph "${name}": unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; the options of new Graph(state, options) are ${[...GRAPH_OPTIONS].join(", ")}`,
+    );
+  }
+}
+
+/**
+ * Check the thread id and the named string options of getState, history and fork as
+ * invoke checks its own (a wrong type would otherwise read as the name of a missing branch).
+ * @throws TypeError naming the option.
+ */
+export function checkReadOptions(
+  graph: string,
+  threadId: unknown,
+  options: unknown,
+  keys: readonly string[],
+): void {
+  checkId(graph, "threadId", threadId, true);
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(
+      `Graph "${graph}": options must be an object, got ${options === null ? "null" : typeof options}`,
+    );
+  }
+  const o = options as Record<string, unknown>;
+  for (const k of keys) checkId(graph, k, o[k], false);
+}
+
+/**
+ * An id (thread, branch, event, run) must be a non-empty string; an optional one may be left out.
+ * @throws TypeError naming it.
+ */
+function checkId(graph: string, name: string, value: unknown, required: boolean): void {
+  if (value === undefined && !required) return;
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(
+      `Graph "${graph}": ${name} must be a non-empty string, got ${value === "" ? '""' : typeof value}`,
+    );
+  }
+}
+
+/** Check the options of a run; wrong types are refused before anything runs. */
+export function checkRunOptions(graph: string, options: RunOptions): void {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(
+      `Graph "${graph}": run options must be an object, got ${options === null ? "null" : typeof options}`,
+    );
+  }
+  const o = options as Record<string, unknown>;
+  if (o.maxSteps !== undefined && (!Number.isInteger(o.maxSteps) || (o.maxSteps as number) < 1)) {
+    throw new ValueError(
+      `Graph "${graph}": maxSteps must be a positive integer, got ${String(o.maxSteps)}`,
+    );
+  }
+  for (const k of ["threadId", "branchId", "rootRunId"]) checkId(graph, k, o[k], false);
+  if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
+    throw new TypeError(`Graph "${graph}": signal must be an AbortSignal`);
+  }
+  if (o.onEvent !== undefined && typeof o.onEvent !== "function") {
+    throw new TypeError(`Graph "${graph}": onEvent must be a function`);
+  }
+  if (
+    o.resume !== undefined &&
+    (o.resume === null || typeof o.resume !== "object" || Array.isArray(o.resume))
+  ) {
+    throw new TypeError(`Graph "${graph}": resume must be an object of answers by interrupt key`);
+  }
+}
+
+const STREAM_MODES = new Set<StreamMode>(["values", "updates", "custom", "tokens"]);
+
+/** @throws ValueError for a mode that is not a stream mode. */
+export function checkModes(modes: readonly StreamMode[]): void {
+  for (const m of modes) {
+    if (!STREAM_MODES.has(m))
+      throw new ValueError(
+        `Unknown stream mode "${m}"; use "values", "updates", "custom" or "tokens"`,
+      );
+  }
+}

@@ -1,0 +1,360 @@
+/**
+ * Run setup: a run's options checked, the engine's view of the graph made, and the run wired
+ * to its thread: the state store, the single-writer lease and the journal of events (or no
+ * thread at all), its sub-agents and its span. `Graph.invoke` and `Graph.stream` run through
+ * {@link runGraph}.
+ *
+ * @module
+ */
+import { randomBytes } from "node:crypto";
+import type { Context } from "@opentelemetry/api";
+import {
+  GraphConfigError,
+  GraphExecutionError,
+  StateStoreError,
+  UnknownBranchError,
+  ValueError,
+} from "../errors/index.js";
+import { findNonJson, type JsonObject } from "../json/index.js";
+import {
+  applyUpdate,
+  initialState,
+  prepareUpdate,
+  type StateDefinition,
+} from "../state/define-state.js";
+import { copyState } from "../state/state-copy.js";
+import type { StateStore } from "../stores/types.js";
+import type { CompiledFlow } from "./compile.js";
+import type { StreamMode } from "./context.js";
+import {
+  type EngineGraph,
+  type EngineRunOptions,
+  type LoopEnd,
+  type RunPosition,
+  runLoop,
+  startTasks,
+} from "./engine.js";
+import type { Graph, GraphInput, GraphState } from "./graph.js";
+import { type CachedPosition, ThreadJournal } from "./journal.js";
+import { MemoryNodeCache, type NodeCache } from "./policies.js";
+import { checkRunOptions } from "./run-options.js";
+import { SubAgents } from "./sub-agents.js";
+import { THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
+import { endWithError, startSpan } from "./tracing.js";
+import type { RunOptions, RunResult, StreamEvent } from "./types.js";
+
+/** Thread positions a graph keeps, by store, then by `threadId\u0000branchId` (least recently used first). */
+export type PositionCache = WeakMap<StateStore, Map<string, CachedPosition>>;
+
+let runCounter = 0;
+const runPrefix = randomBytes(4).toString("hex");
+
+/** A new run id: a process prefix and a counter (no crypto per run). */
+export function newRunId(): string {
+  return `run-${runPrefix}-${(++runCounter).toString(36)}`;
+}
+
+/**
+ * Run `graph` once: to the end, or to a pause. `emit` receives the events of `modeList`.
+ * @throws what `Graph.invoke` documents.
+ */
+export async function runGraph<D extends StateDefinition | null>(
+  graph: Graph<D>,
+  positions: PositionCache,
+  input: GraphInput<D>,
+  options: RunOptions,
+  emit: ((e: StreamEvent) => void) | null,
+  modeList: readonly StreamMode[],
+): Promise<RunResult<GraphState<D>>> {
+  const flow = graph.compiled;
+  checkRunOptions(graph.name, options);
+  const runId = newRunId();
+  const threadId = options.threadId ?? null;
+  const branchId = options.branchId ?? "main";
+  const maxSteps = options.maxSteps ?? graph.maxSteps;
+  const runStore = options.stateStore ?? graph.stateStore;
+  if (threadId !== null && runStore === null) {
+    throw new GraphConfigError(
+      `Graph "${graph.name}" was run with threadId "${threadId}" but has no stateStore; threads need one (new Graph(State, { stateStore }))`,
+      { graph: graph.name },
+    );
+  }
+  if (threadId === null && (input === null || input === undefined)) {
+    throw new ValueError(
+      `Graph "${graph.name}": invoke(null) continues a thread; pass an input, or a threadId with a state store`,
+    );
+  }
+  if (threadId === null && options.resume !== undefined) {
+    throw new ValueError(
+      `Graph "${graph.name}": resume answers need the threadId of the paused run`,
+    );
+  }
+  const engine: EngineGraph = {
+    name: graph.name,
+    state: graph.state,
+    flow,
+    middleware: graph.middleware,
+    workspace: graph.workspace,
+    stateStore: runStore,
+    retry: graph.retry,
+    nodeCache: resolveNodeCache(graph, flow),
+    tracer: graph.tracer,
+    maxSteps,
+  };
+  let originRunId = runId;
+  const signal = options.signal ?? NEVER;
+  let subAgents: SubAgents | null = null;
+  const getSubAgents = (): SubAgents => {
+    subAgents ??= new SubAgents({
+      graphName: graph.name,
+      runId,
+      rootRunId: options.rootRunId ?? runId,
+      threadId,
+      store: runStore,
+      context: { value: options.context, given: options.context !== undefined },
+      signal,
+    });
+    return subAgents;
+  };
+  const settleSubAgents = async (failed: boolean): Promise<void> => {
+    if (!subAgents) return;
+    const left = subAgents.ungathered();
+    if (failed || left.length > 0)
+      await subAgents.cancelAll(`The run of graph "${graph.name}" ended`);
+    if (!failed && left.length > 0) {
+      throw new GraphExecutionError(
+        `Run of graph "${graph.name}" ended with ${left.length} sub-agent(s) never gathered (${left.join(", ")}); they were cancelled. Gather them with ctx.gather, or use ctx.submit to wait in a later run`,
+        { graph: graph.name },
+      );
+    }
+  };
+  let traceContext: Context | null = null;
+  const loop = async (pos: RunPosition, journal: ThreadJournal | null): Promise<LoopEnd> => {
+    let end: LoopEnd;
+    const span = graph.tracer
+      ? startSpan(
+          graph.tracer,
+          `nodestep.run ${graph.name}`,
+          {
+            "nodestep.graph": graph.name,
+            "nodestep.run_id": runId,
+            "nodestep.thread_id": threadId ?? "",
+          },
+          null,
+        )
+      : null;
+    traceContext = span?.context ?? null;
+    try {
+      end = await runLoop(engine, pos, runOptions(journal));
+      await settleSubAgents(false);
+    } catch (e) {
+      await settleSubAgents(true).catch(() => {});
+      if (span) endWithError(span.span, e);
+      throw e;
+    }
+    if (span) {
+      span.span.setAttribute("nodestep.status", end.status);
+      span.span.end();
+    }
+    return end;
+  };
+  const runOptions = (journal: ThreadJournal | null): EngineRunOptions => ({
+    runId,
+    rootRunId: options.rootRunId ?? runId,
+    originRunId,
+    threadId,
+    branchId,
+    context: { value: options.context, given: options.context !== undefined },
+    signal,
+    subAgents: getSubAgents,
+    modes: new Set(modeList),
+    modeList,
+    emit,
+    maxSteps,
+    journal,
+    traceContext,
+    onStepCommitted: journal
+      ? (step, order, next, _state, before) => journal.stepCommitted(step, order, next, before)
+      : null,
+  });
+  const result = (pos: RunPosition, end: LoopEnd): RunResult<GraphState<D>> => ({
+    state: copyState(pos.state) as GraphState<D>,
+    runId,
+    threadId,
+    branchId,
+    status: end.status,
+    interrupts: end.status === "interrupted" ? end.interrupts : [],
+  });
+
+  if (threadId === null) {
+    const prepared = prepareUpdate(graph.state, input, "__input__", false);
+    const state = applyUpdate(graph.state, initialState(graph.state), prepared, "__input__");
+    const pos: RunPosition = {
+      state,
+      step: 0,
+      tasks: [],
+      known: new Map(),
+      caches: new Map(),
+      answers: {},
+    };
+    pos.tasks = await startTasks(engine, state, 0);
+    return result(pos, await loop(pos, null));
+  }
+
+  const store = runStore as StateStore;
+  const { journal, loaded } = await ThreadJournal.open(
+    store,
+    graph.state,
+    graph.name,
+    threadId,
+    branchId,
+    runId,
+    graph.leaseTtlMs,
+    positionsOf(positions, store),
+  );
+  let pos: RunPosition | null = null;
+  try {
+    const tp = loaded.position;
+    if (input !== null && input !== undefined) {
+      const prepared = prepareUpdate(graph.state, input, "__input__", false);
+      const state = applyUpdate(graph.state, tp.state, prepared, "__input__");
+      pos = { state, step: tp.step, tasks: [], known: new Map(), caches: new Map(), answers: {} };
+      pos.tasks = await startTasks(engine, state, tp.step);
+      if (options.resume !== undefined) {
+        throw new ValueError(
+          `Graph "${graph.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
+        );
+      }
+      await journal.runStarted(tp.step, {
+        // A new thread records the state it starts from (defaults made by functions included).
+        init: tp.lastSeq === 0 ? tp.state : null,
+        input: prepared as JsonObject,
+        tasks: pos.tasks,
+        resume: {},
+      });
+    } else {
+      if (tp.lastSeq === 0) {
+        throw new UnknownBranchError(
+          `Thread "${threadId}" (branch "${branchId}") has no history to continue; start it with an input`,
+          { threadId, branchId },
+        );
+      }
+      const resume = options.resume ?? {};
+      const pendingKeys = new Set(tp.interrupts.map((i) => i.key));
+      for (const key of Object.keys(resume)) {
+        if (!pendingKeys.has(key) && !Object.hasOwn(tp.answers, key)) {
+          throw new ValueError(
+            `Thread "${threadId}" has no pending interrupt with key "${key}"; pending: ${[...pendingKeys].join(", ") || "(none)"}`,
+          );
+        }
+      }
+      const bad = findNonJson(resume, "resume");
+      if (bad)
+        throw new StateStoreError(
+          `Cannot store the resume answers: ${bad.path} is not JSON (${bad.problem})`,
+          { field: bad.path, threadId },
+        );
+      pos = {
+        state: tp.state,
+        step: tp.step,
+        tasks: tp.tasks,
+        known: new Map(Object.entries(tp.known)),
+        caches: new Map(Object.entries(tp.caches)),
+        // A new answer for a key replaces an earlier one (say, after the earlier one made the run fail).
+        answers: { ...tp.answers, ...resume },
+      };
+      originRunId = tp.originRunId ?? runId;
+      await journal.runStarted(tp.step, { input: null, tasks: null, resume });
+    }
+    let end: LoopEnd;
+    try {
+      end = await loop(pos, journal);
+    } catch (e) {
+      await journal.failed(pos.step, e);
+      throw e;
+    }
+    const folded: ThreadPosition = {
+      format: THREAD_FORMAT,
+      state: pos.state,
+      step: pos.step,
+      tasks: pos.tasks,
+      known: {},
+      caches: {},
+      interrupts: [],
+      answers: {},
+      lastEventId: null,
+      lastSeq: 0,
+      originRunId,
+      lastStatus: end.status,
+    };
+    if (end.status === "interrupted") {
+      await journal.interrupted(pos.step, pos.tasks, end.results, end.interrupts);
+      for (const [id, r] of end.results) {
+        if (r.kind === "done") folded.known[id] = { update: r.update, routes: r.routes };
+        else folded.caches[id] = r.cache;
+      }
+      folded.interrupts = end.interrupts;
+      folded.answers = pos.answers;
+    } else {
+      await journal.finished(pos.step);
+    }
+    folded.lastSeq = journal.lastSeq;
+    folded.lastEventId = journal.lastEventId;
+    rememberPosition(positions, store, threadId, branchId, {
+      position: folded,
+      snapshotSeq: loaded.snapshotSeq,
+    });
+    return result(pos, end);
+  } finally {
+    await journal.close();
+  }
+}
+
+/** The graph's node cache; a `MemoryNodeCache` is made (and kept on the graph) on first need. */
+function resolveNodeCache(
+  graph: Graph<StateDefinition | null>,
+  flow: CompiledFlow,
+): NodeCache | null {
+  if (graph.nodeCache) return graph.nodeCache;
+  for (const n of flow.nodes.values()) {
+    if (n.node.cache) {
+      graph.nodeCache = new MemoryNodeCache();
+      return graph.nodeCache;
+    }
+  }
+  return null;
+}
+
+/** The positions of `store`'s threads cached by a graph. */
+export function positionsOf(
+  positions: PositionCache,
+  store: StateStore,
+): Map<string, CachedPosition> {
+  let m = positions.get(store);
+  if (!m) {
+    m = new Map();
+    positions.set(store, m);
+  }
+  return m;
+}
+
+/** Cache a branch's position after a run, dropping the least recently used beyond the limit. */
+function rememberPosition(
+  positions: PositionCache,
+  store: StateStore,
+  threadId: string,
+  branchId: string,
+  cached: CachedPosition,
+): void {
+  const m = positionsOf(positions, store);
+  const key = `${threadId}\u0000${branchId}`;
+  m.delete(key);
+  m.set(key, cached);
+  if (m.size > POSITION_CACHE_SIZE) {
+    const oldest = m.keys().next().value as string;
+    m.delete(oldest);
+  }
+}
+
+const POSITION_CACHE_SIZE = 256;
+const NEVER = new AbortController().signal;
