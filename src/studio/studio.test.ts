@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +26,12 @@ describe("studio in headless Chromium", () => {
   const outside: string[] = [];
 
   beforeAll(async () => {
+    if (!existsSync("/usr/bin/chromium")) {
+      // `npm test` installs it first (test/setup/chromium.mjs); a direct vitest run does not.
+      throw new Error(
+        "the studio test needs Chromium at /usr/bin/chromium: run npm test as root, or apt-get update && apt-get install -y chromium",
+      );
+    }
     mkdirSync(artifacts, { recursive: true });
     const graph = buildRefundGraph({ stateStore: new MemoryStateStore() });
     server = await listen(createServer({ graph }), { port: 0 });
