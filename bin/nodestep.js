@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The `nodestep` command. In a checkout of nodestep (src/cli/main.ts next to this file, and tsx
-// installed) it runs the TypeScript sources in a child process with the "development" export
-// condition, so `nodestep` always runs the code as it is now; NODESTEP_USE_DIST=1 forces the
-// build. From an installed package it runs the build in dist/, and registers tsx when it is
+// installed) it runs the TypeScript sources in a child process under tsx, with the checkout's
+// tsconfig.json (whose paths map `nodestep/*` to src/), so `nodestep` always runs the code as it
+// is now; NODESTEP_USE_DIST=1 forces the build. From an installed package it runs the build in dist/, and registers tsx when it is
 // installed so that graph modules may be TypeScript. See docs/cli.md.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -26,11 +26,10 @@ function resolves(name) {
 const useSource = process.env.NODESTEP_USE_DIST !== "1" && existsSync(source) && resolves("tsx");
 
 if (useSource) {
-  const child = spawn(
-    process.execPath,
-    ["--conditions=development", "--import", "tsx", source, ...process.argv.slice(2)],
-    { stdio: "inherit" },
-  );
+  const child = spawn(process.execPath, ["--import", "tsx", source, ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: { TSX_TSCONFIG_PATH: `${root}tsconfig.json`, ...process.env },
+  });
   // The child gets Ctrl-C from the terminal itself; a SIGTERM sent to this process is passed on.
   const forward = (signal) => () => child.kill(signal);
   process.on("SIGINT", () => {});

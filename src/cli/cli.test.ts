@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -238,24 +238,81 @@ describe("nodestep CLI", () => {
     });
   });
 
-  it("exits 1 with the error when the run fails", async () => {
-    const r = await nodestep([
-      "run",
-      GRAPH,
-      "-m",
-      "explode 9",
-      "--thread",
-      "f1",
-      "--store",
-      "memory",
+  it("exits 1 with the error when the run fails, and says how to retry where there is a thread to retry", async () => {
+    const [memory, sqlite] = await Promise.all([
+      nodestep(["run", GRAPH, "-m", "explode 9", "--thread", "f1", "--store", "memory"]),
+      nodestep(["run", GRAPH, "-m", "explode 9", "--thread", "f2", "--store", STORE]),
     ]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe(
+    expect([memory.code, memory.stderr]).toEqual([
+      1,
       lines(
         "nodestep: run failed: Error: the planner exploded",
-        `(the thread keeps its state from before the failed step; retry with: nodestep resume f1 --graph ${GRAPH})`,
+        "(the memory store is gone when the command ends)",
       ),
+    ]);
+    expect([sqlite.code, sqlite.stderr]).toEqual([
+      1,
+      lines(
+        "nodestep: run failed: Error: the planner exploded",
+        `(the thread keeps its state from before the failed step; retry with: nodestep resume f2 --graph ${GRAPH} --store ${STORE})`,
+      ),
+    ]);
+  });
+
+  it("exits 2 for an --input that does not fit the state, and stores nothing", async () => {
+    const [unknown, wrongType] = await Promise.all([
+      nodestep(["run", GRAPH, "--input", '{"nope":1}', "--thread", "bad1", "--store", STORE]),
+      nodestep(["run", GRAPH, "-i", '{"amount":"x"}', "--thread", "bad2", "--store", STORE]),
+    ]);
+    expect([unknown.code, unknown.stderr]).toEqual([
+      2,
+      'nodestep: --input does not fit the graph\'s state: The run input wrote unknown state field "nope"; declared fields: messages, amount, approved\n',
+    ]);
+    expect([wrongType.code, wrongType.stderr]).toEqual([
+      2,
+      'nodestep: --input does not fit the graph\'s state: Invalid value for state field "amount" written by the run input: Invalid input: expected number, received string\n',
+    ]);
+    expect(await nodestep(["history", "bad1", "--store", STORE])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `nodestep: no thread "bad1" in ${STORE}\n`,
+    });
+  });
+
+  it("prints its version with --version and -V", async () => {
+    const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      version: string;
+    };
+    const r = await Promise.all([nodestep(["--version"]), nodestep(["-V"])]);
+    expect(r).toEqual([
+      { code: 0, stdout: `${version}\n`, stderr: "" },
+      { code: 0, stdout: `${version}\n`, stderr: "" },
+    ]);
+  });
+
+  it("exits 0 quietly when the reader of its output goes away (| head)", async () => {
+    const child = spawn(
+      process.execPath,
+      [bin, "run", GRAPH, "-m", "refund 3 slowly", "--json", "--store", STORE],
+      { cwd: root, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] },
     );
+    let stderr = "";
+    child.stderr!.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+    // Read the first line, then close the pipe as `head -1` does, while the run goes on.
+    const first = await new Promise<string>((resolve) => {
+      let got = "";
+      child.stdout!.on("data", (d: Buffer) => {
+        got += d.toString();
+        if (got.includes("\n")) resolve(got.split("\n")[0]!);
+      });
+    });
+    child.stdout!.destroy();
+    expect(JSON.parse(first)).toMatchObject({ event: "custom", node: "plan" });
+    expect(await exited).toBe(0);
+    expect(stderr).toBe("");
   });
 
   it("exits 1 for an unknown thread", async () => {

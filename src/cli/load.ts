@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServedGraph } from "../server/types.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
@@ -39,7 +39,6 @@ export async function openStore(spec: string): Promise<OpenStore> {
     if (path === "")
       throw new UsageError('--store sqlite:FILE needs a file, as in "sqlite:threads.db"');
     const { SqliteStateStore } = await import("../integrations/sqlite/index.js");
-    if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
     return { store: new SqliteStateStore({ path }), label: spec };
   }
   if (/^postgres(ql)?:\/\//.test(spec)) {
@@ -124,6 +123,24 @@ export function parseTarget(target: string): { file: string; exportName: string 
   return { file, exportName };
 }
 
+/**
+ * Import a graph module. A TypeScript module that Node cannot load by itself (no type stripping,
+ * no loader) is a usage error that says how to run it.
+ */
+async function importModule(file: string, path: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (e) {
+    const code = (e as { code?: unknown } | null)?.code;
+    if (code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?tsx?$/.test(path)) {
+      throw new UsageError(
+        `${file} is TypeScript and this Node.js cannot load it by itself: install tsx (npm install --save-dev tsx), which nodestep then uses, or build the module and give the .js file`,
+      );
+    }
+    throw e;
+  }
+}
+
 function isGraph(value: unknown): value is ServedGraph {
   if (typeof value !== "object" || value === null) return false;
   const g = value as Record<string, unknown>;
@@ -154,7 +171,7 @@ export async function loadGraph(
   const { file, exportName } = parseTarget(target);
   const path = resolve(file);
   if (!existsSync(path)) throw new UsageError(`no module at ${file} (looked at ${path})`);
-  const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  const mod = await importModule(file, path);
   if (!(exportName in mod)) {
     const names = Object.keys(mod).join(", ") || "(none)";
     throw new UsageError(`${file} has no export "${exportName}"; its exports: ${names}`);

@@ -1,7 +1,9 @@
 /**
  * The `nodestep` executable's entry point (`bin/nodestep.js` loads it): runs the CLI on the
  * process's arguments and sets the exit code. Ctrl-C (or SIGTERM) cancels a run or stops the
- * server; a second Ctrl-C exits at once.
+ * server; a second Ctrl-C exits at once. The command also stops when its parent goes away
+ * without passing a signal on (`npx` on SIGTERM), and when the reader of its output does
+ * (`nodestep run … --json | head -3`): quietly then, with exit code 0.
  *
  * @module
  */
@@ -15,11 +17,32 @@ const stop = () => {
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+// The reader closed the pipe: stop the run, write nothing more, exit 0.
+let outputClosed = false;
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code !== "EPIPE") throw e;
+  outputClosed = true;
+  if (!controller.signal.aborted) controller.abort();
+});
+
+// Orphaned: the parent died without passing its signal on (npm exec does not pass SIGTERM).
+const parent = process.ppid;
+const watch = setInterval(() => {
+  if (process.ppid !== parent && !controller.signal.aborted) controller.abort();
+}, 500);
+watch.unref();
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: (text) => {
+    if (!outputClosed) process.stdout.write(text);
+  },
+  stderr: (text) => {
+    if (!outputClosed) process.stderr.write(text);
+  },
   env: process.env,
   signal: controller.signal,
 });
+process.exitCode = outputClosed ? 0 : code;
+clearInterval(watch);
 process.off("SIGINT", stop);
 process.off("SIGTERM", stop);

@@ -8,6 +8,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { HumanMessage } from "../chat/messages.js";
 import type { InterruptInfo } from "../errors/index.js";
@@ -34,6 +35,13 @@ export const ExitCode = {
   interrupted: 3,
   cancelled: 130,
 } as const;
+
+/** The installed package's version (`nodestep --version`); package.json is two levels up from src/cli and dist/cli. */
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  }
+).version;
 
 /** Where the CLI writes and what it reads; tests give their own. */
 export interface CliIo {
@@ -98,6 +106,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   const program = new Command("nodestep")
     .description("Run, inspect and serve nodestep graphs.")
+    .version(VERSION, "-V, --version", "print the version of nodestep")
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError("(run nodestep --help for usage)")
@@ -137,6 +146,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           json: !!o.json,
           target: t,
           storeOpt: o.store,
+          fromMessage: o.message !== undefined,
         }),
       );
     });
@@ -324,6 +334,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     json: boolean;
     target: string;
     storeOpt: string | undefined;
+    /** The input came from --message. */
+    fromMessage?: boolean;
   }
 
   async function streamRun(
@@ -388,9 +400,22 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (names.includes("ThreadBusyError") || names.includes("UnknownBranchError")) {
         throw new RunFailed(error.message);
       }
-      throw new RunFailed(
-        `run failed: ${error.name}: ${error.message}\n(the thread keeps its state from before the failed step; retry with: nodestep resume ${shellQuote(threadId)} --graph ${shellQuote(s.target)})`,
-      );
+      if (names.includes("StateUpdateError") && (e as { node?: unknown }).node === "__input__") {
+        const given =
+          input !== null && "messages" in input && s.fromMessage ? "--message" : "--input";
+        throw new UsageError(`${given} does not fit the graph's state: ${error.message}`);
+      }
+      throw new RunFailed(`run failed: ${error.name}: ${error.message}\n(${await afterFailure()})`);
+    }
+    // Suggest a retry only where there is something to retry: stored events in a lasting store.
+    async function afterFailure(): Promise<string> {
+      if (loaded.storeLabel === "memory") return "the memory store is gone when the command ends";
+      const stored = await graph
+        .getState(threadId, { branchId })
+        .then((st) => st.lastEventId !== null)
+        .catch(() => false);
+      if (!stored) return `nothing was stored on thread ${threadId}`;
+      return `the thread keeps its state from before the failed step; retry with: nodestep resume ${shellQuote(threadId)} --graph ${shellQuote(s.target)}${storeFlag(s)}${s.branchId !== "main" ? ` --branch ${shellQuote(s.branchId)}` : ""}`;
     }
     if (open) io.stdout("\n");
     const after = await graph.getState(threadId, { branchId });
@@ -418,12 +443,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return ExitCode.ok;
   }
 
+  function storeFlag(s: RunSettings): string {
+    return s.storeOpt !== undefined ? ` --store ${shellQuote(maskPassword(s.storeOpt))}` : "";
+  }
+
   function printPaused(s: RunSettings, interrupts: readonly InterruptInfo[]) {
     out();
     out(`paused: waiting for ${interrupts.length} answer${interrupts.length === 1 ? "" : "s"}`);
     for (const line of interruptLines(interrupts)) out(line);
-    const store =
-      s.storeOpt !== undefined ? ` --store ${shellQuote(maskPassword(s.storeOpt))}` : "";
+    const store = storeFlag(s);
     const branch = s.branchId !== "main" ? ` --branch ${shellQuote(s.branchId)}` : "";
     const answers = interrupts.map((i) => ` --answer ${shellQuote(`${i.key}=<answer>`)}`).join("");
     out("answer with:");

@@ -140,9 +140,21 @@ describe("SqliteStateStore", () => {
       "this is not a database, just some text that is long enough ".repeat(20),
     );
     expect(() => new SqliteStateStore({ path: garbage })).toThrow(StateStoreError);
-    expect(() => new SqliteStateStore({ path: join(dir, "no", "such", "dir.db") })).toThrow(
-      /Cannot open the SQLite state store/,
+    // A directory that cannot be made (a file is in the way) is refused, naming the path.
+    expect(() => new SqliteStateStore({ path: join(garbage, "sub", "x.db") })).toThrow(
+      `Cannot open the SQLite state store at ${join(garbage, "sub", "x.db")}: ENOTDIR: not a directory, mkdir '${join(garbage, "sub")}'.`,
     );
+  });
+
+  it("creates the database file's directory, as the CLI's sqlite:FILE does", async () => {
+    const path = join(dir, "new", "nested", "threads.db");
+    const store = new SqliteStateStore({ path });
+    await store.append("t1", "main", [ev({ n: 1 })], 0);
+    await store.close();
+    expect(statSync(path).isFile()).toBe(true);
+    const again = new SqliteStateStore({ path });
+    expect((await again.read("t1", "main")).map((e) => e.data)).toEqual([{ n: 1 }]);
+    await again.close();
   });
 
   it("looks up branches and event ranges through indexes, never by scanning events", async () => {

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { StateStoreError } from "../../errors/index.js";
 import {
@@ -51,7 +52,7 @@ const FORMAT = "nodestep-state-store";
 
 /** Options of {@link SqliteStateStore}. */
 export interface SqliteStateStoreOptions {
-  /** The database file, created when missing (its directory must exist); `":memory:"` for a private in-memory database. */
+  /** The database file, created when missing (with its directory); `":memory:"` for a private in-memory database. */
   path: string;
   /**
    * How hard a commit waits for the disk. `"NORMAL"` (default): in WAL mode, an acknowledged
@@ -189,6 +190,8 @@ export class SqliteStateStore implements StateStore {
     }
     let db: Database.Database | undefined;
     try {
+      if (options.path !== ":memory:")
+        mkdirSync(dirname(resolve(options.path)), { recursive: true });
       db = new Database(options.path);
       db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
       db.pragma("journal_mode = WAL");
