@@ -1,4 +1,4 @@
-import { SpanStatusCode } from "@opentelemetry/api";
+import { SpanStatusCode, trace } from "@opentelemetry/api";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -106,5 +106,29 @@ describe("tracing", () => {
     });
     const g = new Graph().flow(START.to(n), n.to(END));
     expect((await g.invoke({})).state).toEqual({ traced: false });
+  });
+  it("takes the application's registered tracer provider with tracer: true", async () => {
+    // The application registers through its own import of the API; nodestep loads the API
+    // lazily and must see the same global provider.
+    const { exporter } = tracing();
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    expect(trace.setGlobalTracerProvider(provider)).toBe(true);
+    try {
+      const State = defineState({ n: z.number().default(0) });
+      const inc = node((s: { n: number }) => ({ n: s.n + 1 }), { name: "inc" });
+      const graph = new Graph(State, { name: "g", tracer: true }).flow(START.to(inc), inc.to(END));
+      expect((await graph.invoke({})).state).toEqual({ n: 1 });
+      expect(exporter.getFinishedSpans().map((s) => [s.name, s.instrumentationScope.name])).toEqual(
+        [
+          ["nodestep.node inc", "nodestep"],
+          ["nodestep.superstep 0", "nodestep"],
+          ["nodestep.run g", "nodestep"],
+        ],
+      );
+    } finally {
+      trace.disable();
+    }
   });
 });

@@ -17,15 +17,24 @@
  *
  * @module
  */
-import {
-  type Attributes,
-  type Context,
-  context as otelContext,
-  type Span,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from "@opentelemetry/api";
+import { createRequire } from "node:module";
+import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
+
+type OtelApi = typeof import("@opentelemetry/api");
+let otelApi: OtelApi | undefined;
+/**
+ * `@opentelemetry/api`, loaded on first use: importing nodestep does not load it, and a graph
+ * without a tracer never does. It is loaded synchronously through `require` (spans start inside
+ * synchronous code); the API keeps its registered provider and context manager on `globalThis`,
+ * so this copy sees what the application registered through its own import.
+ */
+function otel(): OtelApi {
+  otelApi ??= createRequire(import.meta.url)("@opentelemetry/api") as OtelApi;
+  return otelApi;
+}
+
+/** `SpanStatusCode.ERROR` of the OpenTelemetry API (a stable enum value). */
+const SPAN_STATUS_ERROR = 2;
 
 /** What a traced node passes on to the spans of its model and tool calls. */
 export interface TraceScope {
@@ -37,7 +46,7 @@ export interface TraceScope {
 /** The tracer of a graph option: a tracer, `true` for the registered provider's, or nothing. */
 export function resolveTracer(option: Tracer | boolean | undefined | null): Tracer | null {
   if (!option) return null;
-  return option === true ? trace.getTracer("nodestep") : option;
+  return option === true ? otel().trace.getTracer("nodestep") : option;
 }
 
 /** Start a span under `parent` (or the active context). */
@@ -47,16 +56,17 @@ export function startSpan(
   attributes: Attributes,
   parent: Context | null,
 ): { span: Span; context: Context } {
-  const base = parent ?? otelContext.active();
+  const api = otel();
+  const base = parent ?? api.context.active();
   const span = tracer.startSpan(name, { attributes }, base);
-  return { span, context: trace.setSpan(base, span) };
+  return { span, context: api.trace.setSpan(base, span) };
 }
 
 /** End a span with an error recorded (status ERROR). */
 export function endWithError(span: Span, error: unknown): void {
   if (error instanceof Error) span.recordException(error);
   span.setStatus({
-    code: SpanStatusCode.ERROR,
+    code: SPAN_STATUS_ERROR,
     message: error instanceof Error ? error.message : String(error),
   });
   span.end();
