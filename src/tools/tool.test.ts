@@ -235,6 +235,26 @@ describe("tool() TypeErrors", () => {
     );
   });
 
+  it("a zod 3 schema: says nodestep needs zod 4", async () => {
+    // The shape of a zod 3 object schema: a _def, no _zod (zod 3 is not installed here).
+    class ZodObject {
+      _def = { typeName: "ZodObject", shape: () => ({}) };
+    }
+    const zod3 = new ZodObject();
+    const needs4 =
+      'a zod 3 schema; nodestep needs zod 4 schemas (npm install zod@^4, or import { z } from "zod/v4" with zod 3.25)';
+    await expectError(
+      () => tool(() => 1, { name: "t", description: "d", input: zod3 as never }),
+      TypeError,
+      `Tool "t": input must be a zod object schema such as z.object({ sku: z.string() }), got ${needs4}`,
+    );
+    await expectError(
+      () => tool(() => 1, { name: "t", description: "d", output: zod3 as never }),
+      TypeError,
+      `Tool "t": output must be a zod schema such as z.string(), got ${needs4}`,
+    );
+  });
+
   it("output not a zod schema", async () => {
     await expectError(
       () => tool(() => 1, { name: "t", description: "d", output: "string" as never }),

@@ -242,6 +242,9 @@ function pascalCase(name: string): string {
 
 function describeSchema(value: unknown): string {
   if (value instanceof z.ZodType) return `a zod ${value.def.type} schema`;
+  if (typeof value === "object" && value !== null && "_def" in value && !("_zod" in value)) {
+    return 'a zod 3 schema; nodestep needs zod 4 schemas (npm install zod@^4, or import { z } from "zod/v4" with zod 3.25)';
+  }
   return describe(value);
 }
 
