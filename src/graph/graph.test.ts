@@ -288,6 +288,19 @@ describe("supersteps", () => {
     expect(steps).toEqual([1]);
   });
 
+  it("takes a reducer field's first update as its value when it has no default, warm and cold", async () => {
+    const T = defineState({ text: reducer(z.string(), (a: string, b: string) => a + b) });
+    const x = node(() => ({ text: "x" }), { name: "x" });
+    const y = node(() => ({ text: "y" }), { name: "y" });
+    const z2 = node(() => ({ text: "z" }), { name: "z" });
+    const store = new MemoryStateStore();
+    const make = () =>
+      new Graph(T, { stateStore: store }).flow(START.to([x, y]), x.to(z2), y.to(z2), z2.to(END));
+    const { state } = await make().invoke({}, { threadId: "t" });
+    expect(state).toEqual({ text: "xyz" });
+    expect((await make().getState("t")).state).toEqual({ text: "xyz" });
+  });
+
   it("routes with when() on the state after the superstep", async () => {
     const inc = node(() => ({ count: 1 }), { name: "inc" });
     const g = new Graph(State).flow(
