@@ -150,21 +150,32 @@ async function runSuperstep(
     await afterTask(opts, step, t, results.get(t.id)!, true);
     return results;
   }
-  // Several tasks: run them concurrently; each finishes into the results map. The first failure cancels the rest.
+  // Several tasks: run them concurrently; each finishes into the results map. The first
+  // failure fires the siblings' signal (the superstep's own, joined to the run's) and ends
+  // the superstep with that failure.
+  const stop = new AbortController();
+  const siblings: StepRun = { ...run, opts: { ...opts, signal: stop.signal } };
   await new Promise<void>((resolve, reject) => {
     let left = toRun.length;
     let failed = false;
     const onAbort = () => {
+      stop.abort(opts.signal.reason);
       if (!failed) {
         failed = true;
         reject(cancelled(graph, opts.signal));
       }
     };
     opts.signal.addEventListener("abort", onAbort, { once: true });
-    const fail = (e: unknown) => {
+    const fail = (e: unknown, t: TaskSpec) => {
       if (failed) return;
       failed = true;
       opts.signal.removeEventListener("abort", onAbort);
+      stop.abort(
+        new RunCancelledError(
+          `Run of graph "${graph.name}" stopped: node "${t.name}" (task ${t.id}) failed`,
+          { graph: graph.name, cause: e },
+        ),
+      );
       reject(e);
     };
     const done = () => {
@@ -182,21 +193,25 @@ async function runSuperstep(
       try {
         after = afterTask(opts, step, t, res);
       } catch (e) {
-        fail(e);
+        fail(e, t);
         return;
       }
-      if (after) after.then(done, fail);
+      if (after) after.then(done, (e) => fail(e, t));
       else done();
     };
     for (const t of toRun) {
       let r: TaskResult | Promise<TaskResult>;
       try {
-        r = runTask(run, t);
+        r = runTask(siblings, t);
       } catch (e) {
-        fail(e);
+        fail(e, t);
         return;
       }
-      if (r instanceof Promise) r.then((res) => finish(t, res), fail);
+      if (r instanceof Promise)
+        r.then(
+          (res) => finish(t, res),
+          (e) => fail(e, t),
+        );
       else finish(t, r);
     }
   });

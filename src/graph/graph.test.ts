@@ -288,6 +288,19 @@ describe("supersteps", () => {
     expect(steps).toEqual([1]);
   });
 
+  it("takes a reducer field's first update as its value when it has no default, warm and cold", async () => {
+    const T = defineState({ text: reducer(z.string(), (a: string, b: string) => a + b) });
+    const x = node(() => ({ text: "x" }), { name: "x" });
+    const y = node(() => ({ text: "y" }), { name: "y" });
+    const z2 = node(() => ({ text: "z" }), { name: "z" });
+    const store = new MemoryStateStore();
+    const make = () =>
+      new Graph(T, { stateStore: store }).flow(START.to([x, y]), x.to(z2), y.to(z2), z2.to(END));
+    const { state } = await make().invoke({}, { threadId: "t" });
+    expect(state).toEqual({ text: "xyz" });
+    expect((await make().getState("t")).state).toEqual({ text: "xyz" });
+  });
+
   it("routes with when() on the state after the superstep", async () => {
     const inc = node(() => ({ count: 1 }), { name: "inc" });
     const g = new Graph(State).flow(
@@ -684,27 +697,77 @@ describe("timeouts, context and cancellation", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
-  it("fails the run with a node's own error and stops its siblings", async () => {
-    let siblingAborted = false;
+  it("fails the run with a node's own error and fires every sibling's signal at once", async () => {
+    const reasons: unknown[] = [];
     const boom = node(
-      () => {
+      async () => {
+        await sleep(1);
         throw new RangeError("boom");
       },
       { name: "boom" },
     );
-    const sibling = node(
-      async (_s: S, ctx) => {
-        await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve()));
-        siblingAborted = ctx.signal.aborted;
-      },
-      { name: "sibling" },
+    const waiter = (name: string) =>
+      node(
+        (_s: S, ctx) =>
+          new Promise<void>((resolve) =>
+            ctx.signal.addEventListener("abort", () => {
+              reasons.push(ctx.signal.reason);
+              resolve();
+            }),
+          ),
+        { name },
+      );
+    const one = waiter("one");
+    const two = waiter("two");
+    const g = new Graph(State).flow(
+      START.to([one, boom, two]),
+      boom.to(END),
+      one.to(END),
+      two.to(END),
     );
-    const g = new Graph(State).flow(START.to([sibling, boom]), boom.to(END), sibling.to(END));
     const e = await caught(() => g.invoke({}));
     expect(e).toBeInstanceOf(RangeError);
     expect(e.message).toBe("boom");
-    await sleep(5);
-    expect(siblingAborted).toBe(false);
+    // Fired before the caller saw the error, with why.
+    expect(reasons).toHaveLength(2);
+    for (const r of reasons) {
+      expect(r).toBeInstanceOf(RunCancelledError);
+      expect((r as Error).message).toBe(
+        'Run of graph "graph" stopped: node "boom" (task 0:1) failed',
+      );
+      expect((r as Error).cause).toBe(e);
+    }
+  });
+
+  it("stops a sibling's retries when a task fails", async () => {
+    let attempts = 0;
+    let firstFailed!: () => void;
+    const failedOnce = new Promise<void>((r) => {
+      firstFailed = r;
+    });
+    let seen: AbortSignal | null = null;
+    const flaky = node(
+      async (_s: S, ctx) => {
+        seen = ctx.signal;
+        attempts++;
+        firstFailed();
+        throw new Error("flaky");
+      },
+      { name: "flaky", retry: { maxAttempts: 5, initialIntervalMs: 60_000, jitter: false } },
+    );
+    const boom = node(
+      async () => {
+        await failedOnce;
+        throw new RangeError("boom");
+      },
+      { name: "boom" },
+    );
+    const g = new Graph(State).flow(START.to([flaky, boom]), flaky.to(END), boom.to(END));
+    await expectError(() => g.invoke({}), RangeError, "boom");
+    expect(seen!.aborted).toBe(true);
+    await sleep(0);
+    await sleep(0);
+    expect(attempts).toBe(1);
   });
 });
 

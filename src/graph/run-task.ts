@@ -103,6 +103,7 @@ async function runWithPolicies(
       if (!policy || attempt >= policy.maxAttempts || opts.signal.aborted || !policy.retryOn(e))
         throw e;
       await sleepUnlessAborted(retryDelayMs(policy, attempt), opts.signal);
+      if (opts.signal.aborted) throw e;
       continue;
     }
     if (r.kind === "done" && cacheKey !== null && graph.nodeCache) {

@@ -38,6 +38,8 @@ export interface ReducedField<S extends z.ZodType = z.ZodType, U = z.output<S>> 
  * Declare a state field whose updates are merged with `fn` instead of replacing the value.
  *
  * @param schema - zod schema of the field's value; its `.default(...)` is the initial value.
+ *   Without a default, the field's first update is its value (`fn` runs from the second
+ *   update on); `fn` sees `undefined` as `current` only when `schema` allows `undefined`.
  * @param fn - `(current, update) => next`; must not change its inputs.
  * @param options.update - zod schema of one update, when it differs from the value's schema.
  * @param options.prepare - turns a validated update into the form that is applied and stored
@@ -522,7 +524,16 @@ export function applyUpdateTo(
       next[key] = isReplacement(value) ? value.value : value;
       continue;
     }
-    const current = next[key] === undefined ? defaultOf(spec) : next[key];
+    let current = next[key];
+    if (current === undefined) {
+      current = defaultOf(spec);
+      // No default: the first update is the value (a reducer sees `undefined` as the
+      // current value only when its schema allows `undefined`).
+      if (current === undefined && !allowsUndefined(spec)) {
+        next[key] = value;
+        continue;
+      }
+    }
     try {
       next[key] = spec.reducer(current, value);
     } catch (e) {
@@ -531,6 +542,16 @@ export function applyUpdateTo(
         { node, field: key, cause: e },
       );
     }
+  }
+}
+
+/** Whether a field's schema takes `undefined` as a value (`.optional()`), not only as "use the default". */
+function allowsUndefined(spec: FieldSpec): boolean {
+  try {
+    const r = spec.schema.safeParse(undefined);
+    return r.success && r.data === undefined;
+  } catch {
+    return false;
   }
 }
 

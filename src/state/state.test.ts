@@ -138,6 +138,37 @@ describe("updates", async () => {
     expect(s).toEqual({ a: 2, b: "x" });
   });
 
+  it("takes a reducer field's first update as its value when it has no default", async () => {
+    const seen: unknown[] = [];
+    const S = defineState({
+      text: reducer(z.string(), (a: string, b: string) => {
+        seen.push(a);
+        return a + b;
+      }),
+      list: reducer(z.array(z.number()), (a: number[], b: number[]) => [...a, ...b]),
+    });
+    expect(initialState(S)).toEqual({});
+    const one = applyUpdate(S, {}, prepareUpdate(S, { text: "x", list: [1] }, "n"), "n");
+    expect(one).toEqual({ text: "x", list: [1] });
+    expect(seen).toEqual([]);
+    const two = applyUpdate(S, one, prepareUpdate(S, { text: "y", list: [2] }, "n"), "n");
+    expect(two).toEqual({ text: "xy", list: [1, 2] });
+    expect(seen).toEqual(["x"]);
+  });
+
+  it("gives a reducer undefined as the current value only when its schema allows undefined", async () => {
+    const seen: unknown[] = [];
+    const S = defineState({
+      tally: reducer(z.number().optional(), (a: number | undefined, b: number | undefined) => {
+        seen.push(a);
+        return (a ?? 100) + (b ?? 0);
+      }),
+    });
+    const s = applyUpdate(S, {}, prepareUpdate(S, { tally: 1 }, "n"), "n");
+    expect(s).toEqual({ tally: 101 });
+    expect(seen).toEqual([undefined]);
+  });
+
   it("wraps a failing reducer in StateUpdateError with the cause", async () => {
     const s = initialState(State);
     expect(() => apply(s, { messages: [RemoveMessage("nope")] })).toThrow(
