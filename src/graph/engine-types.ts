@@ -10,6 +10,7 @@ import type { InterruptInfo } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { PreparedUpdate, StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
+import type { Breakpoint, Breakpoints } from "./breakpoints.js";
 import type { CompiledFlow } from "./compile.js";
 import type { PendingInterrupt, StreamMode, TaskHost } from "./context.js";
 import type { NodeCache, RetryPolicy } from "./policies.js";
@@ -82,6 +83,8 @@ export interface RunPosition {
   caches: Map<string, JsonObject>;
   /** Answers to interrupts, by key. */
   answers: Record<string, JsonValue>;
+  /** The superstep whose breakpoint the thread paused at and now continues past, if any. */
+  passed?: number | null;
 }
 
 /** Options of one run as the engine sees them. */
@@ -97,6 +100,8 @@ export interface EngineRunOptions {
   modeList: readonly StreamMode[];
   emit: ((event: StreamEvent) => void) | null;
   maxSteps: number;
+  /** The run's `interruptBefore` / `interruptAfter`, or `null` for none. */
+  breakpoints?: Breakpoints | null;
   journal: RunJournal | null;
   /** The run's span context when traced. */
   traceContext: Context | null;
@@ -120,7 +125,13 @@ export interface EngineRunOptions {
 /** How a run of supersteps ended. */
 export type LoopEnd =
   | { status: "completed" }
-  | { status: "interrupted"; interrupts: InterruptInfo[]; results: Map<string, TaskResult> };
+  | {
+      status: "interrupted";
+      interrupts: InterruptInfo[];
+      results: Map<string, TaskResult>;
+      /** Set when the run paused at a static breakpoint (then `interrupts` is empty). */
+      breakpoint?: Breakpoint;
+    };
 
 /** What every task of one superstep shares, made once per superstep. */
 export interface StepRun {

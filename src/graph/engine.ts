@@ -12,6 +12,7 @@ import {
   RunCancelledError,
   StepLimitError,
 } from "../errors/index.js";
+import { breakpointAfter, breakpointBefore } from "./breakpoints.js";
 import { applyUpdates, commitStep } from "./commit.js";
 import type { EmitMode, TaskHost } from "./context.js";
 import type {
@@ -55,6 +56,16 @@ export async function runLoop(
   const host = makeHost(opts);
   while (pos.tasks.length > 0) {
     if (opts.signal.aborted) throw cancelled(graph, opts.signal);
+    if (opts.breakpoints) {
+      const breakpoint = breakpointBefore(
+        opts.breakpoints,
+        pos.tasks,
+        pos.step,
+        pos.passed ?? null,
+      );
+      if (breakpoint)
+        return { status: "interrupted", interrupts: [], results: new Map(), breakpoint };
+    }
     if (stepsThisRun >= opts.maxSteps) {
       const pending = pos.tasks.map((t) => t.name);
       throw new StepLimitError(
@@ -98,8 +109,14 @@ export async function runLoop(
     const pending = scheduleNext(graph, pos.tasks, results, state, next, new Set(), step + 1);
     if (pending) await pending;
     if (opts.onStepCommitted) await opts.onStepCommitted(step, pos.tasks, next, state, pos.state);
+    const ran = pos.tasks;
     commitStep(pos, state, next, opts, step);
     stepsThisRun++;
+    if (opts.breakpoints) {
+      const breakpoint = breakpointAfter(opts.breakpoints, ran, next, step);
+      if (breakpoint)
+        return { status: "interrupted", interrupts: [], results: new Map(), breakpoint };
+    }
   }
   return { status: "completed" };
 }

@@ -14,6 +14,7 @@ import {
   type UpdateOfShape,
 } from "../state/define-state.js";
 import type { BranchInfo, StateStore, StoredEvent } from "../stores/types.js";
+import type { BreakpointNodes } from "./breakpoints.js";
 import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import type { Edge } from "./node.js";
@@ -49,6 +50,10 @@ export interface GraphOptions {
   nodeCache?: NodeCache;
   /** OpenTelemetry tracer for spans of runs, supersteps, nodes, model and tool calls; `true` takes `trace.getTracer("nodestep")`. Default none: no span is made. */
   tracer?: Tracer | boolean;
+  /** Pause every run on a thread before a superstep with a task of one of these nodes (`"*"`: any); LangGraph's `interruptBefore`. Checked against the flow when a run starts. See docs/breakpoints.md. */
+  interruptBefore?: BreakpointNodes;
+  /** Pause every run on a thread after a superstep with a task of one of these nodes (`"*"`: any), when something runs next; LangGraph's `interruptAfter`. */
+  interruptAfter?: BreakpointNodes;
 }
 
 /** The state type of a graph built on a definition, or a plain object. */
@@ -94,6 +99,10 @@ export class Graph<D extends StateDefinition | null = null> {
   nodeCache: NodeCache | null;
   /** The tracer, or `null`. */
   readonly tracer: Tracer | null;
+  /** Nodes every run pauses before (see {@link GraphOptions.interruptBefore}). */
+  readonly interruptBefore: BreakpointNodes | undefined;
+  /** Nodes every run pauses after (see {@link GraphOptions.interruptAfter}). */
+  readonly interruptAfter: BreakpointNodes | undefined;
   #flow: CompiledFlow | null = null;
   #positions: PositionCache = new WeakMap();
 
@@ -129,6 +138,8 @@ export class Graph<D extends StateDefinition | null = null> {
     this.retry = options.retry ?? null;
     this.nodeCache = options.nodeCache ?? null;
     this.tracer = resolveTracer(options.tracer);
+    this.interruptBefore = options.interruptBefore;
+    this.interruptAfter = options.interruptAfter;
     const maxSteps = options.maxSteps ?? 25;
     if (!Number.isInteger(maxSteps) || maxSteps < 1)
       throw new ValueError(
@@ -251,7 +262,9 @@ export class Graph<D extends StateDefinition | null = null> {
                 node: null,
                 step: -1,
                 taskId: null,
-                data: { __interrupt__: result.interrupts },
+                data: result.breakpoint
+                  ? { __interrupt__: result.interrupts, __breakpoint__: result.breakpoint }
+                  : { __interrupt__: result.interrupts },
               });
             }
             queue.close();

@@ -3,6 +3,7 @@
  *
  * @module
  */
+export type { Breakpoint, BreakpointNodes } from "./breakpoints.js";
 export { END_NAME } from "./compile.js";
 export {
   type EmitMode,

@@ -14,6 +14,7 @@ import { StateStoreError, ThreadBusyError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import { initialState, type StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
+import type { Breakpoint } from "./breakpoints.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
 import {
   emptyPosition,
@@ -340,6 +341,17 @@ export class ThreadJournal implements RunJournal {
       }),
     );
     await this.append(events);
+  }
+
+  /** The run paused at a static breakpoint (`run_finished`, status `"interrupted"`, with the breakpoint). */
+  pausedAt(step: number, breakpoint: Breakpoint): Promise<void> {
+    return this.append([
+      this.#event("run_finished", step, null, null, {
+        status: "interrupted",
+        interrupts: [],
+        breakpoint: breakpoint as unknown as JsonValue,
+      }),
+    ]);
   }
 
   finished(step: number): Promise<void> {

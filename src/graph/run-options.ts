@@ -7,6 +7,7 @@
  */
 import { ValueError } from "../errors/index.js";
 import { describeValue } from "../state/define-state.js";
+import { checkBreakpointList } from "./breakpoints.js";
 import type { StreamMode } from "./context.js";
 import type { GraphOptions } from "./graph.js";
 import type { RunOptions } from "./types.js";
@@ -22,6 +23,8 @@ const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
   "retry",
   "nodeCache",
   "tracer",
+  "interruptBefore",
+  "interruptAfter",
 ]);
 
 /** Check the options of `new Graph`: an object with only known keys. */
@@ -38,6 +41,9 @@ export function checkGraphOptions(options: GraphOptions): void {
       `Graph "${name}": unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; the options of new Graph(state, options) are ${[...GRAPH_OPTIONS].join(", ")}`,
     );
   }
+  const name = typeof options.name === "string" ? options.name : "graph";
+  checkBreakpointList(name, "interruptBefore", options.interruptBefore);
+  checkBreakpointList(name, "interruptAfter", options.interruptAfter);
 }
 
 /**
@@ -100,6 +106,8 @@ export function checkRunOptions(graph: string, options: RunOptions): void {
   ) {
     throw new TypeError(`Graph "${graph}": resume must be an object of answers by interrupt key`);
   }
+  checkBreakpointList(graph, "interruptBefore", o.interruptBefore);
+  checkBreakpointList(graph, "interruptAfter", o.interruptAfter);
 }
 
 const STREAM_MODES = new Set<StreamMode>(["values", "updates", "custom", "tokens"]);

@@ -24,6 +24,7 @@ import {
 } from "../state/define-state.js";
 import { copyState } from "../state/state-copy.js";
 import type { StateStore } from "../stores/types.js";
+import { resolveBreakpoints } from "./breakpoints.js";
 import type { CompiledFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import {
@@ -87,6 +88,12 @@ export async function runGraph<D extends StateDefinition | null>(
   if (threadId === null && options.resume !== undefined) {
     throw new ValueError(
       `Graph "${graph.name}": resume answers need the threadId of the paused run`,
+    );
+  }
+  const breakpoints = resolveBreakpoints(graph.name, flow, graph, options);
+  if (breakpoints !== null && threadId === null) {
+    throw new ValueError(
+      `Graph "${graph.name}": interruptBefore / interruptAfter pause a thread, and a run without a threadId has none to continue; run with a threadId (and a state store)`,
     );
   }
   const engine: EngineGraph = {
@@ -171,6 +178,7 @@ export async function runGraph<D extends StateDefinition | null>(
     modeList,
     emit,
     maxSteps,
+    breakpoints,
     journal,
     traceContext,
     onStepCommitted: journal
@@ -184,6 +192,7 @@ export async function runGraph<D extends StateDefinition | null>(
     branchId,
     status: end.status,
     interrupts: end.status === "interrupted" ? end.interrupts : [],
+    breakpoint: (end.status === "interrupted" && end.breakpoint) || null,
   });
 
   if (threadId === null) {
@@ -262,6 +271,8 @@ export async function runGraph<D extends StateDefinition | null>(
         caches: new Map(Object.entries(tp.caches)),
         // A new answer for a key replaces an earlier one (say, after the earlier one made the run fail).
         answers: { ...tp.answers, ...resume },
+        // Continuing from a breakpoint goes past it.
+        passed: tp.breakpoint ? tp.breakpoint.step : (tp.passed ?? null),
       };
       originRunId = tp.originRunId ?? runId;
       await journal.runStarted(tp.step, { input: null, tasks: null, resume });
@@ -287,6 +298,13 @@ export async function runGraph<D extends StateDefinition | null>(
       originRunId,
       lastStatus: end.status,
     };
+    if (end.status === "interrupted" && end.breakpoint) {
+      await journal.pausedAt(pos.step, end.breakpoint);
+      // The next load folds the log (what the paused superstep already knew stays as stored).
+      positionsOf(positions, store).delete(`${threadId}\u0000${branchId}`);
+      return result(pos, end);
+    }
+    if (pos.passed != null && pos.passed === pos.step) folded.passed = pos.passed;
     if (end.status === "interrupted") {
       await journal.interrupted(pos.step, pos.tasks, end.results, end.interrupts);
       for (const [id, r] of end.results) {

@@ -77,6 +77,10 @@ export interface GraphSpec {
   state: { fields: StateFieldSpec[] } | null;
   nodes: NodeSpec[];
   edges: EdgeSpec[];
+  /** The graph's `interruptBefore` (node names or `"*"`); absent when not set. */
+  interruptBefore?: string[] | "*";
+  /** The graph's `interruptAfter` (node names or `"*"`); absent when not set. */
+  interruptAfter?: string[] | "*";
 }
 
 const names = z.array(z.string().min(1));
@@ -115,6 +119,8 @@ export const GraphSpecSchema: z.ZodType<GraphSpec> = z.strictObject({
       }),
     ]),
   ),
+  interruptBefore: z.union([z.literal("*"), names]).optional(),
+  interruptAfter: z.union([z.literal("*"), names]).optional(),
 }) as z.ZodType<GraphSpec>;
 
 function targetName(t: unknown): string {
@@ -235,16 +241,18 @@ function describeGraph(graph: Graph<StateDefinition | null>): {
     edges.map((e) => e.spec),
     gotoOf,
   ).map((name) => byName.get(name) as NodeSpec);
-  return {
-    spec: {
-      version: 1,
-      name: graph.name,
-      state: stateSpec(graph.state),
-      nodes,
-      edges: edges.map((e) => e.spec),
-    },
-    edges,
+  const spec: GraphSpec = {
+    version: 1,
+    name: graph.name,
+    state: stateSpec(graph.state),
+    nodes,
+    edges: edges.map((e) => e.spec),
   };
+  if (graph.interruptBefore !== undefined)
+    spec.interruptBefore = graph.interruptBefore === "*" ? "*" : [...graph.interruptBefore];
+  if (graph.interruptAfter !== undefined)
+    spec.interruptAfter = graph.interruptAfter === "*" ? "*" : [...graph.interruptAfter];
+  return { spec, edges };
 }
 
 /**
@@ -442,7 +450,10 @@ export async function fromSpec<D extends StateDefinition | null = null>(
       ),
     );
   }
-  return new Graph(state, { ...graphOptions, name: s.name }).flow(...edges);
+  const breakpoints: Pick<GraphOptions, "interruptBefore" | "interruptAfter"> = {};
+  if (s.interruptBefore !== undefined) breakpoints.interruptBefore = s.interruptBefore;
+  if (s.interruptAfter !== undefined) breakpoints.interruptAfter = s.interruptAfter;
+  return new Graph(state, { ...breakpoints, ...graphOptions, name: s.name }).flow(...edges);
 }
 
 function checkState(
@@ -529,7 +540,8 @@ function mermaidText(text: string): string {
  * Draw a graph as a Mermaid flowchart.
  *
  * START and END are rounded (`([START])`, `([END])`; END only when something leads to it),
- * nodes are boxes labelled with their names, plain edges are solid arrows, conditional edges
+ * nodes are boxes labelled with their names (and ` (pause before)`, ` (pause after)` or
+ * ` (pause before, after)` for a node of `interruptBefore` / `interruptAfter`), plain edges are solid arrows, conditional edges
  * are dashed arrows labelled with the condition (the export name of its `ref`, else the
  * function's name, else `when`) and `not <condition>` for the `otherwise` side, and declared
  * `goto` targets are dashed arrows labelled `goto`. Node ids are `n0`, `n1`, … in spec order.
@@ -574,8 +586,19 @@ export function toMermaid(graph: Graph<StateDefinition | null>): string {
   return [
     "flowchart TD",
     `  ${START_NAME}([START])`,
-    ...spec.nodes.map((n) => `  ${id(n.name)}["${mermaidText(n.name)}"]`),
+    ...spec.nodes.map((n) => `  ${id(n.name)}["${mermaidText(n.name)}${pauses(spec, n.name)}"]`),
     ...(endUsed ? [`  ${END_NAME}([END])`] : []),
     ...arrows,
   ].join("\n");
+}
+
+/** A node's breakpoints as a label suffix: ` (pause before)`, ` (pause after)`, ` (pause before, after)`. */
+function pauses(spec: GraphSpec, name: string): string {
+  const has = (l: string[] | "*" | undefined) => l === "*" || (l?.includes(name) ?? false);
+  const which = [
+    has(spec.interruptBefore) ? "before" : "",
+    has(spec.interruptAfter) ? "after" : "",
+  ];
+  const text = which.filter(Boolean).join(", ");
+  return text ? ` (pause ${text})` : "";
 }

@@ -13,6 +13,7 @@ import {
 import type { StateDefinition } from "../state/define-state.js";
 import { copyState } from "../state/state-copy.js";
 import type { BranchInfo, StateStore, StoredEvent } from "../stores/types.js";
+import type { Breakpoint } from "./breakpoints.js";
 import { loadPosition } from "./journal.js";
 import { checkReadOptions } from "./run-options.js";
 import { type PositionCache, positionsOf } from "./run-setup.js";
@@ -38,6 +39,8 @@ export interface ThreadSnapshot<S> {
   status: ThreadPosition["lastStatus"];
   /** Id of the last event, or `null` for an empty thread. */
   lastEventId: string | null;
+  /** The static breakpoint the thread is paused at (`interruptBefore` / `interruptAfter`), or `null`. */
+  breakpoint: Breakpoint | null;
 }
 
 /** The graph's store. @throws GraphConfigError when it has none (`what` names the operation). */
@@ -92,6 +95,7 @@ export async function getThreadState<S>(
     interrupts: position.interrupts,
     status: position.lastStatus,
     lastEventId: position.lastEventId,
+    breakpoint: position.breakpoint ?? null,
   };
 }
 

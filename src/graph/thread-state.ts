@@ -19,6 +19,7 @@ import {
 } from "../state/define-state.js";
 import { decodeUpdate, encodeUpdate, type UpdatePath } from "../state/update-codec.js";
 import type { StoredEvent } from "../stores/types.js";
+import type { Breakpoint } from "./breakpoints.js";
 import type { TaskOutcome, TaskRoutes, TaskSpec } from "./engine-types.js";
 
 /** Version of the folded-thread format kept in snapshots. */
@@ -49,6 +50,10 @@ export interface ThreadPosition {
   originRunId: string | null;
   /** Status of the last run: `"completed"`, `"interrupted"`, `"failed"`, `"running"`, or `null`. */
   lastStatus: "completed" | "interrupted" | "failed" | "running" | null;
+  /** The static breakpoint the last run paused at (until a run continues past it); absent or `null` for none. */
+  breakpoint?: Breakpoint | null;
+  /** The superstep whose breakpoint a run continued past (until it commits); absent or `null` for none. */
+  passed?: number | null;
 }
 
 /** The position of a thread with no events. */
@@ -209,6 +214,12 @@ export function foldEvents(
             pos.interrupts = [];
             pos.answers = {};
             pos.originRunId = e.runId;
+            pos.breakpoint = null;
+            pos.passed = null;
+          } else if (pos.breakpoint) {
+            // A run that continues the thread goes past the breakpoint it paused at.
+            pos.passed = pos.breakpoint.step;
+            pos.breakpoint = null;
           }
           pos.answers = { ...pos.answers, ...((d.resume ?? {}) as Record<string, JsonValue>) };
           pos.lastStatus = "running";
@@ -274,10 +285,13 @@ export function foldEvents(
           pos.caches = {};
           pos.interrupts = [];
           pos.answers = {};
+          pos.breakpoint = null;
+          pos.passed = null;
           break;
         }
         case "run_finished":
           pos.lastStatus = (d.status as "completed" | "interrupted") ?? "completed";
+          if (d.breakpoint) pos.breakpoint = d.breakpoint as unknown as Breakpoint;
           break;
         case "run_failed":
           pos.lastStatus = "failed";

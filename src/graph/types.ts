@@ -1,6 +1,7 @@
 import type { InterruptInfo } from "../errors/index.js";
 import type { JsonValue } from "../json/index.js";
 import type { StateStore } from "../stores/types.js";
+import type { Breakpoint, BreakpointNodes } from "./breakpoints.js";
 import type { StreamMode } from "./context.js";
 
 /** One stream event. `node`, `taskId` are `null` for `"values"` events. */
@@ -67,6 +68,16 @@ export interface RunOptions<C = unknown> {
   onEvent?: (event: StreamEvent) => void;
   /** With `invoke` and `onEvent`: which events; default none. */
   modes?: readonly StreamMode[];
+  /**
+   * Pause before a superstep with a task of one of these nodes (`"*"`: any); replaces the
+   * graph's `interruptBefore` for this run (`[]`: none). Needs a `threadId`. See docs/breakpoints.md.
+   */
+  interruptBefore?: BreakpointNodes;
+  /**
+   * Pause after a superstep with a task of one of these nodes (`"*"`: any), when something
+   * runs next; replaces the graph's `interruptAfter` for this run (`[]`: none). Needs a `threadId`.
+   */
+  interruptAfter?: BreakpointNodes;
 }
 
 /** Options of `graph.stream`. */
@@ -84,6 +95,8 @@ export interface RunResult<S> {
   branchId: string;
   /** `"completed"`, or `"interrupted"` when a task paused for human input. */
   status: "completed" | "interrupted";
-  /** The pending interrupts (empty unless interrupted). */
+  /** The pending interrupts (empty unless interrupted; empty at a breakpoint). */
   interrupts: InterruptInfo[];
+  /** The static breakpoint the run paused at, or `null`. `invoke(null, { threadId })` continues past it. */
+  breakpoint: Breakpoint | null;
 }

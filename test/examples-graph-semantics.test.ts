@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { runExample } from "./run-example.js";
+
+// The examples of issue 14's graph semantics print what their docs pages say.
+const expected: Record<string, string> = {
+  "examples/graph-semantics/breakpoints.ts": [
+    'interrupted {"when":"after","step":1,"nodes":["draft"]} drafted',
+    'interrupted {"when":"before","step":2,"nodes":["send"]} send',
+    "completed drafted,reviewed,sent",
+    '  n2["send (pause before)"]',
+    "",
+  ].join("\n"),
+};
+
+describe("graph-semantics examples", () => {
+  for (const [file, out] of Object.entries(expected)) {
+    it(file, async () => {
+      expect(await runExample(file)).toBe(out);
+    });
+  }
+});
