@@ -423,9 +423,7 @@ export class ThreadJournal implements RunJournal {
     this.#closed = true;
     if (this.#renewal) clearInterval(this.#renewal);
     await this.#tail;
-    // A lost lease is another writer's now (releasing is a no-op for a non-owner, but a
-    // store that cannot be reached is not asked again).
-    if (this.#lost) return;
+    // Also after a lost lease: releasing is a no-op when another owner holds it now.
     await this.store.releaseLease(this.threadId, this.branchId, this.runId).catch(() => {});
   }
 }
