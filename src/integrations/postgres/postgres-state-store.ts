@@ -742,9 +742,11 @@ export class PostgresStateStore implements StateStore {
     await this.#leaseOps;
     const client = this.#leaseClient;
     if (client) {
-      // Ending the session gives up its advisory locks; the lease rows expire or are taken over.
+      // Giving up the session's advisory locks (ending the session would too, a little later):
+      // the lease rows are taken over at once.
       this.#leaseClient = null;
       this.#held.clear();
+      await client.query("SELECT pg_advisory_unlock_all()").catch(() => {});
       client.release(true);
     }
     if (this.#ownsPool) await this.#pool.end();
