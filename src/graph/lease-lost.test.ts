@@ -82,3 +82,29 @@ for (const renewal of ["false", "throw"] as const) {
     });
   });
 }
+
+describe("a run that loses its lease in the middle of a long node", () => {
+  it("fires the node's signal and ends with LeaseLostError at once", async () => {
+    const store = new FlakyLeaseStore();
+    let aborted: unknown = null;
+    const slow = node(
+      (_s, ctx) =>
+        new Promise<{ count: number }>((_resolve, reject) => {
+          // Never finishes by itself: only the signal ends it.
+          ctx.signal.addEventListener("abort", () => {
+            aborted = ctx.signal.reason;
+            reject(new Error("stopped"));
+          });
+        }),
+      { name: "slow" },
+    );
+    const g = new Graph(State, { stateStore: store, leaseTtlMs: 30 }).flow(
+      START.to(slow),
+      slow.to(END),
+    );
+    const e = await caught(() => g.invoke({}, { threadId: "t" }));
+    expect(e).toBeInstanceOf(LeaseLostError);
+    expect(aborted).toBe(e);
+    expect((await store.read("t", "main")).map((x) => x.type)).toEqual(["run_started"]);
+  });
+});

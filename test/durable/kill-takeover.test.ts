@@ -26,7 +26,7 @@ describeStores(
         kind === "sqlite" ? (store as SqliteStateStore).path : (store as PostgresStateStore).schema;
       const dir = mkdtempSync(join(tempDir(), "takeover-"));
       const child = startChild(kind, target, dir, "kill", { LEASE_MS: "30000" });
-      await waitFor("the blocked marker", () => exists(join(dir, "blocked")), child);
+      await waitFor("the blocked marker", exists(join(dir, "blocked")), child);
       child.process.kill("SIGKILL");
       expect(await child.exited).toEqual({ code: null, signal: "SIGKILL" });
       const before = await new Graph(AgentState, { stateStore: store }).getState("t");
