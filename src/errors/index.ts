@@ -277,6 +277,15 @@ export class ConcurrentWriteError extends StateStoreError {}
 /** A thread is already running on this branch; a second run fails at once instead of interleaving. */
 export class ThreadBusyError extends StateStoreError {}
 
+/**
+ * A run lost its thread's lease while it ran: renewing it failed (the store was unreachable)
+ * or answered `false` (another writer took it over, say after the lease expired while this
+ * process was paused). The run stops writing at once: nothing is appended after the renewal
+ * that failed, and the run ends with this error. The thread is left as its last stored event
+ * says; the writer that holds the lease now (or a later `invoke(null, { threadId })`) goes on.
+ */
+export class LeaseLostError extends StateStoreError {}
+
 /** No such thread or branch in the store. */
 export class UnknownBranchError extends StateStoreError {}
 

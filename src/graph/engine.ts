@@ -8,6 +8,7 @@
 
 import {
   type InterruptInfo,
+  LeaseLostError,
   NodeTimeoutError,
   RunCancelledError,
   StepLimitError,
@@ -123,7 +124,12 @@ export async function runLoop(
 
 function cancelled(graph: EngineGraph, signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
-  if (reason instanceof RunCancelledError || reason instanceof NodeTimeoutError) return reason;
+  if (
+    reason instanceof RunCancelledError ||
+    reason instanceof NodeTimeoutError ||
+    reason instanceof LeaseLostError
+  )
+    return reason;
   return new RunCancelledError(`Run of graph "${graph.name}" was cancelled`, {
     graph: graph.name,
     cause: reason,

@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import type { InterruptInfo } from "../errors/index.js";
-import { StateStoreError, ThreadBusyError } from "../errors/index.js";
+import { LeaseLostError, StateStoreError, ThreadBusyError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import { initialState, type StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
@@ -128,6 +128,11 @@ export class ThreadJournal implements RunJournal {
   #inline: { step: number; task: TaskSpec; outcome: TaskOutcome } | null = null;
   #closed = false;
   #renewal: ReturnType<typeof setInterval> | null = null;
+  /** Set when a renewal of the lease failed or was refused: nothing more is written. */
+  #lost: LeaseLostError | null = null;
+  readonly #lostController = new AbortController();
+  /** Fires (with the `LeaseLostError` as its reason) when the run loses its lease. */
+  readonly leaseSignal: AbortSignal = this.#lostController.signal;
   lastSeq: number;
   lastEventId: string | null;
 
@@ -199,6 +204,7 @@ export class ThreadJournal implements RunJournal {
   /** Append events (after any buffered ones), in order with earlier appends. */
   append(events: NewEvent[]): Promise<void> {
     if (this.#closed) return Promise.resolve();
+    if (this.#lost) return Promise.reject(this.#lost);
     if (this.#inline && !(events.length === 1 && events[0]!.type === "step_committed")) {
       // Something else is written before the commit: the result goes first, as a pending write.
       this.#flushInline();
@@ -206,6 +212,8 @@ export class ThreadJournal implements RunJournal {
     const batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
     this.#buffer = [];
     const run = async () => {
+      // A renewal may have failed while earlier appends were queued: this one is not sent.
+      if (this.#lost) throw this.#lost;
       const stored = await this.store.append(this.threadId, this.branchId, batch, this.lastSeq);
       const last = stored[stored.length - 1];
       if (last) {
@@ -377,18 +385,49 @@ export class ThreadJournal implements RunJournal {
     }
   }
 
-  /** Renew the lease every third of its time to live, so a long step (a slow tool) keeps it. */
+  /** The error the run ends with when it lost its lease, or `null` while it holds it. */
+  get lost(): LeaseLostError | null {
+    return this.#lost;
+  }
+
+  /**
+   * Renew the lease every third of its time to live, so a long step (a slow tool) keeps it. A
+   * renewal that throws or answers `false` means another writer may be admitted: the journal
+   * writes nothing more (every later append rejects with `LeaseLostError`) and
+   * {@link leaseSignal} fires.
+   */
   #startRenewal(): void {
+    let renewing = false;
     this.#renewal = setInterval(
       () => {
-        if (this.#closed) return;
+        if (this.#closed || this.#lost || renewing) return;
+        renewing = true;
         this.store
           .acquireLease(this.threadId, this.branchId, this.runId, this.leaseTtlMs)
-          .catch(() => {});
+          .then(
+            (held) => {
+              if (!held) this.#loseLease("another writer holds it now", undefined);
+            },
+            (e: unknown) =>
+              this.#loseLease(`renewing it failed: ${(e as Error)?.message ?? String(e)}`, e),
+          )
+          .finally(() => {
+            renewing = false;
+          });
       },
       Math.max(10, Math.floor(this.leaseTtlMs / 3)),
     );
     this.#renewal.unref?.();
+  }
+
+  #loseLease(why: string, cause: unknown): void {
+    if (this.#closed || this.#lost) return;
+    this.#lost = new LeaseLostError(
+      `Run "${this.runId}" lost the lease of thread "${this.threadId}" (branch "${this.branchId}"): ${why}. It stopped writing; the thread is as its last stored event says.`,
+      { threadId: this.threadId, branchId: this.branchId, cause },
+    );
+    if (this.#renewal) clearInterval(this.#renewal);
+    this.#lostController.abort(this.#lost);
   }
 
   /** Stop writing and give the lease back. */
@@ -396,6 +435,7 @@ export class ThreadJournal implements RunJournal {
     this.#closed = true;
     if (this.#renewal) clearInterval(this.#renewal);
     await this.#tail;
+    // Also after a lost lease: releasing is a no-op when another owner holds it now.
     await this.store.releaseLease(this.threadId, this.branchId, this.runId).catch(() => {});
   }
 }

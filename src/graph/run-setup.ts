@@ -109,7 +109,8 @@ export async function runGraph<D extends StateDefinition | null>(
     maxSteps,
   };
   let originRunId = runId;
-  const signal = options.signal ?? NEVER;
+  // The run's signal; on a thread it also fires when the run loses its lease.
+  let signal = options.signal ?? NEVER;
   let subAgents: SubAgents | null = null;
   const getSubAgents = (): SubAgents => {
     subAgents ??= new SubAgents({
@@ -221,6 +222,7 @@ export async function runGraph<D extends StateDefinition | null>(
     graph.leaseTtlMs,
     positionsOf(positions, store),
   );
+  signal = signal === NEVER ? journal.leaseSignal : AbortSignal.any([signal, journal.leaseSignal]);
   let pos: RunPosition | null = null;
   try {
     const tp = loaded.position;
@@ -281,8 +283,10 @@ export async function runGraph<D extends StateDefinition | null>(
     try {
       end = await loop(pos, journal);
     } catch (e) {
-      await journal.failed(pos.step, e);
-      throw e;
+      // A run that lost its lease ends with that, whatever its nodes made of the abort.
+      const error = journal.lost ?? e;
+      await journal.failed(pos.step, error);
+      throw error;
     }
     const folded: ThreadPosition = {
       format: THREAD_FORMAT,

@@ -28,6 +28,7 @@ export class HttpError extends Error {
 /** Status by nodestep error class name; the first name found along the prototype chain wins. */
 const STATUS_BY_CLASS: ReadonlyMap<string, number> = new Map([
   ["ThreadBusyError", 409],
+  ["LeaseLostError", 409],
   ["ConcurrentWriteError", 409],
   ["UnknownBranchError", 404],
   ["UnknownEventError", 404],

@@ -8,11 +8,21 @@ import { randomBytes } from "node:crypto";
 import {
   ConcurrentWriteError,
   StateStoreError,
+  ThreadBusyError,
   UnknownBranchError,
   UnknownEventError,
 } from "../errors/index.js";
 import { findNonJson } from "../json/index.js";
-import type { EventType, NewEvent, Snapshot, StoredEvent, ThreadInfo } from "./types.js";
+import type {
+  DeleteThreadOptions,
+  EventType,
+  ListThreadsOptions,
+  NewEvent,
+  Snapshot,
+  StateStore,
+  StoredEvent,
+  ThreadInfo,
+} from "./types.js";
 
 /** Every event type of `EventType`, for run-time checks of written and read rows. */
 export const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
@@ -466,4 +476,78 @@ export function byUpdatedAt(a: ThreadInfo, b: ThreadInfo): number {
   return (
     b.updatedAt - a.updatedAt || (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0)
   );
+}
+
+/** `listThreads` options checked: `limit` (Infinity when absent) and `offset` (0). */
+export function listBounds(options: ListThreadsOptions | undefined): {
+  limit: number;
+  offset: number;
+} {
+  const limit = options?.limit;
+  const offset = options?.offset;
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) {
+    throw new StateStoreError(`listThreads: limit must be an integer ≥ 1, got ${show(limit)}`, {
+      field: "limit",
+    });
+  }
+  if (offset !== undefined && !(Number.isSafeInteger(offset) && offset >= 0)) {
+    throw new StateStoreError(`listThreads: offset must be an integer ≥ 0, got ${show(offset)}`, {
+      field: "offset",
+    });
+  }
+  return { limit: limit ?? Number.POSITIVE_INFINITY, offset: offset ?? 0 };
+}
+
+/** `deleteThread` options checked: whether to delete child threads too. */
+export function deleteChildren(
+  threadId: string,
+  options: DeleteThreadOptions | undefined,
+): boolean {
+  checkThreadId(threadId);
+  const children = options?.children ?? false;
+  if (typeof children !== "boolean") {
+    throw new StateStoreError(`deleteThread: children must be a boolean, got ${show(children)}`, {
+      threadId,
+      field: "children",
+    });
+  }
+  return children;
+}
+
+/** Whether `id` is `threadId` or (with `children`) one of its child threads. */
+export function isDeleted(id: string, threadId: string, children: boolean): boolean {
+  return id === threadId || (children && id.startsWith(`${threadId}:`));
+}
+
+/** How long a deletion holds the leases of the branches it deletes, in ms. */
+const DELETE_LEASE_MS = 60_000;
+
+/**
+ * Take the lease of every `[threadId, branchId]` (by the store's own rules, which know dead
+ * writers), run `remove`, then give the leases back, which deletes their rows (a lease left
+ * by a dead writer was replaced by the deletion's own). A branch whose lease another owner
+ * holds makes it throw `ThreadBusyError` before anything is removed. (Leases of branches
+ * that do not exist yet — a run about to write a thread's first event — are left alone.)
+ */
+export async function underLeases<T>(
+  store: Pick<StateStore, "acquireLease" | "releaseLease">,
+  branches: readonly (readonly [string, string])[],
+  remove: () => T | Promise<T>,
+): Promise<T> {
+  const owner = `delete-${randomBytes(8).toString("hex")}`;
+  const taken: (readonly [string, string])[] = [];
+  try {
+    for (const [t, b] of branches) {
+      if (!(await store.acquireLease(t, b, owner, DELETE_LEASE_MS))) {
+        throw new ThreadBusyError(
+          `Thread "${t}" (branch "${b}") is running; it cannot be deleted until the run ends (or its lease expires)`,
+          { threadId: t, branchId: b },
+        );
+      }
+      taken.push([t, b]);
+    }
+    return await remove();
+  } finally {
+    for (const [t, b] of taken) await store.releaseLease(t, b, owner).catch(() => {});
+  }
 }

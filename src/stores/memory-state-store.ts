@@ -14,10 +14,13 @@ import {
   concurrentWrite,
   decodeEvent,
   decodeSnapshot,
+  deleteChildren,
   type EventRow,
   encodeEvents,
   encodeSnapshot,
   eventRowBytes,
+  isDeleted,
+  listBounds,
   MAIN_BRANCH,
   newBranchId,
   parseEventId,
@@ -25,11 +28,14 @@ import {
   readBounds,
   snapshotBeyondEnd,
   snapshotRowBytes,
+  underLeases,
   unknownBranch,
   unknownEvent,
 } from "./internal.js";
 import type {
   BranchInfo,
+  DeleteThreadOptions,
+  ListThreadsOptions,
   NewEvent,
   Snapshot,
   StateStore,
@@ -46,6 +52,8 @@ interface MemBranch {
   start: number;
   /** Time of the branch's last own event, in ms, or 0. */
   updatedAt: number;
+  /** Logical bytes of its own events (see `sizeBytes`). */
+  bytes: number;
 }
 
 interface MemThread {
@@ -122,7 +130,7 @@ export class MemoryStateStore implements StateStore {
       if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
       if (expectedLastSeq !== 0) throw concurrentWrite(threadId, branchId, expectedLastSeq, 0);
       if (encoded.length === 0) return [];
-      branch = { branchId, parent: null, rows: [], start: 0, updatedAt: 0 };
+      branch = { branchId, parent: null, rows: [], start: 0, updatedAt: 0, bytes: 0 };
       const t: MemThread = thread ?? { branches: new Map() };
       t.branches.set(branchId, branch);
       if (!thread) this.#threads.set(threadId, t);
@@ -147,7 +155,9 @@ export class MemoryStateStore implements StateStore {
         createdAt,
       };
       branch.rows.push(row);
-      this.#eventBytes += eventRowBytes(threadId, branchId, e);
+      const bytes = eventRowBytes(threadId, branchId, e);
+      branch.bytes += bytes;
+      this.#eventBytes += bytes;
       out[i] = decodeEvent(threadId, branchId, row);
     }
     branch.updatedAt = createdAt;
@@ -243,6 +253,7 @@ export class MemoryStateStore implements StateStore {
       rows: [],
       start: p.seq,
       updatedAt: 0,
+      bytes: 0,
     };
     thread.branches.set(id, branch);
     return info(threadId, branch);
@@ -303,16 +314,53 @@ export class MemoryStateStore implements StateStore {
     if (this.#leases.get(key)?.owner === owner) this.#leases.delete(key);
   }
 
-  /** All threads with their branch ids (creation order), most recently updated first (ties by thread id). */
-  async listThreads(): Promise<ThreadInfo[]> {
+  /**
+   * Threads with their branch ids (creation order), most recently updated first (ties by
+   * thread id); all of them, or the page `options` asks for.
+   * @throws StateStoreError for a bad `limit` or `offset`, or a closed store.
+   */
+  async listThreads(options?: ListThreadsOptions): Promise<ThreadInfo[]> {
     this.#open();
+    const { limit, offset } = listBounds(options);
     const out: ThreadInfo[] = [];
     for (const [threadId, t] of this.#threads) {
       let updatedAt = 0;
       for (const b of t.branches.values()) updatedAt = Math.max(updatedAt, b.updatedAt);
       out.push({ threadId, branches: [...t.branches.keys()], updatedAt });
     }
-    return out.sort(byUpdatedAt);
+    out.sort(byUpdatedAt);
+    return offset === 0 && limit >= out.length ? out : out.slice(offset, offset + limit);
+  }
+
+  /**
+   * Delete a thread (and with `children: true` its child threads): its branches, events,
+   * snapshots and leases are dropped from memory, so nothing of it stays reachable; see
+   * {@link StateStore.deleteThread}.
+   * @throws ThreadBusyError when a run holds one of its branches' leases (nothing is deleted);
+   *   StateStoreError for an invalid thread id or a closed store.
+   */
+  async deleteThread(threadId: string, options?: DeleteThreadOptions): Promise<string[]> {
+    this.#open();
+    const children = deleteChildren(threadId, options);
+    const ids = [...this.#threads.keys()].filter((id) => isDeleted(id, threadId, children)).sort();
+    const branches = ids.flatMap((id) =>
+      [...this.#threads.get(id)!.branches.keys()].map((b) => [id, b] as const),
+    );
+    return underLeases(this, branches, () => {
+      for (const id of ids) {
+        const t = this.#threads.get(id);
+        if (!t) continue;
+        for (const b of t.branches.values()) {
+          this.#eventBytes -= b.bytes;
+          const key = keyOf(id, b.branchId);
+          const snap = this.#snapshots.get(key);
+          if (snap) this.#snapshotBytes -= snap.bytes;
+          this.#snapshots.delete(key);
+        }
+        this.#threads.delete(id);
+      }
+      return ids;
+    });
   }
 
   /**

@@ -71,6 +71,30 @@ export interface ThreadInfo {
   updatedAt: number;
 }
 
+/**
+ * A page of {@link StateStore.listThreads}: threads in the listing's order (most recently
+ * updated first, ties by thread id), skipping `offset` of them and returning at most `limit`.
+ * Offsets count threads as the store holds them at the time of the call, so a thread updated
+ * between two pages can move from one page to another.
+ */
+export interface ListThreadsOptions {
+  /** At most this many threads (an integer ≥ 1; default: all). */
+  limit?: number;
+  /** Skip this many threads first (an integer ≥ 0; default 0). */
+  offset?: number;
+}
+
+/** Options of {@link StateStore.deleteThread}. */
+export interface DeleteThreadOptions {
+  /**
+   * Also delete the thread's child threads: every thread whose id starts with
+   * `"<threadId>:"` — the threads of its subgraphs and sub-agents, which are named
+   * `"<parent>:<name>"` or `"<parent>:<name>:<hex>"`, and theirs in turn (default `false`).
+   * Only use it when no thread of your own is named that way.
+   */
+  children?: boolean;
+}
+
 /** A snapshot of a branch's state after the event `seq`. */
 export interface Snapshot {
   seq: number;
@@ -138,8 +162,24 @@ export interface StateStore {
   /** Give the lease back; a no-op when `owner` does not hold it. */
   releaseLease(threadId: string, branchId: string, owner: string): Promise<void>;
 
-  /** All threads, most recently updated first. */
-  listThreads(): Promise<ThreadInfo[]>;
+  /**
+   * Threads, most recently updated first (ties by thread id), all of them or one page.
+   * @throws StateStoreError for a `limit` that is not an integer ≥ 1 or an `offset` that is not
+   *   an integer ≥ 0.
+   */
+  listThreads(options?: ListThreadsOptions): Promise<ThreadInfo[]>;
+
+  /**
+   * Delete a thread: every branch, event, snapshot and lease of it (the results a run saved
+   * for its tasks — node caches, tool results — are events and go with them), and with
+   * `children: true` its child threads too. Afterwards the store holds nothing of it, and a
+   * write to `threadId` starts a new thread. It takes each branch's lease first, so a thread
+   * with a run going on is not deleted.
+   * @returns the ids of the threads deleted, in id order (`[]` when there was none).
+   * @throws ThreadBusyError when a run holds the lease of one of its branches (nothing is
+   *   deleted); StateStoreError for an invalid thread id or a closed store.
+   */
+  deleteThread(threadId: string, options?: DeleteThreadOptions): Promise<string[]>;
 
   /** Total bytes of event data and snapshots stored (for benchmarks and docs). */
   sizeBytes(): Promise<number>;

@@ -20,11 +20,12 @@ export function startChild(
   target: string,
   dir: string,
   mode: "hold" | "kill" | "resume",
+  env: Record<string, string> = {},
 ): Child {
   const p = spawn(
     process.execPath,
     ["--conditions=development", "--import", "tsx", fixture, kind, target, dir, mode],
-    { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
   );
   let out = "";
   let err = "";
@@ -46,8 +47,9 @@ export async function runChild(
   target: string,
   dir: string,
   mode: "hold" | "kill" | "resume",
+  env: Record<string, string> = {},
 ): Promise<string> {
-  const c = startChild(kind, target, dir, mode);
+  const c = startChild(kind, target, dir, mode, env);
   const { code } = await c.exited;
   if (code !== 0) throw new Error(`agent-child ${mode} exited with ${code}: ${c.stderr()}`);
   return c.stdout();

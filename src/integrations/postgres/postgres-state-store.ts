@@ -19,11 +19,14 @@ import {
   concurrentWrite,
   decodeEvent,
   decodeSnapshot,
+  deleteChildren,
   type EncodedEvent,
   type EventRow,
   encodeEvents,
   encodeSnapshot,
   eventRowBytes,
+  isDeleted,
+  listBounds,
   MAIN_BRANCH,
   newBranchId,
   parseEventId,
@@ -31,11 +34,14 @@ import {
   readBounds,
   snapshotBeyondEnd,
   snapshotRowBytes,
+  underLeases,
   unknownBranch,
   unknownEvent,
 } from "../../stores/internal.js";
 import type {
   BranchInfo,
+  DeleteThreadOptions,
+  ListThreadsOptions,
   NewEvent,
   Snapshot,
   StateStore,
@@ -130,6 +136,18 @@ export class PostgresStateStore implements StateStore {
   readonly #t: { [K in "meta" | "branches" | "events" | "snapshots" | "leases"]: string };
   #ready: Promise<void> | null = null;
   #closed = false;
+  /**
+   * The database session that holds this store's leases as session-level advisory locks (one
+   * pool client, checked out while any lease is held): when this process dies, PostgreSQL ends
+   * the session and the locks with it, and the next writer takes the lease over at once.
+   */
+  #leaseClient: pg.PoolClient | null = null;
+  /** Branch (`"<thread>\u0000<branch>"`) → the owner whose lease the session's lock holds. */
+  readonly #held = new Map<string, string>();
+  /** `"<thread>\u0000<branch>\u0000<owner>"` of leases whose session ended under them. */
+  readonly #lost = new Set<string>();
+  /** Lease operations run one at a time (they share the lease session). */
+  #leaseOps: Promise<unknown> = Promise.resolve();
 
   /**
    * Make the store; nothing is sent to the server until the first call.
@@ -469,7 +487,14 @@ export class PostgresStateStore implements StateStore {
    * taken or extended (same owner), `false` when another owner holds an unexpired lease. One
    * statement (`INSERT … ON CONFLICT DO UPDATE … WHERE`), so two processes racing for a free
    * lease cannot both win. The branch need not exist yet.
-   * @throws StateStoreError for an empty owner, a ttl ≤ 0 or a closed store.
+   *
+   * The lease is also tied to this store's database session: the store holds a session-level
+   * advisory lock per leased branch on one connection of its pool. When the process dies (or
+   * its connection does), PostgreSQL ends the session and its locks; a lease whose lock is
+   * gone is taken over at once, without waiting for it to expire. When that connection fails
+   * under a live lease, renewing the lease answers `false` (the run stops). A lease written
+   * without a lock (by an older nodestep) waits for its time to live.
+   * @throws StateStoreError for an empty owner, a ttl ≤ 0, a closed store or a database error.
    */
   async acquireLease(
     threadId: string,
@@ -480,19 +505,57 @@ export class PostgresStateStore implements StateStore {
     this.#open();
     checkLease(threadId, branchId, owner, ttlMs);
     await this.ready();
-    return this.#run(threadId, branchId, async () => {
-      const t = this.#t;
-      const res = await this.#pool.query(
-        `INSERT INTO ${t.leases} AS l (thread_id, branch_id, owner, expires_at)
-         VALUES ($1, $2, $3, ${NOW_MS} + $4::bigint)
-         ON CONFLICT (thread_id, branch_id) DO UPDATE
-           SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-           WHERE l.owner = EXCLUDED.owner OR l.expires_at <= ${NOW_MS}
-         RETURNING 1`,
-        [threadId, branchId, owner, Math.ceil(ttlMs)],
+    return this.#run(threadId, branchId, () =>
+      this.#leaseOp(async () => {
+        const k = `${threadId}\u0000${branchId}`;
+        if (this.#lost.has(`${k}\u0000${owner}`)) return false;
+        const client = await this.#leaseSession();
+        try {
+          return await this.#take(client, k, threadId, branchId, owner, ttlMs);
+        } catch (e) {
+          // The session may be broken: its locks (and so its leases) are given up.
+          this.#endSession(client, e);
+          throw e;
+        }
+      }),
+    );
+  }
+
+  async #take(
+    client: pg.PoolClient,
+    k: string,
+    threadId: string,
+    branchId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    const heldBy = this.#held.get(k);
+    let fresh = false;
+    if (heldBy === undefined) {
+      const r = await client.query<{ ok: boolean }>(
+        "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok",
+        [this.#lockName(threadId, branchId)],
       );
-      return res.rowCount === 1;
-    });
+      fresh = r.rows[0]!.ok;
+    }
+    const t = this.#t;
+    // `fresh`: nobody held the lock, so a holder that had it (`l.locked`) is gone.
+    const res = await client.query(
+      `INSERT INTO ${t.leases} AS l (thread_id, branch_id, owner, expires_at, locked)
+           VALUES ($1, $2, $3, ${NOW_MS} + $4::bigint, $5::boolean)
+           ON CONFLICT (thread_id, branch_id) DO UPDATE
+             SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, locked = EXCLUDED.locked
+             WHERE l.owner = EXCLUDED.owner OR l.expires_at <= ${NOW_MS} OR ($6::boolean AND l.locked)
+           RETURNING 1`,
+      [threadId, branchId, owner, Math.ceil(ttlMs), fresh || heldBy !== undefined, fresh],
+    );
+    if (res.rowCount === 1) {
+      if (fresh || heldBy !== undefined) this.#held.set(k, owner);
+      return true;
+    }
+    if (fresh) await this.#unlock(client, threadId, branchId);
+    this.#idleSession();
+    return false;
   }
 
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
@@ -500,37 +563,155 @@ export class PostgresStateStore implements StateStore {
     this.#open();
     await this.ready();
     await this.#run(threadId, branchId, () =>
-      this.#pool.query(
-        `DELETE FROM ${this.#t.leases} WHERE thread_id = $1 AND branch_id = $2 AND owner = $3`,
-        [threadId, branchId, owner],
-      ),
+      this.#leaseOp(async () => {
+        const k = `${threadId}\u0000${branchId}`;
+        this.#lost.delete(`${k}\u0000${owner}`);
+        await this.#pool.query(
+          `DELETE FROM ${this.#t.leases} WHERE thread_id = $1 AND branch_id = $2 AND owner = $3`,
+          [threadId, branchId, owner],
+        );
+        const client = this.#leaseClient;
+        if (client && this.#held.get(k) === owner) {
+          this.#held.delete(k);
+          await this.#unlock(client, threadId, branchId);
+        }
+        this.#idleSession();
+      }),
     );
   }
 
-  /** All threads with their branch ids (creation order), most recently updated first (ties by thread id). */
-  async listThreads(): Promise<ThreadInfo[]> {
+  /** The advisory lock's name of a branch (hashed to its 64-bit key by the server). */
+  #lockName(threadId: string, branchId: string): string {
+    return JSON.stringify(["nodestep.lease", this.schema, threadId, branchId]);
+  }
+
+  async #unlock(client: pg.PoolClient, threadId: string, branchId: string): Promise<void> {
+    try {
+      await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [
+        this.#lockName(threadId, branchId),
+      ]);
+    } catch (e) {
+      this.#endSession(client, e);
+      throw e;
+    }
+  }
+
+  /** Run lease operations one after another. */
+  #leaseOp<T>(fn: () => Promise<T>): Promise<T> {
+    const p = this.#leaseOps.then(fn);
+    this.#leaseOps = p.catch(() => {});
+    return p;
+  }
+
+  /** The lease session, checked out of the pool when no lease is held. */
+  async #leaseSession(): Promise<pg.PoolClient> {
+    if (this.#leaseClient) return this.#leaseClient;
+    const client = await this.#pool.connect();
+    client.on("error", (e) => this.#endSession(client, e));
+    this.#leaseClient = client;
+    return client;
+  }
+
+  /** Give the lease session back to the pool when it holds no lease. */
+  #idleSession(): void {
+    const client = this.#leaseClient;
+    if (client && this.#held.size === 0) {
+      this.#leaseClient = null;
+      client.release();
+    }
+  }
+
+  /** The lease session failed: every lease it held is lost (their renewals answer `false`). */
+  #endSession(client: pg.PoolClient, error: unknown): void {
+    if (this.#leaseClient !== client) return;
+    for (const [k, owner] of this.#held) this.#lost.add(`${k}\u0000${owner}`);
+    this.#held.clear();
+    this.#leaseClient = null;
+    client.release(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  /**
+   * Threads with their branch ids (creation order), most recently updated first (ties by
+   * thread id); all of them, or the page `options` asks for (one query for the page).
+   * @throws StateStoreError for a bad `limit` or `offset`, a closed store or a database error.
+   */
+  async listThreads(options?: ListThreadsOptions): Promise<ThreadInfo[]> {
     this.#open();
+    const { limit, offset } = listBounds(options);
     await this.ready();
     return this.#run(undefined, undefined, async () => {
+      const t = this.#t;
+      const paged = limit !== Number.POSITIVE_INFINITY || offset !== 0;
       const res = await this.#pool.query<{
         thread_id: string;
         branch_id: string;
         updated_at: number;
       }>(
-        `SELECT thread_id, branch_id, updated_at::float8 AS updated_at FROM ${this.#t.branches} ORDER BY ord`,
+        paged
+          ? `WITH page AS (
+               SELECT thread_id, max(updated_at) AS u FROM ${t.branches} GROUP BY thread_id
+               ORDER BY u DESC, thread_id COLLATE "C" LIMIT $1 OFFSET $2
+             )
+             SELECT b.thread_id, b.branch_id, b.updated_at::float8 AS updated_at
+             FROM ${t.branches} b JOIN page p USING (thread_id) ORDER BY b.ord`
+          : `SELECT thread_id, branch_id, updated_at::float8 AS updated_at FROM ${t.branches} ORDER BY ord`,
+        paged ? [limit === Number.POSITIVE_INFINITY ? null : limit, offset] : [],
       );
       const threads = new Map<string, ThreadInfo>();
       for (const row of res.rows) {
-        let t = threads.get(row.thread_id);
-        if (!t) {
-          t = { threadId: row.thread_id, branches: [], updatedAt: 0 };
-          threads.set(row.thread_id, t);
+        let info = threads.get(row.thread_id);
+        if (!info) {
+          info = { threadId: row.thread_id, branches: [], updatedAt: 0 };
+          threads.set(row.thread_id, info);
         }
-        t.branches.push(row.branch_id);
-        t.updatedAt = Math.max(t.updatedAt, row.updated_at);
+        info.branches.push(row.branch_id);
+        info.updatedAt = Math.max(info.updatedAt, row.updated_at);
       }
       return [...threads.values()].sort(byUpdatedAt);
     });
+  }
+
+  /**
+   * Delete a thread (and with `children: true` its child threads) in one transaction: its
+   * rows in `branches`, `events`, `snapshots` and `leases`; see {@link StateStore.deleteThread}.
+   * PostgreSQL's autovacuum reclaims the space later (`VACUUM` does it at once).
+   * @throws ThreadBusyError when a run holds one of its branches' leases (nothing is deleted);
+   *   StateStoreError for an invalid thread id, a closed store or a database error.
+   */
+  async deleteThread(threadId: string, options?: DeleteThreadOptions): Promise<string[]> {
+    this.#open();
+    const children = deleteChildren(threadId, options);
+    await this.ready();
+    const t = this.#t;
+    const where = "thread_id = $1 OR ($2::boolean AND starts_with(thread_id, $3))";
+    const args = [threadId, children, `${threadId}:`];
+    const rows = (
+      await this.#run(threadId, undefined, () =>
+        this.#pool.query<{ thread_id: string; branch_id: string }>(
+          `SELECT thread_id, branch_id FROM ${t.branches} WHERE ${where} ORDER BY thread_id COLLATE "C", ord`,
+          args,
+        ),
+      )
+    ).rows.filter((r) => isDeleted(r.thread_id, threadId, children));
+    const branches = rows.map((r) => [r.thread_id, r.branch_id] as const);
+    return underLeases(this, branches, () =>
+      this.#run(threadId, undefined, async () => {
+        const client = await this.#pool.connect();
+        try {
+          await client.query("BEGIN");
+          for (const table of [t.events, t.snapshots, t.branches]) {
+            await client.query(`DELETE FROM ${table} WHERE ${where}`, args);
+          }
+          await client.query("COMMIT");
+        } catch (e) {
+          await client.query("ROLLBACK").catch(() => {});
+          throw e;
+        } finally {
+          client.release();
+        }
+        return [...new Set(rows.map((r) => r.thread_id))];
+      }),
+    );
   }
 
   /**
@@ -558,6 +739,16 @@ export class PostgresStateStore implements StateStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#leaseOps;
+    const client = this.#leaseClient;
+    if (client) {
+      // Giving up the session's advisory locks (ending the session would too, a little later):
+      // the lease rows are taken over at once.
+      this.#leaseClient = null;
+      this.#held.clear();
+      await client.query("SELECT pg_advisory_unlock_all()").catch(() => {});
+      client.release(true);
+    }
     if (this.#ownsPool) await this.#pool.end();
   }
 
@@ -637,6 +828,7 @@ export class PostgresStateStore implements StateStore {
             branch_id text NOT NULL,
             owner text NOT NULL,
             expires_at bigint NOT NULL,
+            locked boolean NOT NULL DEFAULT false,
             PRIMARY KEY (thread_id, branch_id)
           );
         `);
@@ -657,6 +849,17 @@ export class PostgresStateStore implements StateStore {
               )
             : null,
         );
+        // Schemas made before leases were tied to a session get the column (readers that do
+        // not know it ignore it).
+        const hasLocked = await client.query(
+          "SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'leases' AND column_name = 'locked'",
+          [this.schema],
+        );
+        if (hasLocked.rowCount === 0) {
+          await client.query(
+            `ALTER TABLE ${t.leases} ADD COLUMN locked boolean NOT NULL DEFAULT false`,
+          );
+        }
       }
       await client.query("COMMIT");
     } catch (e) {

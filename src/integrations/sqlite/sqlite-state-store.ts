@@ -21,10 +21,13 @@ import {
   concurrentWrite,
   decodeEvent,
   decodeSnapshot,
+  deleteChildren,
   type EventRow,
   encodeEvents,
   encodeSnapshot,
   eventRowBytes,
+  isDeleted,
+  listBounds,
   MAIN_BRANCH,
   newBranchId,
   parseEventId,
@@ -32,11 +35,15 @@ import {
   readBounds,
   snapshotBeyondEnd,
   snapshotRowBytes,
+  underLeases,
   unknownBranch,
   unknownEvent,
 } from "../../stores/internal.js";
+import { isGone, thisProcess } from "../../stores/liveness.js";
 import type {
   BranchInfo,
+  DeleteThreadOptions,
+  ListThreadsOptions,
   NewEvent,
   Snapshot,
   StateStore,
@@ -69,6 +76,14 @@ interface BranchRow {
   parent_branch: string | null;
   parent_seq: number | null;
   last_seq: number;
+}
+
+interface LeaseRow {
+  owner: string;
+  expires_at: number;
+  host: string | null;
+  pid: number | null;
+  started: string | null;
 }
 
 interface DbEventRow {
@@ -122,9 +137,15 @@ CREATE TABLE leases (
   branch_id TEXT NOT NULL,
   owner TEXT NOT NULL,
   expires_at INTEGER NOT NULL,
+  host TEXT,
+  pid INTEGER,
+  started TEXT,
   PRIMARY KEY (thread_id, branch_id)
 );
 `;
+
+/** Columns added to \`leases\` after version 1 was first released (added to older files on open). */
+const LEASE_HOLDER_COLUMNS = ["host TEXT", "pid INTEGER", "started TEXT"];
 
 const EVENT_COLUMNS = "seq, type, run_id, step, task_id, node, data, created_at";
 
@@ -168,6 +189,7 @@ export class SqliteStateStore implements StateStore {
     events: ReturnType<typeof encodeEvents>,
     expectedLastSeq: number,
   ) => StoredEvent[];
+  readonly #leaseTx: (threadId: string, branchId: string, owner: string, ttlMs: number) => boolean;
   readonly #readTx: (
     threadId: string,
     branchId: string,
@@ -262,6 +284,25 @@ export class SqliteStateStore implements StateStore {
           return out;
         },
       )
+      .immediate.bind(null);
+
+    this.#leaseTx = db
+      .transaction((threadId: string, branchId: string, owner: string, ttlMs: number): boolean => {
+        const now = Date.now();
+        const held = s.getLease.get(threadId, branchId) as LeaseRow | undefined;
+        if (held && held.owner !== owner && held.expires_at > now && !isGone(held)) return false;
+        const me = thisProcess();
+        s.putLease.run(
+          threadId,
+          branchId,
+          owner,
+          Math.ceil(now + ttlMs),
+          me.host,
+          me.pid,
+          me.started,
+        );
+        return true;
+      })
       .immediate.bind(null);
 
     this.#readTx = db
@@ -430,6 +471,11 @@ export class SqliteStateStore implements StateStore {
    * Take the branch's lease for `owner` for `ttlMs` ms; `true` when taken or extended (same
    * owner), `false` when another owner holds an unexpired lease. Expiry uses this machine's
    * clock; processes sharing a file share the clock. The branch need not exist yet.
+   *
+   * The lease records the holder's machine and process: a lease whose holder ran on this
+   * machine and is gone (killed, crashed) is taken over at once, without waiting for it to
+   * expire. A holder on another machine sharing the file (a network file system) waits for
+   * its time to live.
    * @throws StateStoreError for an empty owner, a ttl ≤ 0 or a closed store.
    */
   async acquireLease(
@@ -440,13 +486,7 @@ export class SqliteStateStore implements StateStore {
   ): Promise<boolean> {
     this.#open();
     checkLease(threadId, branchId, owner, ttlMs);
-    return this.#run(threadId, branchId, () => {
-      const now = Date.now();
-      return (
-        this.#s.acquireLease.run(threadId, branchId, owner, Math.ceil(now + ttlMs), now).changes ===
-        1
-      );
-    });
+    return this.#run(threadId, branchId, () => this.#leaseTx(threadId, branchId, owner, ttlMs));
   }
 
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
@@ -455,10 +495,28 @@ export class SqliteStateStore implements StateStore {
     this.#run(threadId, branchId, () => this.#s.releaseLease.run(threadId, branchId, owner));
   }
 
-  /** All threads with their branch ids (creation order), most recently updated first (ties by thread id). */
-  async listThreads(): Promise<ThreadInfo[]> {
+  /**
+   * Threads with their branch ids (creation order), most recently updated first (ties by
+   * thread id); all of them, or the page `options` asks for (one query for the page).
+   * @throws StateStoreError for a bad `limit` or `offset`, or a closed store.
+   */
+  async listThreads(options?: ListThreadsOptions): Promise<ThreadInfo[]> {
     this.#open();
+    const { limit, offset } = listBounds(options);
     return this.#run(undefined, undefined, () => {
+      if (limit !== Number.POSITIVE_INFINITY || offset !== 0) {
+        const page = this.#s.listPage.all(
+          limit === Number.POSITIVE_INFINITY ? -1 : limit,
+          offset,
+        ) as { thread_id: string; updated_at: number }[];
+        return page.map((r) => ({
+          threadId: r.thread_id,
+          branches: (
+            this.#s.threadBranches.all(r.thread_id, 0, 0, "") as { branch_id: string }[]
+          ).map((b) => b.branch_id),
+          updatedAt: r.updated_at,
+        }));
+      }
       const threads = new Map<string, ThreadInfo>();
       for (const r of this.#s.listBranches.iterate()) {
         const row = r as { thread_id: string; branch_id: string; updated_at: number };
@@ -471,6 +529,55 @@ export class SqliteStateStore implements StateStore {
         t.updatedAt = Math.max(t.updatedAt, row.updated_at);
       }
       return [...threads.values()].sort(byUpdatedAt);
+    });
+  }
+
+  /**
+   * Delete a thread (and with `children: true` its child threads) in one transaction: its
+   * rows in `branches`, `events`, `snapshots` and `leases`; see {@link StateStore.deleteThread}.
+   * The file does not shrink by itself: the pages freed are reused by later writes, and
+   * {@link compact} gives them back to the file system.
+   * @throws ThreadBusyError when a run holds one of its branches' leases (nothing is deleted);
+   *   StateStoreError for an invalid thread id or a closed store.
+   */
+  async deleteThread(threadId: string, options?: DeleteThreadOptions): Promise<string[]> {
+    this.#open();
+    const children = deleteChildren(threadId, options);
+    const s = this.#s;
+    const prefix = `${threadId}:`;
+    // substr counts characters (code points), not UTF-16 units.
+    const args = [threadId, children ? 1 : 0, [...prefix].length, prefix] as const;
+    const rows = this.#run(
+      threadId,
+      undefined,
+      () => s.threadBranches.all(...args) as { thread_id: string; branch_id: string }[],
+    ).filter((r) => isDeleted(r.thread_id, threadId, children));
+    const branches = rows.map((r) => [r.thread_id, r.branch_id] as const);
+    return underLeases(this, branches, () =>
+      this.#run(threadId, undefined, () =>
+        this.#db!.transaction(() => {
+          s.deleteEvents.run(...args);
+          s.deleteSnapshots.run(...args);
+          s.deleteBranches.run(...args);
+          return [...new Set(rows.map((r) => r.thread_id))];
+        }).immediate(),
+      ),
+    );
+  }
+
+  /**
+   * Give the pages that deleted threads left free back to the file system: checkpoint the
+   * write-ahead log, then `VACUUM` (which rewrites the whole file: it needs free disk space of
+   * about the file's size and holds the write lock while it runs, so run it when the store is
+   * quiet). Until then the freed pages are reused by later writes.
+   * @throws StateStoreError for a closed store or when another connection is writing.
+   */
+  async compact(): Promise<void> {
+    this.#open();
+    this.#run(undefined, undefined, () => {
+      this.#db!.pragma("wal_checkpoint(TRUNCATE)");
+      this.#db!.exec("VACUUM");
+      this.#db!.pragma("wal_checkpoint(TRUNCATE)");
     });
   }
 
@@ -587,10 +694,29 @@ function prepare(db: Database.Database) {
     loadSnapshot: db.prepare(
       "SELECT seq, data FROM snapshots WHERE thread_id = ? AND branch_id = ?",
     ),
-    acquireLease: db.prepare(
-      `INSERT INTO leases (thread_id, branch_id, owner, expires_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (thread_id, branch_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-       WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`,
+    getLease: db.prepare(
+      "SELECT owner, expires_at, host, pid, started FROM leases WHERE thread_id = ? AND branch_id = ?",
+    ),
+    putLease: db.prepare(
+      `INSERT INTO leases (thread_id, branch_id, owner, expires_at, host, pid, started) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (thread_id, branch_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
+         host = excluded.host, pid = excluded.pid, started = excluded.started`,
+    ),
+    threadBranches: db.prepare(
+      "SELECT thread_id, branch_id FROM branches WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?) ORDER BY thread_id, rowid",
+    ),
+    deleteEvents: db.prepare(
+      "DELETE FROM events WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?)",
+    ),
+    deleteBranches: db.prepare(
+      "DELETE FROM branches WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?)",
+    ),
+    deleteSnapshots: db.prepare(
+      "DELETE FROM snapshots WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?)",
+    ),
+    listPage: db.prepare(
+      `SELECT thread_id, max(updated_at) AS updated_at FROM branches GROUP BY thread_id
+       ORDER BY updated_at DESC, thread_id LIMIT ? OFFSET ?`,
     ),
     releaseLease: db.prepare(
       "DELETE FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?",
@@ -647,6 +773,16 @@ function setUpSchema(db: Database.Database, path: string): void {
       throw new StateStoreError(
         `${path} is a damaged nodestep state store: table(s) ${missing.join(", ")} are missing. Restore it from a backup.`,
       );
+    }
+    // Files written before leases recorded their holder get the columns (readers that do not
+    // know them ignore them).
+    const columns = new Set(
+      (db.prepare("SELECT name FROM pragma_table_info('leases')").all() as { name: string }[]).map(
+        (r) => r.name,
+      ),
+    );
+    for (const c of LEASE_HOLDER_COLUMNS) {
+      if (!columns.has(c.split(" ")[0]!)) db.exec(`ALTER TABLE leases ADD COLUMN ${c}`);
     }
   }).immediate();
 }

@@ -1,0 +1,123 @@
+/**
+ * Issue 13, items 8 and 9 on PostgreSQL: a lease is tied to its writer's database session, so
+ * a writer whose connection died is taken over at once (it waited out the whole lease), and
+ * the writer learns it lost the lease; a deleted thread leaves no row (checked by query).
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { StateStoreError } from "../../errors/index.js";
+import type { NewEvent } from "../../stores/index.js";
+import { PostgresStateStore } from "./index.js";
+
+const URL = "postgres://postgres@127.0.0.1:5432/test";
+const prefix = `nodestep_dl_${randomBytes(4).toString("hex")}`;
+let n = 0;
+const admin = new pg.Pool({ connectionString: URL, max: 2 });
+const stores: PostgresStateStore[] = [];
+
+function open(schema = `${prefix}_${++n}`): PostgresStateStore {
+  const s = new PostgresStateStore({ connectionString: URL, schema });
+  stores.push(s);
+  return s;
+}
+
+afterAll(async () => {
+  for (const s of stores) await s.close().catch(() => {});
+  const left = await admin.query<{ nspname: string }>(
+    "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1",
+    [`${prefix}%`],
+  );
+  for (const r of left.rows) await admin.query(`DROP SCHEMA IF EXISTS "${r.nspname}" CASCADE`);
+  await admin.end();
+});
+
+function ev(data: NewEvent["data"]): NewEvent {
+  return { type: "task_finished", runId: "r1", step: 0, taskId: "k", node: "a", data };
+}
+
+/** The advisory locks held on the lease of `thread`/`branch` of `schema` (key as the store names it). */
+const LOCKS_OF = `FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+  AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended($1, 0)`;
+
+function lockName(schema: string, thread: string, branch: string): string {
+  return JSON.stringify(["nodestep.lease", schema, thread, branch]);
+}
+
+/** End the session holding the lease lock of `thread`/`branch` (as a crash would); how many were ended. */
+async function killLeaseSession(schema: string, thread: string, branch: string): Promise<number> {
+  const res = await admin.query(`SELECT pg_terminate_backend(l.pid, 5000) ${LOCKS_OF}`, [
+    lockName(schema, thread, branch),
+  ]);
+  return res.rowCount ?? 0;
+}
+
+async function locks(schema: string, thread: string, branch: string): Promise<number> {
+  const res = await admin.query(`SELECT 1 ${LOCKS_OF}`, [lockName(schema, thread, branch)]);
+  return res.rowCount ?? 0;
+}
+
+describe("PostgresStateStore leases tied to the writer's session", () => {
+  it("takes over at once a lease whose session ended; the old writer's renewal is refused", async () => {
+    const a = open();
+    const b = open(a.schema);
+    expect(await a.acquireLease("t", "main", "run-a", 60_000)).toBe(true);
+    expect(await b.acquireLease("t", "main", "run-b", 60_000)).toBe(false);
+    expect(await killLeaseSession(a.schema, "t", "main")).toBe(1);
+    expect(await b.acquireLease("t", "main", "run-b", 60_000)).toBe(true);
+    const renewal = await a.acquireLease("t", "main", "run-a", 60_000).catch((e: unknown) => e);
+    expect(renewal === false || renewal instanceof StateStoreError).toBe(true);
+    expect(await a.acquireLease("t", "main", "run-a", 60_000)).toBe(false);
+    // run-b holds it now, through its own session.
+    expect(await a.acquireLease("t", "main", "run-c", 60_000)).toBe(false);
+  });
+
+  it("gives the session back when no lease is held, and closing ends the locks", async () => {
+    const a = open();
+    const b = open(a.schema);
+    expect(await a.acquireLease("t", "main", "run-a", 60_000)).toBe(true);
+    expect(await a.acquireLease("t", "alt", "run-a", 60_000)).toBe(true);
+    expect(await locks(a.schema, "t", "main")).toBe(1);
+    expect(await locks(a.schema, "t", "alt")).toBe(1);
+    await a.releaseLease("t", "alt", "run-a");
+    expect(await locks(a.schema, "t", "alt")).toBe(0);
+    expect(await locks(a.schema, "t", "main")).toBe(1);
+    // A closed store's session is gone: its lease is taken over without waiting 60 s.
+    await a.close();
+    expect(await locks(a.schema, "t", "main")).toBe(0);
+    expect(await b.acquireLease("t", "main", "run-b", 60_000)).toBe(true);
+  });
+
+  it("waits for the lease's time to live when the holder wrote no lock (an older writer)", async () => {
+    const a = open();
+    await a.ready();
+    await admin.query(
+      `INSERT INTO "${a.schema}".leases (thread_id, branch_id, owner, expires_at) VALUES ('t', 'main', 'old', $1)`,
+      [Date.now() + 60_000],
+    );
+    expect(await a.acquireLease("t", "main", "run-a", 60_000)).toBe(false);
+  });
+});
+
+describe("PostgresStateStore deleteThread", () => {
+  it("leaves no row of the thread (or its children, when asked) in any table", async () => {
+    const s = open();
+    await s.append("p", "main", [ev(1), ev(2)], 0);
+    await s.createBranch("p", "p/main/1", "alt");
+    await s.append("p", "alt", [ev("alt")], 1);
+    await s.saveSnapshot("p", "main", { seq: 2, data: "snap" });
+    await s.append("p:sub", "main", [ev("child")], 0);
+    await s.append("other", "main", [ev("other")], 0);
+    expect(await s.acquireLease("p", "alt", "old-run", 1)).toBe(true);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await s.deleteThread("p", { children: true })).toEqual(["p", "p:sub"]);
+    for (const table of ["events", "branches", "snapshots", "leases"]) {
+      const res = await admin.query(
+        `SELECT thread_id FROM "${s.schema}".${table} WHERE thread_id = 'p' OR thread_id LIKE 'p:%'`,
+      );
+      expect(res.rows, table).toEqual([]);
+    }
+    const others = await admin.query(`SELECT thread_id FROM "${s.schema}".events`);
+    expect(others.rows).toEqual([{ thread_id: "other" }]);
+  });
+});
