@@ -12,7 +12,7 @@
  * saying what should happen instead.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -974,11 +974,18 @@ describe("store misuse", () => {
   });
 
   it("a SQLite path whose directory does not exist, a directory, a file that is not a database", async () => {
+    // A missing directory is made (as the CLI's sqlite:FILE does); one under a file cannot be.
     const missing = join(tempDir(), "no-such-dir", "x.db");
+    const made = new SqliteStateStore({ path: missing });
+    made.close();
+    expect(existsSync(missing)).toBe(true);
+    const blocker = join(tempDir(), "a-file");
+    writeFileSync(blocker, "x");
+    const under = join(blocker, "x.db");
     await expectError(
-      () => new SqliteStateStore({ path: missing }),
+      () => new SqliteStateStore({ path: under }),
       StateStoreError,
-      `Cannot open the SQLite state store at ${missing}: Cannot open database because the directory does not exist.`,
+      `Cannot open the SQLite state store at ${under}: its directory ${blocker} cannot be made because a part of that path is a file, not a directory`,
     );
     const dir = join(tempDir(), "a-directory");
     mkdirSync(dir);

@@ -104,6 +104,7 @@ describeStores("bad input", (fx) => {
       interrupts: [],
       status: null,
       lastEventId: null,
+      breakpoint: null,
     });
   });
 

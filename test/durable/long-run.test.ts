@@ -78,6 +78,7 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
   const last = store.snapshots.at(-1)!.data as Record<string, unknown>;
   expect(Object.keys(last).sort()).toEqual([
     "answers",
+    "breakpoint",
     "caches",
     "definition",
     "format",
@@ -87,6 +88,7 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
     "lastSeq",
     "lastStatus",
     "originRunId",
+    "passed",
     "state",
     "step",
     "tasks",

@@ -212,8 +212,7 @@ export class SqliteStateStore implements StateStore {
     }
     let db: Database.Database | undefined;
     try {
-      if (options.path !== ":memory:")
-        mkdirSync(dirname(resolve(options.path)), { recursive: true });
+      if (options.path !== ":memory:") makeDirectory(options.path);
       db = new Database(options.path);
       db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
       db.pragma("journal_mode = WAL");
@@ -845,4 +844,19 @@ function toEventRow(r: DbEventRow): EventRow {
     data: r.data,
     createdAt: r.created_at,
   };
+}
+
+/** Makes the directory of a database file; a part of it that is a file is named. */
+function makeDirectory(path: string): void {
+  const dir = dirname(resolve(path));
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST" && code !== "ENOTDIR") throw e;
+    throw new StateStoreError(
+      `Cannot open the SQLite state store at ${path}: its directory ${dir} cannot be made because a part of that path is a file, not a directory`,
+      { cause: e },
+    );
+  }
 }
