@@ -13,10 +13,11 @@ import {
   type StateShape,
   type UpdateOfShape,
 } from "../state/define-state.js";
-import type { BranchInfo, StateStore, StoredEvent } from "../stores/types.js";
+import type { BranchInfo, DeleteThreadOptions, StateStore, StoredEvent } from "../stores/types.js";
 import type { BreakpointNodes } from "./breakpoints.js";
 import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
+import { deleteGraphThread } from "./delete-thread.js";
 import type { Edge } from "./node.js";
 import { type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
@@ -333,5 +334,22 @@ export class Graph<D extends StateDefinition | null = null> {
    */
   fork(threadId: string, options: { eventId: string; branchId?: string }): Promise<BranchInfo> {
     return forkThread(this, threadId, options);
+  }
+
+  /**
+   * Delete a thread from the graph's store: all its branches, events, snapshots and leases
+   * (with `children: true`, the threads of its subgraphs and sub-agents too), and the position
+   * this graph kept of it. A later run with the same `threadId` starts a new thread.
+   * LangGraph: `checkpointer.deleteThread(threadId)`.
+   * @returns the ids of the threads deleted (`[]` when there was none).
+   * @throws GraphConfigError without a store; ThreadBusyError when a run holds the thread
+   *   (nothing is deleted); ValueError for an unknown option; StateStoreError for an invalid id.
+   * @example
+   * ```ts
+   * await graph.deleteThread("t1", { children: true }); // ["t1", "t1:research"]
+   * ```
+   */
+  deleteThread(threadId: string, options: DeleteThreadOptions = {}): Promise<string[]> {
+    return deleteGraphThread(this, this.#positions, threadId, options);
   }
 }

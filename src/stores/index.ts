@@ -7,7 +7,9 @@
 export { MemoryStateStore } from "./memory-state-store.js";
 export type {
   BranchInfo,
+  DeleteThreadOptions,
   EventType,
+  ListThreadsOptions,
   NewEvent,
   Snapshot,
   StateStore,
