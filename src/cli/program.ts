@@ -192,14 +192,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       });
     });
 
-  program
+  const threads = program
     .command("threads")
-    .description("list the threads of a store, most recent first")
+    .description("list the threads of a store, most recent first (delete one with: threads delete)")
     .addOption(storeOption())
+    .option("--limit <n>", "at most this many threads", positiveInt("--limit", 1))
+    .option("--offset <n>", "skip this many threads first", positiveInt("--offset", 0))
     .option("--json", "print JSON")
-    .action(async (o: StoreOpts & { json?: boolean }) => {
+    .action(async (o: StoreOpts & { json?: boolean; limit?: number; offset?: number }) => {
       await withStore(o, async (store) => {
-        const threads = await store.listThreads();
+        const threads = await store.listThreads({
+          ...(o.limit === undefined ? {} : { limit: o.limit }),
+          ...(o.offset === undefined ? {} : { offset: o.offset }),
+        });
         if (o.json) return out(JSON.stringify(threads));
         if (threads.length === 0) return out("no threads");
         for (const t of threads) {
@@ -207,6 +212,27 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
             `${t.threadId}  ${new Date(t.updatedAt).toISOString()}  branches: ${t.branches.join(", ")}`,
           );
         }
+      });
+    });
+
+  threads
+    .command("delete")
+    .description(
+      "delete a thread: its branches, events, snapshots and leases (a running thread is refused)",
+    )
+    .argument("<thread>", "the thread")
+    .option("--children", "also delete its subgraphs' and sub-agents' threads (<thread>:...)")
+    .addOption(storeOption())
+    .option("--json", "print JSON")
+    .action(async (threadId: string, _local: unknown, cmd: Command) => {
+      // `threads` has the same options: commander gives them to whichever comes first.
+      const o = cmd.optsWithGlobals<StoreOpts & { children?: boolean; json?: boolean }>();
+      await withStore(o, async (store) => {
+        const deleted = await store.deleteThread(threadId, { children: !!o.children });
+        if (o.json) return out(JSON.stringify({ deleted }));
+        if (deleted.length === 0)
+          throw new RunFailed(`no thread "${threadId}" in ${storeLabelOf(storeSpec(o))}`);
+        out(`deleted ${deleted.join(", ")}`);
       });
     });
 
@@ -479,6 +505,17 @@ interface ServeOpts extends StoreOpts {
   host: string;
   apiKey?: string;
   corsOrigin?: string[];
+}
+
+/** A commander parser of an integer ≥ `min` for option `name`. */
+function positiveInt(name: string, min: number): (text: string) => number {
+  return (text) => {
+    const n = Number(text);
+    if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < min) {
+      throw new UsageError(`${name} must be an integer ≥ ${min}, got ${JSON.stringify(text)}`);
+    }
+    return n;
+  };
 }
 
 function collect(value: string, previous: string[]): string[] {

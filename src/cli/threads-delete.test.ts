@@ -1,0 +1,68 @@
+/** Issue 13, item 9: `nodestep threads delete` and `nodestep threads --limit/--offset`. */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, expect, it } from "vitest";
+import { SqliteStateStore } from "../integrations/sqlite/index.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const bin = join(root, "bin/nodestep.js");
+const dir = mkdtempSync(join(tmpdir(), "nodestep-cli-del-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function nodestep(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env };
+  delete env.NODESTEP_STORE;
+  delete env.NODESTEP_GRAPH;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { cwd: root, env, timeout: 60_000 }, (e, o, r) =>
+      resolve({ code: e ? Number((e as { code?: unknown }).code ?? 1) : 0, stdout: o, stderr: r }),
+    );
+  });
+}
+
+it("deletes a thread (and its children with --children), and pages the listing", async () => {
+  const db = join(dir, "s.db");
+  const store = new SqliteStateStore({ path: db });
+  for (const id of ["a", "a:sub", "b", "c"]) {
+    await store.append(
+      id,
+      "main",
+      [{ type: "run_started", runId: "r", step: 0, taskId: null, node: null, data: null }],
+      0,
+    );
+  }
+  const all = (await store.listThreads()).map((t) => t.threadId);
+  await store.close();
+  const STORE = `sqlite:${db}`;
+
+  const page = await nodestep([
+    "threads",
+    "--store",
+    STORE,
+    "--json",
+    "--limit",
+    "2",
+    "--offset",
+    "1",
+  ]);
+  expect(page.stderr).toBe("");
+  expect((JSON.parse(page.stdout) as { threadId: string }[]).map((t) => t.threadId)).toEqual(
+    all.slice(1, 3),
+  );
+  const bad = await nodestep(["threads", "--store", STORE, "--limit", "0"]);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('--limit must be an integer ≥ 1, got "0"');
+
+  const del = await nodestep(["threads", "delete", "a", "--children", "--store", STORE]);
+  expect([del.code, del.stdout, del.stderr]).toEqual([0, "deleted a, a:sub\n", ""]);
+  const json = await nodestep(["threads", "delete", "b", "--store", STORE, "--json"]);
+  expect([json.code, json.stdout]).toEqual([0, '{"deleted":["b"]}\n']);
+  const none = await nodestep(["threads", "delete", "b", "--store", STORE]);
+  expect(none.code).toBe(1);
+  expect(none.stderr).toContain('no thread "b" in');
+  const left = await nodestep(["threads", "--store", STORE, "--json"]);
+  expect((JSON.parse(left.stdout) as { threadId: string }[]).map((t) => t.threadId)).toEqual(["c"]);
+});
