@@ -4,6 +4,10 @@
  * @module
  */
 
+import { JSON_ENVELOPE_DEPTH, MAX_JSON_DEPTH } from "./depth.js";
+
+export { JSON_ENVELOPE_DEPTH, MAX_JSON_DEPTH, prototypeKey, tooDeep } from "./depth.js";
+
 /** A value that survives `JSON.stringify` and `JSON.parse` unchanged. */
 export type JsonValue =
   | null
@@ -22,15 +26,21 @@ export type JsonObject = { [key: string]: JsonValue };
  * Refused: `undefined` in an array or at the top, functions, symbols, bigints, `NaN` and
  * infinities, class instances other than arrays (Date, Map, Set, …), and cycles. `undefined`
  * as an object property is allowed: JSON drops the key and reading it gives `undefined` again.
+ * Also refused: objects and arrays nested deeper than `maxDepth` levels (the check never
+ * overflows the stack).
  *
  * @param value - the value to check.
  * @param path - path of `value` in the messages, such as `messages[2].content`.
+ * @param maxDepth - nesting limit (default `MAX_JSON_DEPTH + JSON_ENVELOPE_DEPTH`, 576: room
+ *   for what nodestep wraps around a value that entered within `MAX_JSON_DEPTH`).
  * @returns `{ path, problem }` for the first value at fault, or `null`.
  */
 export function findNonJson(
   value: unknown,
   path: string,
+  maxDepth: number = MAX_JSON_DEPTH + JSON_ENVELOPE_DEPTH,
 ): { path: string; problem: string } | null {
+  limit = maxDepth;
   const found = walk(value);
   if (found === null) return null;
   // The keys were collected from the value at fault up to the top: build its path once.
@@ -44,6 +54,12 @@ export function findNonJson(
 
 /** The objects and arrays on the way down from the value being checked (cycle detection). */
 const ancestors: object[] = [];
+/** The nesting limit of the walk under way. */
+let limit = 0;
+
+function tooDeepProblem(): Found {
+  return problem(`the value is nested deeper than ${limit} levels (the limit)`);
+}
 
 /** A problem and the keys from the value at fault up to the top (collected on the way back). */
 interface Found {
@@ -74,6 +90,7 @@ function walk(value: unknown): Found | null {
   }
   if (value === null) return null;
   const obj = value as object;
+  if (ancestors.length >= limit) return tooDeepProblem();
   if (ancestors.includes(obj)) return problem("the value contains a cycle");
   if (Array.isArray(obj)) {
     if (obj.length === 0) return null;

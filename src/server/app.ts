@@ -14,6 +14,7 @@ import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { HumanMessage } from "../chat/messages.js";
 import type { StreamEvent } from "../graph/types.js";
+import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
 import type { StateStore } from "../stores/types.js";
 import { studioHtml } from "../studio/page.js";
 import { studioScript } from "../studio/script.js";
@@ -85,6 +86,7 @@ const API_ROUTES = [
   "POST /api/threads/:threadId/runs",
   "POST /api/threads/:threadId/runs/stream",
   "POST /api/threads/:threadId/fork",
+  "DELETE /api/threads/:threadId",
 ] as const;
 
 /**
@@ -94,7 +96,7 @@ const API_ROUTES = [
  * Routes (see docs/server.md): `GET /` (the studio), `GET /health`, and under `/api`:
  * `GET /graph`, `GET|POST /threads`, `GET /threads/:id/state`, `GET /threads/:id/history`,
  * `POST /threads/:id/runs`, `POST /threads/:id/runs/stream` (server-sent events),
- * `POST /threads/:id/fork`. Errors answer `{ error: { type, message } }` with a 4xx status for
+ * `POST /threads/:id/fork`, `DELETE /threads/:id`. Errors answer `{ error: { type, message } }` with a 4xx status for
  * the client's mistakes (malformed JSON 400, unknown thread, branch or event 404, busy thread
  * 409, …) and 500 only when the graph's run itself fails.
  *
@@ -213,7 +215,27 @@ export function createServer(options: ServerOptions): Hono {
   app.get("/api", (c) => c.json({ graph: graph.name, routes: API_ROUTES }));
   app.get("/api/graph", (c) => c.json(view));
 
-  app.get("/api/threads", async (c) => c.json({ threads: await store.listThreads() }));
+  app.get("/api/threads", async (c) => {
+    const limit = count(query(c, "limit"), "limit", 1);
+    const offset = count(query(c, "offset"), "offset", 0);
+    return c.json({
+      threads: await store.listThreads({
+        ...(limit === undefined ? {} : { limit }),
+        ...(offset === undefined ? {} : { offset }),
+      }),
+    });
+  });
+
+  app.delete("/api/threads/:threadId", async (c) => {
+    const threadId = param(c, "threadId");
+    const children = query(c, "children");
+    if (children !== undefined && children !== "true" && children !== "false") {
+      throw new HttpError(400, "InvalidRequest", 'children must be "true" or "false"');
+    }
+    const deleted = await graph.deleteThread(threadId, { children: children === "true" });
+    if (deleted.length === 0) throw unknownThread(threadId);
+    return c.json({ deleted });
+  });
 
   app.post("/api/threads", async (c) => {
     const body = await readJson(c, CreateThreadBody);
@@ -379,6 +401,20 @@ function param(c: Context, name: string): string {
   return value;
 }
 
+/** A query parameter that must be an integer ≥ `min`, or `undefined` when absent. */
+function count(value: string | undefined, name: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^[0-9]{1,15}$/.test(value) || n < min) {
+    throw new HttpError(
+      400,
+      "InvalidRequest",
+      `${name} must be an integer ≥ ${min}, got "${value}"`,
+    );
+  }
+  return n;
+}
+
 function query(c: Context, name: string): string | undefined {
   const value = c.req.query(name);
   if (value === undefined) return undefined;
@@ -408,6 +444,23 @@ async function readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
         `The request body is not JSON: ${(e as Error).message}`,
       );
     }
+  }
+  // Checked before the schema: a schema would drop prototype keys silently, and walk deep
+  // data recursively (a stack overflow).
+  if (tooDeep(value, MAX_JSON_DEPTH) !== null) {
+    throw new HttpError(
+      400,
+      "InvalidRequest",
+      `The request body is nested deeper than ${MAX_JSON_DEPTH} levels (the limit)`,
+    );
+  }
+  const key = prototypeKey(value);
+  if (key !== null) {
+    throw new HttpError(
+      400,
+      "InvalidRequest",
+      `${key}: the keys __proto__, constructor and prototype are not accepted`,
+    );
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {

@@ -101,6 +101,7 @@ describe("nodestep server: routes", () => {
           "POST /api/threads/:threadId/runs",
           "POST /api/threads/:threadId/runs/stream",
           "POST /api/threads/:threadId/fork",
+          "DELETE /api/threads/:threadId",
         ],
       },
     });
