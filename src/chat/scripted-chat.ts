@@ -1,4 +1,5 @@
 import { ModelProviderError, RunCancelledError } from "../errors/index.js";
+import { checkScriptedResponse } from "./scripted-check.js";
 import { ToolCall } from "./tool-call.js";
 import {
   type Chat,
@@ -32,6 +33,10 @@ export type ScriptedResponse =
  *   "Order A-1001 has shipped.",
  * ]);
  * ```
+ * @throws TypeError from the constructor (or, for a function's result, from the call) for a
+ *   malformed response, naming it and the field: an unknown field, `content` that is not a
+ *   string, a tool call without a string `id` or `name`, `arguments` that are not an object or
+ *   nest deeper than `MAX_JSON_DEPTH`.
  * @throws ModelProviderError from `complete`/`stream` when a call comes after the last response.
  */
 export class ScriptedChat implements Chat {
@@ -57,6 +62,7 @@ export class ScriptedChat implements Chat {
           `ScriptedChat: response ${i} must be a ChatResponse object (toolCalls an array), a string, an Error or a function, got ${r === null ? "null" : Array.isArray(r) ? "an array" : typeof r}`,
         );
       }
+      if (typeof r === "object" && !(r instanceof Error)) checkScriptedResponse(r, `response ${i}`);
     });
     this.#responses = responses;
     this.model = options.model ?? "scripted";
@@ -90,6 +96,7 @@ export class ScriptedChat implements Chat {
       );
     }
     if (value instanceof Error) throw value;
+    if (typeof value === "object") checkScriptedResponse(value, `response ${index}`);
     const response = ChatResponse(typeof value === "string" ? { content: value } : value);
     if (response.finishReason === null)
       response.finishReason = response.toolCalls.length > 0 ? "tool_calls" : "stop";
