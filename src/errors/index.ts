@@ -307,7 +307,10 @@ export class UnknownEventError extends StateStoreError {
  * backslash), `"name-too-long"` (a segment over 255 bytes), `"path-too-long"` (over 4096
  * bytes), `"outside-root"` (a symbolic link leads out of the root), `"not-found"`,
  * `"is-a-directory"`, `"not-a-directory"`, `"not-a-file"` (a device, a pipe, a socket),
- * `"broken-link"` (a write through a link to nothing). `path` is the path as the caller gave it.
+ * `"broken-link"` (a write through a link to nothing), `"hard-link"` (a regular file with more
+ * than one hard link, refused unless the workspace allows them), `"changed"` (the directory
+ * changed under the call between its check and its use), `"io-error"` (any other failure of
+ * the file system, its code in the message). `path` is the path as the caller gave it.
  */
 export class WorkspaceError extends NodestepError {
   readonly path: string;
@@ -323,7 +326,10 @@ export class WorkspaceError extends NodestepError {
     | "is-a-directory"
     | "not-a-directory"
     | "not-a-file"
-    | "broken-link";
+    | "broken-link"
+    | "hard-link"
+    | "changed"
+    | "io-error";
   constructor(
     message: string,
     options: NodestepErrorOptions & { path: string; reason: WorkspaceError["reason"] },

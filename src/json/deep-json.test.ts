@@ -59,7 +59,9 @@ describe("deep JSON", () => {
     });
     const g = new Graph(State, { stateStore: store }).flow(START.to(ask), ask.to(END));
     await g.invoke({}, { threadId: "t" });
-    const e = await caught(() => g.invoke(null, { threadId: "t", resume: { k: nest(5000) as never } }));
+    const e = await caught(() =>
+      g.invoke(null, { threadId: "t", resume: { k: nest(5000) as never } }),
+    );
     expect(e).toBeInstanceOf(StateStoreError);
     expect(e.message).toContain("nested deeper than");
     expect((await g.getState("t")).interrupts.map((i) => i.key)).toEqual(["k"]);

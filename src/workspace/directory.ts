@@ -25,6 +25,8 @@ import type { Workspace } from "./types.js";
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 /** `O_NONBLOCK` where the platform has it: opening a named pipe must not hang. */
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
+/** `O_DIRECTORY` where the platform has it, else 0. */
+const DIRECTORY = constants.O_DIRECTORY ?? 0;
 
 type Reason = WorkspaceError["reason"];
 
@@ -72,18 +74,35 @@ function codeOf(e: unknown): string | null {
 export class DirectoryWorkspace implements Workspace {
   /** The root as given, made absolute. */
   readonly root: string;
+  /** Whether regular files with more than one hard link are read and written. */
+  readonly allowHardLinks: boolean;
   #real: Promise<string> | null = null;
 
   /**
    * @param root - the directory (absolute, or relative to the working directory). It must
    *   exist when the first call is made.
+   * @param options.allowHardLinks - read and write regular files that have more than one hard
+   *   link (default `false`: refused with reason `"hard-link"`, since another link to the same
+   *   file may be outside the root; allow it only for a root that no one else can link into).
    * @throws TypeError when `root` is not a non-empty string.
    */
-  constructor(root: string) {
+  constructor(root: string, options: { allowHardLinks?: boolean } = {}) {
     if (typeof root !== "string" || root === "") {
       throw new TypeError("new DirectoryWorkspace(root): root must be a non-empty directory path");
     }
     this.root = resolve(root);
+    this.allowHardLinks = options.allowHardLinks === true;
+  }
+
+  #checkLinks(st: Stats, op: string, path: string): void {
+    if (st.isFile() && st.nlink > 1 && !this.allowHardLinks) {
+      throw fail(
+        op,
+        path,
+        "hard-link",
+        `it has ${st.nlink} hard links (another may be outside the root); new DirectoryWorkspace(root, { allowHardLinks: true }) allows them`,
+      );
+    }
   }
 
   async readFile(path: string): Promise<string> {
@@ -101,7 +120,10 @@ export class DirectoryWorkspace implements Workspace {
       const st = await fh.stat();
       if (st.isDirectory()) throw fail("readFile", path, "is-a-directory", "it is a directory");
       if (!st.isFile()) throw fail("readFile", path, "not-a-file", "it is not a regular file");
+      this.#checkLinks(st, "readFile", path);
       return await fh.readFile({ encoding: "utf8" });
+    } catch (e) {
+      throw this.#fsError(e, "readFile", path);
     } finally {
       await fh.close();
     }
@@ -117,7 +139,9 @@ export class DirectoryWorkspace implements Workspace {
     const root = await this.#rootReal("writeFile", path);
     const parent = await this.#makeParents(root, segments.slice(0, -1), path);
     let target = join(parent, segments.at(-1) as string);
-    const st = await lstatOrNull(target);
+    const st = await lstatOrNull(target).catch((e: unknown) => {
+      throw this.#fsError(e, "writeFile", path);
+    });
     if (st?.isSymbolicLink()) {
       let real: string;
       try {
@@ -143,8 +167,11 @@ export class DirectoryWorkspace implements Workspace {
       await this.#checkOpen(fh, root, "writeFile", path);
       const opened = await fh.stat();
       if (!opened.isFile()) throw fail("writeFile", path, "not-a-file", "it is not a regular file");
+      this.#checkLinks(opened, "writeFile", path);
       await fh.truncate(0);
       await fh.writeFile(text, { encoding: "utf8" });
+    } catch (e) {
+      throw this.#fsError(e, "writeFile", path);
     } finally {
       await fh.close();
     }
@@ -154,7 +181,12 @@ export class DirectoryWorkspace implements Workspace {
     const segments = pathSegments(dir, "list", true);
     const root = await this.#rootReal("list", dir);
     const real = await this.#resolveInside(join(root, ...segments), root, "list", dir);
-    const st = await stat(real);
+    let st: Stats;
+    try {
+      st = await stat(real);
+    } catch (e) {
+      throw this.#fsError(e, "list", dir);
+    }
     if (!st.isDirectory()) throw fail("list", dir, "not-a-directory", "it is not a directory");
     const out: string[] = [];
     await walk(root, real, segments.join("/"), out);
@@ -170,15 +202,61 @@ export class DirectoryWorkspace implements Workspace {
       "delete",
       path,
     );
-    const target = join(parent, segments.at(-1) as string);
-    const st = await lstatOrNull(target);
-    if (st === null) throw fail("delete", path, "not-found", "no such file");
-    if (st.isDirectory()) throw fail("delete", path, "is-a-directory", "it is a directory");
+    const name = segments.at(-1) as string;
+    // Open the parent once and work through that descriptor (`/proc/self/fd/<n>/<name>` on
+    // Linux): a directory swapped for a link after the check cannot redirect the unlink.
+    let dirFh: FileHandle | null = null;
     try {
-      await unlink(target);
+      dirFh = await open(parent, constants.O_RDONLY | DIRECTORY | NOFOLLOW);
     } catch (e) {
       throw this.#fsError(e, "delete", path);
     }
+    try {
+      const via = await this.#viaDescriptor(dirFh, parent, root, "delete", path);
+      const target = join(via, name);
+      let st: Stats | null;
+      try {
+        st = await lstatOrNull(target);
+      } catch (e) {
+        throw this.#fsError(e, "delete", path);
+      }
+      if (st === null) throw fail("delete", path, "not-found", "no such file");
+      if (st.isDirectory()) throw fail("delete", path, "is-a-directory", "it is a directory");
+      try {
+        await unlink(target);
+      } catch (e) {
+        throw this.#fsError(e, "delete", path);
+      }
+    } finally {
+      await dirFh.close();
+    }
+  }
+
+  /**
+   * The path to work through for the open directory `fh` (its `/proc/self/fd` entry on
+   * Linux, after checking that it is the directory that was checked and inside the root);
+   * elsewhere `checked` itself.
+   */
+  async #viaDescriptor(
+    fh: FileHandle,
+    checked: string,
+    root: string,
+    op: string,
+    path: string,
+  ): Promise<string> {
+    const via = `/proc/self/fd/${fh.fd}`;
+    let where: string;
+    try {
+      where = await readlink(via);
+    } catch {
+      return checked;
+    }
+    if (!isAbsolute(where)) return checked;
+    if (!inside(root, where)) throw outside(op, path);
+    if (where !== checked) {
+      throw fail(op, path, "changed", "the directory changed while the call ran; try again");
+    }
+    return via;
   }
 
   /** The root's real path, resolved once. */
@@ -212,7 +290,12 @@ export class DirectoryWorkspace implements Workspace {
     let dir = root;
     for (const s of segments) {
       const next = join(dir, s);
-      let st = await lstatOrNull(next);
+      let st: Stats | null;
+      try {
+        st = await lstatOrNull(next);
+      } catch (e) {
+        throw this.#fsError(e, "writeFile", path);
+      }
       if (st === null) {
         try {
           await mkdir(next);
@@ -220,7 +303,9 @@ export class DirectoryWorkspace implements Workspace {
           continue;
         } catch (e) {
           if (codeOf(e) !== "EEXIST") throw this.#fsError(e, "writeFile", path);
-          st = await lstat(next);
+          st = await lstat(next).catch((e2: unknown) => {
+            throw this.#fsError(e2, "writeFile", path);
+          });
         }
       }
       if (st.isSymbolicLink()) {
@@ -239,7 +324,10 @@ export class DirectoryWorkspace implements Workspace {
           throw this.#fsError(e, "writeFile", path);
         }
         if (!inside(root, real)) throw outside("writeFile", path);
-        if (!(await stat(real)).isDirectory()) {
+        const realSt = await stat(real).catch((e2: unknown) => {
+          throw this.#fsError(e2, "writeFile", path);
+        });
+        if (!realSt.isDirectory()) {
           throw fail("writeFile", path, "not-a-directory", `${quotePath(s)} is not a directory`);
         }
         dir = real;
@@ -283,7 +371,10 @@ export class DirectoryWorkspace implements Workspace {
       });
     }
     if (e instanceof WorkspaceError) return e;
-    throw e;
+    return new WorkspaceError(
+      `Workspace ${op} ${quotePath(path)}: the file system failed (${code ?? (e as Error)?.message ?? String(e)})`,
+      { path, reason: "io-error", cause: e },
+    );
   }
 }
 
