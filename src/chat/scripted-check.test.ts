@@ -1,5 +1,5 @@
 /** Issue 13, item 11: ScriptedChat refuses malformed scripted responses with a TypeError naming them. */
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { expectError } from "../../test/helpers.js";
 import { ScriptedChat, type ScriptedResponse } from "./index.js";
 
