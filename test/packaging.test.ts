@@ -324,7 +324,7 @@ describe("the packed package", () => {
       );
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(
-        'Error: nodestep needs zod 4 (^4.0.0), but the installed "zod" is zod 3 or older: install zod 4 with npm install zod@^4',
+        'Error: nodestep needs zod 4 (^4.5.0), but the installed "zod" is zod 3 or older: install zod 4 with npm install zod@^4.5.0',
       );
     },
     SLOW,
