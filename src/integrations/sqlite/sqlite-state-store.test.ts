@@ -142,7 +142,7 @@ describe("SqliteStateStore", () => {
     expect(() => new SqliteStateStore({ path: garbage })).toThrow(StateStoreError);
     // A directory that cannot be made (a file is in the way) is refused, naming the path.
     expect(() => new SqliteStateStore({ path: join(garbage, "sub", "x.db") })).toThrow(
-      `Cannot open the SQLite state store at ${join(garbage, "sub", "x.db")}: ENOTDIR: not a directory, mkdir '${join(garbage, "sub")}'.`,
+      `Cannot open the SQLite state store at ${join(garbage, "sub", "x.db")}: its directory ${join(garbage, "sub")} cannot be made because a part of that path is a file, not a directory`,
     );
   });
 
