@@ -6,7 +6,8 @@
  *
  * Flags:
  *   --json FILE        write every figure as JSON (one object per workload, store and param)
- *   --only a,b         only these workloads: loop, react, thread, fanout, postgres, or
+ *   --only a,b         only these workloads: import (import time, bench/import-time.ts), loop,
+ *                      react, thread, fanout, postgres, or
  *                      workload/store (react/sqlite) or workload/store/param (react/memory/1000)
  *   --quick            one repetition, and skip the LangGraph.js runs that take minutes
  *   --impl NAME        run only nodestep or only langgraph
@@ -26,6 +27,7 @@ import {
   type TurnSample,
   type Workload,
 } from "./common.js";
+import { importTimeReport, measureImportTime } from "./import-time.js";
 
 /** One line of the plan. */
 interface Plan {
@@ -133,16 +135,7 @@ function runChild(impl: Impl, p: Plan): Promise<Figures | string> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      [
-        "--conditions=development",
-        "--import",
-        "tsx",
-        WORKER,
-        impl,
-        p.workload,
-        p.store,
-        String(p.param),
-      ],
+      ["--import", "tsx", WORKER, impl, p.workload, p.store, String(p.param)],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let out = "";
@@ -440,7 +433,7 @@ function targetsTable(checks: TargetCheck[]): string {
 // ---- main ----
 
 const USAGE = `usage: npm run bench -- [--json FILE] [--only a,b] [--quick] [--impl nodestep|langgraph] [--reps N]
-  --only takes workloads (loop, react, thread, fanout, postgres), workload/store (react/sqlite)
+  --only takes workloads (import, loop, react, thread, fanout, postgres), workload/store (react/sqlite)
   or workload/store/param (react/memory/1000); see the header of bench/run.ts`;
 
 async function main(): Promise<void> {
@@ -452,8 +445,9 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  const wantImport = args.only === null || args.only.includes("import");
   const plan = PLAN.filter((p) => selected(p, args.only));
-  if (plan.length === 0) {
+  if (plan.length === 0 && !wantImport) {
     process.stderr.write(`bench: no case matches --only ${args.only?.join(",")}\n${USAGE}\n`);
     process.exitCode = 2;
     return;
@@ -469,6 +463,17 @@ async function main(): Promise<void> {
   console.log(
     `nodestep vs LangGraph.js: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load average ${machine.loadAtStart}`,
   );
+  if (wantImport) {
+    const importRows = measureImportTime({ reps: args.quick ? 5 : 15 });
+    console.log(`\nImport time (issue 12), medians of ${importRows[0]!.runs} runs\n`);
+    console.log(importTimeReport(importRows));
+    if (args.json)
+      writeFileSync(
+        args.json.replace(/(\.json)?$/, ".import.json"),
+        `${JSON.stringify(importRows, null, 2)}\n`,
+      );
+    if (plan.length === 0) return;
+  }
   const started = performance.now();
   const rows: Row[] = [];
   for (const p of plan) {

@@ -7,11 +7,11 @@
  */
 import * as z from "zod";
 
-/** The zod major versions nodestep works with (package.json: `"zod": "^4.0.0"`). */
-export const SUPPORTED_ZOD = "^4.0.0";
+/** The zod versions nodestep works with (4.0 to 4.4 differ in the JSON Schema of specs) (package.json: `"zod": "^4.5.0"`). */
+export const SUPPORTED_ZOD = "^4.5.0";
 
 if (typeof (z as { toJSONSchema?: unknown }).toJSONSchema !== "function") {
   throw new Error(
-    `nodestep needs zod 4 (${SUPPORTED_ZOD}), but the installed "zod" is zod 3 or older: install zod 4 with npm install zod@^4`,
+    `nodestep needs zod 4 (${SUPPORTED_ZOD}), but the installed "zod" is zod 3 or older: install zod 4 with npm install zod@${SUPPORTED_ZOD}`,
   );
 }

@@ -10,6 +10,40 @@ const pages = [
     .filter((f) => f.endsWith(".md"))
     .map((f) => `docs/${f}`),
 ];
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  exports: Record<string, string | { types: string; default: string }>;
+};
+/** `nodestep`, `nodestep/sqlite`, … → the dist file the export map names. */
+const subpaths = new Map(
+  Object.entries(pkg.exports)
+    .filter(([key]) => key !== "./package.json")
+    .map(([key, target]) => [
+      `nodestep${key.slice(1)}`,
+      typeof target === "string" ? target : target.default,
+    ]),
+);
+
+/** The import statements of a page's code blocks: specifier and the value names imported. */
+function importsOf(text: string): { spec: string; names: string[] }[] {
+  const blocks = [...text.matchAll(/```(?:ts|js|typescript|javascript)\n([\s\S]*?)```/g)].map(
+    (m) => m[1]!,
+  );
+  return blocks.flatMap((code) =>
+    [...code.matchAll(/import\s+(type\s+)?(?:\{([^}]*)\}|[\w*\s]+?)\s*from\s*"([^"]+)"/g)].map(
+      (m) => ({
+        spec: m[3]!,
+        names:
+          m[1] || !m[2]
+            ? []
+            : m[2]
+                .split(",")
+                .map((n) => n.trim())
+                .filter((n) => n !== "" && !n.startsWith("type "))
+                .map((n) => n.split(/\s+as\s+/)[0]!),
+      }),
+    ),
+  );
+}
 
 describe("documentation links", () => {
   for (const page of pages) {
@@ -22,4 +56,42 @@ describe("documentation links", () => {
       expect(broken).toEqual([]);
     });
   }
+});
+
+describe("documentation imports", () => {
+  for (const page of pages) {
+    it(`${page} imports nodestep only from subpaths of the export map, and what it imports is exported`, async () => {
+      const imports = importsOf(readFileSync(join(root, page), "utf8"));
+      expect(imports.filter((i) => /(^|\/)src\//.test(i.spec)).map((i) => i.spec)).toEqual([]);
+      const own = imports.filter((i) => i.spec === "nodestep" || i.spec.startsWith("nodestep/"));
+      expect(own.map((i) => i.spec).filter((s) => !subpaths.has(s))).toEqual([]);
+      const missing: string[] = [];
+      for (const { spec, names } of own) {
+        const mod = (await import(spec)) as Record<string, unknown>;
+        for (const name of names) if (!(name in mod)) missing.push(`${name} from ${spec}`);
+      }
+      expect(missing).toEqual([]);
+    });
+  }
+
+  it("the README's module table lists every subpath", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const table = readme.slice(readme.indexOf("## Modules"));
+    const listed = new Set([...table.matchAll(/`(nodestep(?:\/[\w-]+)?)`/g)].map((m) => m[1]!));
+    expect([...subpaths.keys()].filter((s) => !listed.has(s))).toEqual([]);
+  });
+
+  it("tsconfig.json maps every subpath to the source of its dist file (for tsc, tsx and vitest)", () => {
+    const tsconfig = JSON.parse(readFileSync(join(root, "tsconfig.json"), "utf8")) as {
+      compilerOptions: { paths: Record<string, string[]> };
+    };
+    const expected = Object.fromEntries(
+      [...subpaths].map(([name, dist]) => [
+        name,
+        [dist.replace(/^\.\/dist\//, "./src/").replace(/\.js$/, ".ts")],
+      ]),
+    );
+    expect(tsconfig.compilerOptions.paths).toEqual(expected);
+    for (const [file] of Object.values(expected)) expect(existsSync(join(root, file!))).toBe(true);
+  });
 });

@@ -1,0 +1,134 @@
+/**
+ * Import time (issue 12): how long a Node.js process takes to start and import nodestep's
+ * compiled modules (`nodestep`, `nodestep/sqlite`, `nodestep/openai`), against a bare start
+ * (`node -e 0`), zod alone (the one module the root loads) and `@langchain/langgraph`. Each
+ * case is its own process (`node --input-type=module -e 'await import(…)'`), timed from spawn to
+ * exit; the cases alternate, `reps` rounds, and the medians are reported with their ratio to
+ * the bare start. The compiled modules are built first (`npm run build` into dist/) unless
+ * `build: false`; nodestep is imported through the package's own export map, as a user's
+ * project imports it.
+ *
+ * Run alone: `node --import tsx bench/import-time.ts [--reps N] [--no-build] [--json FILE]`,
+ * or in `npm run bench` (`--only import`).
+ *
+ * @module
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { median } from "./common.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** The cases, in the order printed; `null` is the bare start. */
+export const IMPORT_CASES: readonly (string | null)[] = [
+  null,
+  "zod",
+  "nodestep",
+  "nodestep/sqlite",
+  "nodestep/openai",
+  "@langchain/langgraph",
+];
+
+/** One case's figures. */
+export interface ImportTimeRow {
+  /** The module imported, or `"node -e 0"` for the bare start. */
+  case: string;
+  /** Median wall time from spawn to exit, ms. */
+  medianMs: number;
+  /** Fastest run, ms. */
+  minMs: number;
+  /** medianMs / the bare start's medianMs. */
+  ratioToBare: number;
+  runs: number;
+}
+
+/** Target of issue 12: `import("nodestep")` within this many times a bare Node.js start. */
+export const IMPORT_TARGET_RATIO = 1.5;
+
+function timeOnce(spec: string | null): number {
+  const args =
+    spec === null
+      ? ["-e", "0"]
+      : ["--input-type=module", "-e", `await import(${JSON.stringify(spec)})`];
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0)
+    throw new Error(`import ${spec} failed: ${r.stderr.toString().slice(0, 400)}`);
+  return ms;
+}
+
+/** Build dist/ (unless told not to), then time every case `reps` times, alternating. */
+export function measureImportTime(
+  options: { reps?: number; build?: boolean } = {},
+): ImportTimeRow[] {
+  const reps = options.reps ?? 15;
+  if (options.build !== false) {
+    execFileSync(
+      process.execPath,
+      [`${ROOT}node_modules/typescript/bin/tsc`, "-p", "tsconfig.build.json"],
+      {
+        cwd: ROOT,
+        stdio: "inherit",
+      },
+    );
+  }
+  for (const c of IMPORT_CASES) timeOnce(c); // warm the file cache once
+  const times = new Map<string | null, number[]>(IMPORT_CASES.map((c) => [c, []]));
+  for (let i = 0; i < reps; i++) {
+    for (const c of IMPORT_CASES) times.get(c)!.push(timeOnce(c));
+  }
+  const bare = median(times.get(null)!);
+  return IMPORT_CASES.map((c) => {
+    const t = times.get(c)!;
+    const m = median(t);
+    return {
+      case: c === null ? "node -e 0" : c,
+      medianMs: m,
+      minMs: Math.min(...t),
+      ratioToBare: m / bare,
+      runs: t.length,
+    };
+  });
+}
+
+/** The figures as a table, and whether the target holds. */
+export function importTimeReport(rows: readonly ImportTimeRow[]): string {
+  const header = ["import", "median ms", "min ms", "× bare node"];
+  const cells = rows.map((r) => [
+    r.case === "node -e 0" ? r.case : `import("${r.case}")`,
+    r.medianMs.toFixed(1),
+    r.minMs.toFixed(1),
+    `${r.ratioToBare.toFixed(2)}×`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => `| ${c.map((x, i) => x.padEnd(widths[i]!)).join(" | ")} |`;
+  const ns = rows.find((r) => r.case === "nodestep");
+  const lg = rows.find((r) => r.case === "@langchain/langgraph");
+  const target = ns
+    ? `import("nodestep") within ${IMPORT_TARGET_RATIO}× of a bare start: ${ns.ratioToBare <= IMPORT_TARGET_RATIO ? "yes" : "NO"} (${ns.ratioToBare.toFixed(2)}×${lg ? `; LangGraph.js ${lg.ratioToBare.toFixed(2)}×` : ""})`
+    : "";
+  return [
+    line(header),
+    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
+    ...cells.map(line),
+    "",
+    target,
+  ].join("\n");
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const argv = process.argv.slice(2);
+  const at = (flag: string) => {
+    const i = argv.indexOf(flag);
+    return i < 0 ? undefined : argv[i + 1];
+  };
+  const reps = Number(at("--reps") ?? 15);
+  if (!Number.isInteger(reps) || reps < 1) throw new Error("--reps needs a whole number ≥ 1");
+  const rows = measureImportTime({ reps, build: !argv.includes("--no-build") });
+  console.log(`Import time, ${reps} runs per case, medians\n`);
+  console.log(importTimeReport(rows));
+  const json = at("--json");
+  if (json) writeFileSync(json, `${JSON.stringify(rows, null, 2)}\n`);
+}
