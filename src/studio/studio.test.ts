@@ -125,7 +125,6 @@ describe("studio in headless Chromium", () => {
     await expect.poll(() => text("#status")).toMatch(/^forked branch b-[0-9a-f]+ at /);
     // The branch list refreshes after the fork's answer: wait for it to show the new branch.
     await expect.poll(() => page.locator("#branch").inputValue()).toMatch(/^b-[0-9a-f]+$/);
-    const branchId = await page.locator("#branch").inputValue();
     await expect.poll(() => page.locator("#history li").count()).toBe(2);
     await page.locator("#message").fill("");
     await page.locator("#run").click();
