@@ -16,6 +16,11 @@ export {
   MAX_NAMESPACE_DEPTH as MEMORY_MAX_NAMESPACE_DEPTH,
   MAX_VALUE_BYTES as MEMORY_MAX_VALUE_BYTES,
 } from "./internal.js";
+export {
+  MemoryRecallMiddleware,
+  type MemoryRecallOptions,
+} from "./recall-middleware.js";
+export { type MemoryNote, type MemoryToolsOptions, memoryKey, memoryTools } from "./tools.js";
 export type {
   Embeddings,
   IndexConfig,
