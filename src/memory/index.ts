@@ -5,6 +5,7 @@
  *
  * @module
  */
+export { type AiSdkEmbeddingModel, aiSdkEmbeddings } from "./ai-sdk-embeddings.js";
 export { InMemoryStore, type InMemoryStoreOptions } from "./in-memory-store.js";
 export {
   DEFAULT_LIMIT as MEMORY_DEFAULT_LIMIT,
