@@ -22,6 +22,7 @@ export {
   type MemoryRecallOptions,
 } from "./recall-middleware.js";
 export { type MemoryNote, type MemoryToolsOptions, memoryKey, memoryTools } from "./tools.js";
+export { exportNamespace, type ImportOptions, importNamespace } from "./transfer.js";
 export type {
   Embeddings,
   IndexConfig,
