@@ -176,15 +176,23 @@ export class InMemoryStore implements MemoryStore {
     const [q] = (await embedChecked(index, [query])) as [Float32Array];
     this.#open();
     const now = this.#now();
-    const scored: { ns: string; key: string; e: Entry; score: number }[] = [];
+    // Without a filter only the best offset + limit are needed: keep them, sorted, as we go.
+    const keep = test || offset + limit > 2_000 ? Number.POSITIVE_INFINITY : offset + limit;
+    const scored: Scored[] = [];
+    let compared = 0;
     for (const [ns, space] of this.#under(prefix)) {
       for (const [key, e] of space) {
         if (!e.vector || !this.#live(e, now)) continue;
-        if (scored.length >= this.#max) throw tooMany(this.#max, prefix);
-        scored.push({ ns, key, e, score: dot(q, e.vector) });
+        if (++compared > this.#max) throw tooMany(this.#max, prefix);
+        const c = { ns, key, e, score: dot(q, e.vector) };
+        if (scored.length < keep) scored.push(c);
+        else if (byScore(c, scored[scored.length - 1]!) < 0) insertSorted(scored, c);
+        if (scored.length === keep && keep !== Number.POSITIVE_INFINITY && compared === keep) {
+          scored.sort(byScore);
+        }
       }
     }
-    scored.sort((a, b) => b.score - a.score || byNamespaceKey(a, b));
+    if (compared <= keep || keep === Number.POSITIVE_INFINITY) scored.sort(byScore);
     const out: SearchItem[] = [];
     let skipped = 0;
     for (const s of scored) {
@@ -272,6 +280,31 @@ export class InMemoryStore implements MemoryStore {
   #open(): void {
     if (this.#closed) throw closedStore(NAME);
   }
+}
+
+interface Scored {
+  ns: string;
+  key: string;
+  e: Entry;
+  score: number;
+}
+
+/** Order of a query's results: score, highest first, then namespace and key. */
+function byScore(a: Scored, b: Scored): number {
+  return b.score - a.score || byNamespaceKey(a, b);
+}
+
+/** Put `c` into the sorted, full list `list` in its place, dropping the last. */
+function insertSorted(list: Scored[], c: Scored): void {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (byScore(c, list[mid]!) < 0) hi = mid;
+    else lo = mid + 1;
+  }
+  list.pop();
+  list.splice(lo, 0, c);
 }
 
 /** The error of a query over more indexed items than a brute-force store compares. */
