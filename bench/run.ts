@@ -7,7 +7,8 @@
  * Flags:
  *   --json FILE        write every figure as JSON (one object per workload, store and param)
  *   --only a,b         only these workloads: import (import time, bench/import-time.ts), loop,
- *                      react, thread, fanout, postgres, or
+ *                      react, thread, fanout, postgres, memory
+ *                      (long-term memory, bench/memory.ts), or
  *                      workload/store (react/sqlite) or workload/store/param (react/memory/1000)
  *   --quick            one repetition, and skip the LangGraph.js runs that take minutes
  *   --impl NAME        run only nodestep or only langgraph
@@ -433,7 +434,7 @@ function targetsTable(checks: TargetCheck[]): string {
 // ---- main ----
 
 const USAGE = `usage: npm run bench -- [--json FILE] [--only a,b] [--quick] [--impl nodestep|langgraph] [--reps N]
-  --only takes workloads (import, loop, react, thread, fanout, postgres), workload/store (react/sqlite)
+  --only takes workloads (import, loop, react, thread, fanout, postgres, memory), workload/store (react/sqlite)
   or workload/store/param (react/memory/1000); see the header of bench/run.ts`;
 
 async function main(): Promise<void> {
@@ -446,8 +447,10 @@ async function main(): Promise<void> {
     return;
   }
   const wantImport = args.only === null || args.only.includes("import");
+  const memory = args.only === null || args.only.includes("memory");
+  if (args.only?.length === 1 && memory) return runMemoryWorkload(args.quick);
   const plan = PLAN.filter((p) => selected(p, args.only));
-  if (plan.length === 0 && !wantImport) {
+  if (plan.length === 0 && !wantImport && !memory) {
     process.stderr.write(`bench: no case matches --only ${args.only?.join(",")}\n${USAGE}\n`);
     process.exitCode = 2;
     return;
@@ -472,7 +475,10 @@ async function main(): Promise<void> {
         args.json.replace(/(\.json)?$/, ".import.json"),
         `${JSON.stringify(importRows, null, 2)}\n`,
       );
-    if (plan.length === 0) return;
+    if (plan.length === 0) {
+      if (memory) await runMemoryWorkload(args.quick);
+      return;
+    }
   }
   const started = performance.now();
   const rows: Row[] = [];
@@ -550,6 +556,27 @@ async function main(): Promise<void> {
     writeFileSync(args.json, `${JSON.stringify(rows, null, 2)}\n`);
     console.log(`\nWrote ${args.json}`);
   }
+  if (memory) await runMemoryWorkload(args.quick);
+}
+
+/** The `memory` workload (bench/memory.ts) in its own process; `--quick`: 10,000 items only. */
+function runMemoryWorkload(quick: boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        fileURLToPath(new URL("./memory.ts", import.meta.url)),
+        ...(quick ? ["--quick"] : []),
+      ],
+      { stdio: "inherit" },
+    );
+    child.on("exit", (code) => {
+      if (code !== 0) process.exitCode = 1;
+      resolve();
+    });
+  });
 }
 
 await main();

@@ -41,6 +41,7 @@ export {
   type WhenEdgeSpec,
 } from "./graph/spec.js";
 export * from "./json/index.js";
+export * from "./memory/index.js";
 export * from "./middleware/index.js";
 export * from "./state/index.js";
 export * from "./stores/index.js";

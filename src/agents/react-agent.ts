@@ -46,6 +46,8 @@ export interface ReactAgentOptions<O extends z.ZodType | null = null> {
   workspace?: unknown;
   /** Store that enables threads, interrupts and resume; default none. */
   stateStore?: StateStore | null;
+  /** Long-term memory across threads, as for `Graph` (`ctx.memoryStore`); default none. */
+  memoryStore?: GraphOptions["memoryStore"];
   /** OpenTelemetry tracer, as for `Graph` (`true`: the registered provider's); default none. */
   tracer?: GraphOptions["tracer"];
   /** How long a run's lease on its thread lasts without renewal, in ms, as for `Graph`; default 30,000. */
@@ -118,6 +120,7 @@ export function buildReactAgent<O extends z.ZodType | null = null>(
     name,
     stateStore: options.stateStore ?? null,
     workspace: options.workspace ?? null,
+    memoryStore: options.memoryStore ?? null,
     maxSteps: options.maxSteps ?? 25,
     middleware: [limit, ...middleware],
     ...(options.tracer === undefined ? {} : { tracer: options.tracer }),

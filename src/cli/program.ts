@@ -26,6 +26,7 @@ import {
   openStore,
   UsageError,
 } from "./load.js";
+import { addMemoryCommands } from "./memory-commands.js";
 
 /** Exit codes of the `nodestep` command. */
 export const ExitCode = {
@@ -323,6 +324,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         out("stopped");
       });
     });
+
+  addMemoryCommands(program, { out, storeSpec, storeOption });
 
   try {
     await program.parseAsync([...argv], { from: "user" });

@@ -5,6 +5,7 @@
  */
 import { ContextNotProvidedError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
+import type { MemoryStore } from "../memory/types.js";
 import { describeValue } from "../state/define-state.js";
 import type { StateDefinition } from "../state/index.js";
 import type { StateStore } from "../stores/types.js";
@@ -105,6 +106,11 @@ export interface NodeContext<C = unknown> {
   readonly workspace: unknown;
   /** Store of the run's history, or `null`. */
   readonly stateStore: StateStore | null;
+  /**
+   * Long-term memory shared across threads and runs (the run's or graph's `memoryStore`), or
+   * `null`. LangGraph: `runtime.store` / `config.store`. Writes are visible to every later read.
+   */
+  readonly memoryStore: MemoryStore | null;
   /** The graph's state definition, or `null` for a plain-object state. */
   readonly stateSchema: StateDefinition | null;
   /** Stream modes the caller asked for (empty for `invoke`). */
@@ -198,6 +204,7 @@ export class TaskContext<C = unknown> implements NodeContext<C> {
     private readonly host: TaskHost,
     private readonly runContext: { value: C | undefined; given: boolean },
     readonly trace: TraceScope | null = null,
+    readonly memoryStore: MemoryStore | null = null,
   ) {}
 
   get context(): C {

@@ -8,6 +8,7 @@
 import type { Context, Tracer } from "@opentelemetry/api";
 import type { InterruptInfo } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
+import type { MemoryStore } from "../memory/types.js";
 import type { PreparedUpdate, StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
 import type { Breakpoint, Breakpoints } from "./breakpoints.js";
@@ -49,6 +50,8 @@ export interface EngineGraph {
   readonly middleware: readonly unknown[];
   readonly workspace: unknown;
   readonly stateStore: StateStore | null;
+  /** The run's memory store (the run's option, else the graph's), or `null`. */
+  readonly memoryStore: MemoryStore | null;
   readonly maxSteps: number;
   /** Default retry policy of nodes without one. */
   readonly retry: RetryPolicy | null;

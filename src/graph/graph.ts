@@ -7,6 +7,7 @@
  */
 import type { Tracer } from "@opentelemetry/api";
 import { GraphConfigError, RunCancelledError, ValueError } from "../errors/index.js";
+import type { MemoryStore } from "../memory/types.js";
 import {
   isStateDefinition,
   type StateDefinition,
@@ -21,7 +22,7 @@ import { deleteGraphThread } from "./delete-thread.js";
 import type { Edge } from "./node.js";
 import { type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
-import { checkGraphOptions, checkModes, checkRunOptions } from "./run-options.js";
+import { checkGraphOptions, checkMemoryStore, checkModes, checkRunOptions } from "./run-options.js";
 import { type PositionCache, runGraph } from "./run-setup.js";
 import { type FromSpecOptions, fromSpec, type GraphSpec, toMermaid, toSpec } from "./spec.js";
 import { forkThread, getThreadState, type ThreadSnapshot, threadHistory } from "./thread-ops.js";
@@ -39,6 +40,11 @@ export interface GraphOptions {
   stateStore?: StateStore | null;
   /** Workspace exposed to nodes and tools as `ctx.workspace`. */
   workspace?: unknown;
+  /**
+   * Long-term memory shared across threads, exposed to nodes and tools as `ctx.memoryStore`
+   * (LangGraph: the graph's `store`); a run's `memoryStore` option replaces it. Default none.
+   */
+  memoryStore?: MemoryStore | null;
   /** Superstep limit per call; default 25. */
   maxSteps?: number;
   /** Middleware of every run, in order; nodes see it as `ctx.middleware`. */
@@ -91,6 +97,8 @@ export class Graph<D extends StateDefinition | null = null> {
   readonly state: D;
   readonly stateStore: StateStore | null;
   readonly workspace: unknown;
+  /** The graph's memory store, or `null`. */
+  readonly memoryStore: MemoryStore | null;
   readonly maxSteps: number;
   readonly middleware: readonly unknown[];
   readonly leaseTtlMs: number;
@@ -133,6 +141,7 @@ export class Graph<D extends StateDefinition | null = null> {
       );
     }
     this.workspace = options.workspace ?? null;
+    this.memoryStore = checkMemoryStore(options.memoryStore, `Graph "${this.name}"`);
     this.middleware = options.middleware ?? [];
     this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
     if (options.retry) resolveRetry(options.retry, `Graph "${this.name}"`);

@@ -6,17 +6,38 @@
  * @module
  */
 import { ValueError } from "../errors/index.js";
+import type { MemoryStore } from "../memory/types.js";
 import { describeValue } from "../state/define-state.js";
 import { checkBreakpointList } from "./breakpoints.js";
 import type { StreamMode } from "./context.js";
 import type { GraphOptions } from "./graph.js";
 import type { RunOptions } from "./types.js";
 
+/**
+ * Check a `memoryStore` option: a {@link MemoryStore} or nothing.
+ * @throws TypeError for anything else.
+ */
+export function checkMemoryStore(store: unknown, where: string): MemoryStore | null {
+  if (store === undefined || store === null) return null;
+  const s = store as Partial<MemoryStore>;
+  if (
+    typeof s.put !== "function" ||
+    typeof s.search !== "function" ||
+    typeof s.get !== "function"
+  ) {
+    throw new TypeError(
+      `${where}: memoryStore must be a MemoryStore (InMemoryStore, SqliteMemoryStore, PostgresMemoryStore or your own)`,
+    );
+  }
+  return store as MemoryStore;
+}
+
 /** Every key of {@link GraphOptions}. */
 const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
   "name",
   "stateStore",
   "workspace",
+  "memoryStore",
   "maxSteps",
   "middleware",
   "leaseTtlMs",

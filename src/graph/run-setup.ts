@@ -38,7 +38,7 @@ import {
 import type { Graph, GraphInput, GraphState } from "./graph.js";
 import { type CachedPosition, ThreadJournal } from "./journal.js";
 import { MemoryNodeCache, type NodeCache } from "./policies.js";
-import { checkRunOptions } from "./run-options.js";
+import { checkMemoryStore, checkRunOptions } from "./run-options.js";
 import { SubAgents } from "./sub-agents.js";
 import { THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
 import { endWithError, startSpan } from "./tracing.js";
@@ -103,6 +103,10 @@ export async function runGraph<D extends StateDefinition | null>(
     middleware: graph.middleware,
     workspace: graph.workspace,
     stateStore: runStore,
+    memoryStore:
+      options.memoryStore !== undefined
+        ? checkMemoryStore(options.memoryStore, `Graph "${graph.name}"`)
+        : graph.memoryStore,
     retry: graph.retry,
     nodeCache: resolveNodeCache(graph, flow),
     tracer: graph.tracer,

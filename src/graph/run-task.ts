@@ -168,6 +168,7 @@ function attemptTask(
     host,
     opts.context as { value: unknown; given: boolean },
     scope,
+    graph.memoryStore,
   );
   const started = timeoutMs !== null ? performance.now() : 0;
   let ret: unknown;

@@ -160,6 +160,7 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       };
       if (threadId !== null) runOptions.threadId = threadId;
       if (ctx.hasContext) runOptions.context = ctx.context;
+      if (graph.memoryStore === null && ctx.memoryStore) runOptions.memoryStore = ctx.memoryStore;
       if (ctx.streamModes.length > 0) {
         runOptions.modes = ctx.streamModes;
         runOptions.onEvent = (e: StreamEvent) =>

@@ -1,5 +1,6 @@
 import type { InterruptInfo } from "../errors/index.js";
 import type { JsonValue } from "../json/index.js";
+import type { MemoryStore } from "../memory/types.js";
 import type { StateStore } from "../stores/types.js";
 import type { Breakpoint, BreakpointNodes } from "./breakpoints.js";
 import type { StreamMode } from "./context.js";
@@ -64,6 +65,8 @@ export interface RunOptions<C = unknown> {
   rootRunId?: string;
   /** Run on this store instead of the graph's (subgraphs and sub-agents run on their parent's). */
   stateStore?: StateStore | null;
+  /** Long-term memory of this run (`ctx.memoryStore`) instead of the graph's; `null` for none. Subgraphs without their own get their parent's. */
+  memoryStore?: MemoryStore | null;
   /** With `invoke`: called with each stream event of `modes` as it happens (a callback-style stream that still returns the result). */
   onEvent?: (event: StreamEvent) => void;
   /** With `invoke` and `onEvent`: which events; default none. */

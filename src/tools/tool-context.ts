@@ -7,6 +7,7 @@
 import { ContextNotProvidedError } from "../errors/index.js";
 import { GraphInterrupt, interruptKey, type NodeContext } from "../graph/context.js";
 import type { JsonValue } from "../json/index.js";
+import type { MemoryStore } from "../memory/types.js";
 import type { ToolContext as ToolContextShape } from "./types.js";
 
 /**
@@ -37,6 +38,8 @@ export interface EmptyToolContextOptions<C = unknown> {
   toolName?: string | null;
   /** Workspace given to the tool; default `null`. */
   workspace?: unknown;
+  /** Memory store given to the tool as `ctx.memoryStore`; default `null`. */
+  memoryStore?: MemoryStore | null;
   /** Cancels the call; default a signal that never fires. */
   signal?: AbortSignal;
   /** Receives what the tool emits; default: dropped. */
@@ -101,6 +104,7 @@ export function toolContextFromNode<C = unknown>(
     toolCallId,
     middleware: ctx.middleware,
     workspace: ctx.workspace,
+    memoryStore: ctx.memoryStore,
     get context(): C {
       if (!ctx.hasContext) {
         throw new ContextNotProvidedError(
@@ -164,6 +168,7 @@ export function emptyToolContext<C = unknown>(
     toolCallId,
     middleware: options.middleware ?? [],
     workspace: options.workspace ?? null,
+    memoryStore: options.memoryStore ?? null,
     get context(): C {
       if (!given) {
         throw new ContextNotProvidedError(

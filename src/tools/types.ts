@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import type { ToolDefinition } from "../chat/types.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
+import type { MemoryStore } from "../memory/types.js";
 
 /**
  * Run information passed to a tool as its second argument.
@@ -35,6 +36,8 @@ export interface ToolContext<C = unknown> {
   readonly middleware: readonly unknown[];
   /** The graph's workspace, or `null`. */
   readonly workspace: unknown;
+  /** The run's long-term memory (`NodeContext.memoryStore`; LangGraph: `store`), or `null`. */
+  readonly memoryStore: MemoryStore | null;
   /** The run's `context`. @throws ContextNotProvidedError when the run has none. */
   readonly context: C;
   /** Whether the run has a `context`. */

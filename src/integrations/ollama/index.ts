@@ -8,3 +8,4 @@
 
 export type { ProviderCallOptions } from "../internal/call.js";
 export { OllamaChat, type OllamaChatOptions } from "./ollama-chat.js";
+export { OllamaEmbeddings, type OllamaEmbeddingsOptions } from "./ollama-embeddings.js";

@@ -8,3 +8,4 @@
 
 export type { ProviderCallOptions } from "../internal/call.js";
 export { OpenAIChat, type OpenAIChatOptions, schemaName } from "./openai-chat.js";
+export { OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from "./openai-embeddings.js";

@@ -1,8 +1,15 @@
 /**
- * `nodestep/postgres`: the PostgreSQL state store, on pg (a peer dependency).
+ * `nodestep/postgres`: the PostgreSQL state store and memory store (pgvector for semantic
+ * search), on pg (a peer dependency).
  *
  * @module
  */
+export {
+  POSTGRES_MAX_DIMENSIONS,
+  POSTGRES_MEMORY_SCHEMA_VERSION,
+  PostgresMemoryStore,
+  type PostgresMemoryStoreOptions,
+} from "./postgres-memory-store.js";
 export {
   POSTGRES_SCHEMA_VERSION,
   PostgresStateStore,

@@ -1,8 +1,13 @@
 /**
- * `nodestep/sqlite`: the SQLite state store, on better-sqlite3 (a peer dependency).
+ * `nodestep/sqlite`: the SQLite state store and memory store, on better-sqlite3 (a peer dependency).
  *
  * @module
  */
+export {
+  SQLITE_MEMORY_SCHEMA_VERSION,
+  SqliteMemoryStore,
+  type SqliteMemoryStoreOptions,
+} from "./sqlite-memory-store.js";
 export {
   SQLITE_SCHEMA_VERSION,
   SqliteStateStore,

@@ -5,6 +5,12 @@
  * @module
  */
 
+export { HashEmbeddings, type HashEmbeddingsOptions } from "../../memory/hash-embeddings.js";
+export {
+  describeMemoryStoreContract,
+  type MemoryStoreContractOptions,
+  type MemoryStoreContractStoreOptions,
+} from "../../memory/testing/contract.js";
 export {
   describeStateStoreContract,
   type StateStoreContractOptions,

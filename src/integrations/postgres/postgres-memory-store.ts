@@ -1,0 +1,520 @@
+/**
+ * `PostgresMemoryStore`: the {@link MemoryStore} in PostgreSQL (pg), with semantic search on
+ * pgvector's HNSW index.
+ *
+ * @module
+ */
+import pg from "pg";
+import { MemoryStoreError } from "../../errors/index.js";
+import type { JsonObject } from "../../json/index.js";
+import {
+  type CheckedIndex,
+  checkIndex,
+  checkKey,
+  checkNamespace,
+  clockOf,
+  closedStore,
+  compileFilter,
+  embedChecked,
+  encodeNamespace,
+  encodeValue,
+  expiryOf,
+  pageOf,
+  prefixRange,
+  queryOf,
+  textHash,
+  textToEmbed,
+  toItem,
+} from "../../memory/internal.js";
+import type {
+  IndexConfig,
+  ListOptions,
+  MemoryItem,
+  MemoryStore,
+  Namespace,
+  PutOptions,
+  SearchItem,
+  SearchOptions,
+} from "../../memory/types.js";
+
+/** Version of the memory tables this code reads and writes; kept in `<prefix>meta`. */
+export const POSTGRES_MEMORY_SCHEMA_VERSION = 1;
+/** Most dimensions of a vector: what pgvector's HNSW index takes for the `vector` type. */
+export const POSTGRES_MAX_DIMENSIONS = 2000;
+const FORMAT = "nodestep-memory-store";
+const NAME = "PostgresMemoryStore";
+/** Upper bound of every encoded namespace, for the empty prefix. */
+const TOP = "\u{10ffff}";
+
+/** Options of {@link PostgresMemoryStore}. */
+export interface PostgresMemoryStoreOptions {
+  /** `postgres://user:password@host:port/database`; used to make a pool when `pool` is not given. */
+  connectionString?: string;
+  /** A pool to use instead (the state store's, for one); the store does not end it on `close()`. */
+  pool?: pg.Pool;
+  /** Schema of the tables, created when missing; default `"nodestep"`, the state store's (the tables do not collide). */
+  schema?: string;
+  /** Prefix of the tables `<prefix>items` and `<prefix>meta`; default `"memory_"`. */
+  tablePrefix?: string;
+  /** Semantic search: the embeddings, their dimensions (1 to 2,000) and the default fields. Needs pgvector on the server. */
+  index?: IndexConfig;
+  /** The clock, in ms since the epoch (times and TTLs); default `Date.now`. */
+  now?: () => number;
+}
+
+interface Row {
+  ns: string;
+  key: string;
+  value: string;
+  created_at: number;
+  updated_at: number;
+  expires_at: number | null;
+}
+
+const COLS =
+  "ns, key, value, created_at::float8 AS created_at, updated_at::float8 AS updated_at, expires_at::float8 AS expires_at";
+const LIVE = "(expires_at IS NULL OR expires_at > $NOW)";
+
+/**
+ * A {@link MemoryStore} in PostgreSQL (LangGraph: `PostgresStore`), for many processes sharing
+ * memory. Tables `<tablePrefix>items` and `<tablePrefix>meta` live in `schema` (default the
+ * state store's, `"nodestep"`). Values are JSON text.
+ *
+ * With `index`, vectors (normalized to length 1) are kept in a pgvector `vector(dimensions)`
+ * column with an HNSW index on cosine distance; the store runs `CREATE EXTENSION IF NOT EXISTS
+ * vector` (pgvector must be installed on the server: Debian `postgresql-<version>-pgvector`).
+ * A query orders by that index: the search is approximate (HNSW), and filters and the prefix
+ * are applied as the index is walked (`hnsw.iterative_scan = strict_order` on pgvector 0.8+).
+ * Without `index` the store needs no extension.
+ *
+ * @throws MemoryStoreError (from any method) when the server cannot be reached, pgvector is
+ *   missing for an `index`, the tables were written by another version or with other
+ *   dimensions, or a query fails.
+ * @example
+ * ```ts
+ * import { PostgresMemoryStore, PostgresStateStore } from "nodestep/postgres";
+ * const pool = new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:5432/app" });
+ * const stateStore = new PostgresStateStore({ pool });
+ * const memoryStore = new PostgresMemoryStore({ pool, index: { embeddings, dimensions: 1536 } });
+ * ```
+ */
+export class PostgresMemoryStore implements MemoryStore {
+  /** The schema holding the tables. */
+  readonly schema: string;
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  readonly #index: CheckedIndex | null;
+  readonly #now: () => number;
+  readonly #t: { items: string; meta: string; prefix: string };
+  #ready: Promise<void> | null = null;
+  #closed = false;
+  /** `"<schema>".vector` and the cosine operator, once the extension is found. */
+  #vec = { type: "vector", op: "<=>", iterative: false };
+
+  constructor(options: PostgresMemoryStoreOptions) {
+    const schema = options?.schema ?? "nodestep";
+    if (typeof schema !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+      throw new MemoryStoreError(
+        `${NAME}: invalid schema name ${JSON.stringify(schema)}: use letters, digits and _, not starting with a digit, at most 63 characters`,
+      );
+    }
+    const prefix = options.tablePrefix ?? "memory_";
+    if (typeof prefix !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(prefix)) {
+      throw new MemoryStoreError(
+        `${NAME}: tablePrefix must be letters, digits and _ (not starting with a digit), at most 41 characters, got ${JSON.stringify(prefix)}`,
+      );
+    }
+    this.schema = schema;
+    this.#t = {
+      items: `"${schema}"."${prefix}items"`,
+      meta: `"${schema}"."${prefix}meta"`,
+      prefix,
+    };
+    this.#index = checkIndex(options.index, POSTGRES_MAX_DIMENSIONS, NAME);
+    this.#now = clockOf(options.now, NAME);
+    if (options.pool) {
+      this.#pool = options.pool;
+      this.#ownsPool = false;
+    } else if (typeof options.connectionString === "string" && options.connectionString !== "") {
+      this.#pool = new pg.Pool({ connectionString: options.connectionString });
+      this.#pool.on("error", () => {});
+      this.#ownsPool = true;
+    } else {
+      throw new MemoryStoreError(`${NAME} needs a connectionString or a pool`);
+    }
+  }
+
+  /**
+   * Create the schema, tables, extension and index when missing, or check them. Every method
+   * calls it first; call it yourself to fail early.
+   * @throws MemoryStoreError as the class says.
+   */
+  async ready(): Promise<void> {
+    this.#open();
+    this.#ready ??= this.#setUp().catch((e: unknown) => {
+      this.#ready = null;
+      throw e;
+    });
+    return this.#ready;
+  }
+
+  async put(
+    namespace: Namespace,
+    key: string,
+    value: JsonObject,
+    options?: PutOptions,
+  ): Promise<void> {
+    this.#open();
+    const ns = checkNamespace(namespace, false, "put");
+    checkKey(key, ns, "put");
+    const json = encodeValue(value, ns, key);
+    const now = this.#now();
+    const expiresAt = expiryOf(options, now, ns, key);
+    const text = textToEmbed(value, options, this.#index, ns, key);
+    await this.ready();
+    const enc = encodeNamespace(ns);
+    const t = this.#t.items;
+    const upsert = `INSERT INTO ${t} AS t (ns, key, value, created_at, updated_at, expires_at, text_hash$V)
+VALUES ($1, $2, $3, $4, $4, $5, $6$VV)
+ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
+  created_at = CASE WHEN t.expires_at IS NOT NULL AND t.expires_at <= $4 THEN excluded.created_at ELSE t.created_at END,
+  updated_at = excluded.updated_at, expires_at = excluded.expires_at, text_hash = excluded.text_hash$VS`;
+    if (!this.#index) {
+      await this.#q(upsert.replace("$V", "").replace("$VV", "").replace("$VS", ""), [
+        enc,
+        key,
+        json,
+        now,
+        expiresAt,
+        null,
+      ]);
+      return;
+    }
+    let hash: string | null = null;
+    let vector: string | null = null;
+    let keep = false;
+    if (text !== null) {
+      hash = textHash(text);
+      const old = await this.#q<{ text_hash: string | null }>(
+        `SELECT text_hash FROM ${t} WHERE ns = $1 AND key = $2 AND embedding IS NOT NULL`,
+        [enc, key],
+      );
+      if (old.rows[0]?.text_hash === hash) keep = true;
+      else vector = toVectorText((await embedChecked(this.#index, [text]))[0] as Float32Array);
+    }
+    await this.#q(
+      upsert
+        .replace("$V", ", embedding")
+        .replace("$VV", `, $7::${this.#vec.type}`)
+        .replace("$VS", ", embedding = CASE WHEN $8 THEN t.embedding ELSE excluded.embedding END"),
+      [enc, key, json, now, expiresAt, hash, vector, keep],
+    );
+  }
+
+  async get(namespace: Namespace, key: string): Promise<MemoryItem | null> {
+    this.#open();
+    const ns = checkNamespace(namespace, false, "get");
+    checkKey(key, ns, "get");
+    await this.ready();
+    const res = await this.#q<Row>(
+      `SELECT ${COLS} FROM ${this.#t.items} WHERE ns = $1 AND key = $2 AND ${LIVE.replace("$NOW", "$3")}`,
+      [encodeNamespace(ns), key, this.#now()],
+    );
+    return res.rows[0] ? rowItem(res.rows[0]) : null;
+  }
+
+  async delete(namespace: Namespace, key: string): Promise<boolean> {
+    this.#open();
+    const ns = checkNamespace(namespace, false, "delete");
+    checkKey(key, ns, "delete");
+    await this.ready();
+    const res = await this.#q<{ live: boolean }>(
+      `DELETE FROM ${this.#t.items} WHERE ns = $1 AND key = $2 RETURNING ${LIVE.replace("$NOW", "$3")} AS live`,
+      [encodeNamespace(ns), key, this.#now()],
+    );
+    return res.rows[0]?.live === true;
+  }
+
+  async list(namespacePrefix: Namespace, options?: ListOptions): Promise<MemoryItem[]> {
+    return (await this.#listed(namespacePrefix, options, "list")).map(
+      ({ score: _, ...item }) => item,
+    );
+  }
+
+  async search(namespacePrefix: Namespace, options?: SearchOptions): Promise<SearchItem[]> {
+    this.#open();
+    const query = queryOf(options, this.#index !== null);
+    if (query === null) return this.#listed(namespacePrefix, options, "search");
+    const prefix = checkNamespace(namespacePrefix, true, "search");
+    const { limit, offset } = pageOf(options, "search");
+    const test = compileFilter(options?.filter, "search");
+    await this.ready();
+    const [q] = (await embedChecked(this.#index as CheckedIndex, [query])) as [Float32Array];
+    const want = offset + limit;
+    let window = test ? want * 4 : want;
+    for (;;) {
+      const rows = await this.#searchRows(prefix, q, window);
+      const out: SearchItem[] = [];
+      let skipped = 0;
+      for (const r of rows) {
+        const item = rowItem(r);
+        if (test && !test(item.value)) continue;
+        if (skipped++ < offset) continue;
+        out.push({ ...item, score: 1 - r.distance });
+        if (out.length === limit) return out;
+      }
+      if (rows.length < window) return out;
+      window *= 4;
+    }
+  }
+
+  /**
+   * The plan PostgreSQL makes for a query search under a prefix (`EXPLAIN` lines), to check that
+   * it walks the HNSW index. `settings` are set for that transaction only (such as
+   * `{ enable_seqscan: "off" }` on a small table).
+   * @throws MemoryStoreError without an `index`, or for a setting name that is not a word.
+   */
+  async explainSearch(
+    namespacePrefix: Namespace,
+    query: string,
+    settings: Record<string, string> = {},
+  ): Promise<string[]> {
+    this.#open();
+    if (!this.#index)
+      throw new MemoryStoreError(`${NAME}: explainSearch needs a store with an index`);
+    const prefix = checkNamespace(namespacePrefix, true, "explainSearch");
+    await this.ready();
+    const [q] = (await embedChecked(this.#index, [query])) as [Float32Array];
+    const rows = await this.#searchRows(prefix, q, 10, settings, true);
+    return rows.map((r) => (r as unknown as { "QUERY PLAN": string })["QUERY PLAN"]);
+  }
+
+  async deleteNamespace(namespacePrefix: Namespace): Promise<number> {
+    this.#open();
+    const prefix = checkNamespace(namespacePrefix, false, "deleteNamespace");
+    await this.ready();
+    const { lo, hi } = prefixRange(prefix);
+    const res = await this.#q(`DELETE FROM ${this.#t.items} WHERE ns >= $1 AND ns < $2`, [lo, hi]);
+    return res.rowCount ?? 0;
+  }
+
+  async purgeExpired(): Promise<number> {
+    this.#open();
+    await this.ready();
+    const res = await this.#q(
+      `DELETE FROM ${this.#t.items} WHERE expires_at IS NOT NULL AND expires_at <= $1`,
+      [this.#now()],
+    );
+    return res.rowCount ?? 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#ready?.catch(() => {});
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  async #searchRows(
+    prefix: string[],
+    q: Float32Array,
+    limit: number,
+    settings: Record<string, string> = {},
+    explain = false,
+  ): Promise<(Row & { distance: number })[]> {
+    const { lo, hi } = prefixRange(prefix);
+    const { type, op } = this.#vec;
+    const sql = `${explain ? "EXPLAIN " : ""}SELECT ${COLS}, (embedding ${op} $1::${type})::float8 AS distance
+FROM ${this.#t.items}
+WHERE embedding IS NOT NULL AND ns >= $2 AND ns < $3 AND ${LIVE.replace("$NOW", "$4")}
+ORDER BY embedding ${op} $1::${type} LIMIT $5`;
+    const client = await this.#connect();
+    try {
+      await client.query("BEGIN");
+      await client.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, limit))}`);
+      if (this.#vec.iterative) await client.query("SET LOCAL hnsw.iterative_scan = strict_order");
+      for (const [name, value] of Object.entries(settings)) {
+        if (!/^[a-z_][a-z0-9_.]*$/.test(name)) {
+          throw new MemoryStoreError(`${NAME}: setting name ${JSON.stringify(name)} is not a word`);
+        }
+        await client.query("SELECT set_config($1, $2, true)", [name, value]);
+      }
+      const res = await client.query(sql, [toVectorText(q), lo, hi ?? TOP, this.#now(), limit]);
+      await client.query("COMMIT");
+      return res.rows as (Row & { distance: number })[];
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw wrap(e, "search");
+    } finally {
+      client.release();
+    }
+  }
+
+  async #listed(
+    namespacePrefix: Namespace,
+    options: ListOptions | undefined,
+    op: string,
+  ): Promise<SearchItem[]> {
+    this.#open();
+    const prefix = checkNamespace(namespacePrefix, true, op);
+    const { limit, offset } = pageOf(options, op);
+    const test = compileFilter(options?.filter, op);
+    await this.ready();
+    const { lo, hi } = prefixRange(prefix);
+    const sql = `SELECT ${COLS} FROM ${this.#t.items} WHERE ns >= $1 AND ns < $2 AND ${LIVE.replace("$NOW", "$3")}
+ORDER BY ns, key LIMIT $4 OFFSET $5`;
+    const now = this.#now();
+    if (!test) {
+      const res = await this.#q<Row>(sql, [lo, hi ?? TOP, now, limit, offset]);
+      return res.rows.map((r) => ({ ...rowItem(r), score: null }));
+    }
+    const out: SearchItem[] = [];
+    let skipped = 0;
+    const page = 1000;
+    for (let at = 0; ; at += page) {
+      const res = await this.#q<Row>(sql, [lo, hi ?? TOP, now, page, at]);
+      for (const r of res.rows) {
+        const item = rowItem(r);
+        if (!test(item.value)) continue;
+        if (skipped++ < offset) continue;
+        out.push({ ...item, score: null });
+        if (out.length === limit) return out;
+      }
+      if (res.rows.length < page) return out;
+    }
+  }
+
+  async #setUp(): Promise<void> {
+    const { items, meta } = this.#t;
+    const client = await this.#connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+        `nodestep.memory-store:${this.schema}`,
+      ]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${meta} (key text PRIMARY KEY, value text NOT NULL)`,
+      );
+      await client.query(`CREATE TABLE IF NOT EXISTS ${items} (
+  ns text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  value text NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  expires_at bigint,
+  text_hash text,
+  PRIMARY KEY (ns, key)
+)`);
+      const m = new Map(
+        (
+          await client.query<{ key: string; value: string }>(`SELECT key, value FROM ${meta}`)
+        ).rows.map((r) => [r.key, r.value]),
+      );
+      if (m.size === 0) {
+        await client.query(
+          `INSERT INTO ${meta} (key, value) VALUES ('format', $1), ('schema_version', $2)`,
+          [FORMAT, String(POSTGRES_MEMORY_SCHEMA_VERSION)],
+        );
+      } else if (m.get("format") !== FORMAT) {
+        throw new MemoryStoreError(
+          `Table ${meta} is not a nodestep memory store's; pick another tablePrefix`,
+        );
+      } else if (m.get("schema_version") !== String(POSTGRES_MEMORY_SCHEMA_VERSION)) {
+        throw new MemoryStoreError(
+          `The memory tables ${items} were written with schema version ${m.get("schema_version")}; this nodestep reads version ${POSTGRES_MEMORY_SCHEMA_VERSION}`,
+        );
+      }
+      if (this.#index) await this.#setUpVectors(client, m.get("dimensions"));
+      await client.query("COMMIT");
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw wrap(e, "set up");
+    } finally {
+      client.release();
+    }
+  }
+
+  async #setUpVectors(client: pg.PoolClient, had: string | undefined): Promise<void> {
+    const dims = (this.#index as CheckedIndex).dimensions;
+    if (had !== undefined && had !== String(dims)) {
+      throw new MemoryStoreError(
+        `The memory tables ${this.#t.items} hold vectors of ${had} dimensions; this store's index.dimensions is ${dims}. Use the same embeddings, or another tablePrefix`,
+      );
+    }
+    const available = await client.query(
+      "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'",
+    );
+    if (available.rowCount === 0) {
+      throw new MemoryStoreError(
+        `${NAME}: semantic search needs the pgvector extension, which is not installed on the PostgreSQL server; install it (Debian: apt-get install postgresql-<version>-pgvector) or use a store without index`,
+      );
+    }
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('nodestep.pgvector', 0))");
+    await client.query("CREATE EXTENSION IF NOT EXISTS vector");
+    const ext = (
+      await client.query<{ nspname: string; extversion: string }>(
+        "SELECT n.nspname, e.extversion FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'",
+      )
+    ).rows[0] as { nspname: string; extversion: string };
+    const [major = 0, minor = 0] = ext.extversion.split(".").map(Number);
+    this.#vec = {
+      type: `"${ext.nspname}".vector`,
+      op: `OPERATOR("${ext.nspname}".<=>)`,
+      iterative: major > 0 || minor >= 8,
+    };
+    await client.query(
+      `ALTER TABLE ${this.#t.items} ADD COLUMN IF NOT EXISTS embedding ${this.#vec.type}(${dims})`,
+    );
+    await client.query(
+      `CREATE INDEX IF NOT EXISTS "${this.#t.prefix}items_embedding" ON ${this.#t.items} USING hnsw (embedding "${ext.nspname}".vector_cosine_ops)`,
+    );
+    if (had === undefined) {
+      await client.query(`INSERT INTO ${this.#t.meta} (key, value) VALUES ('dimensions', $1)`, [
+        String(dims),
+      ]);
+    }
+  }
+
+  async #connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (e) {
+      throw new MemoryStoreError(
+        `Cannot connect to PostgreSQL for the memory store (schema "${this.schema}"): ${(e as Error).message}`,
+        { cause: e },
+      );
+    }
+  }
+
+  async #q<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    sql: string,
+    params: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.#pool.query<R>(sql, params);
+    } catch (e) {
+      throw wrap(e, "query");
+    }
+  }
+
+  #open(): void {
+    if (this.#closed) throw closedStore(NAME);
+  }
+}
+
+function wrap(e: unknown, what: string): MemoryStoreError {
+  if (e instanceof MemoryStoreError) return e;
+  return new MemoryStoreError(
+    `${NAME}: the ${what} failed: ${(e as Error)?.message ?? String(e)}`,
+    { cause: e },
+  );
+}
+
+function rowItem(r: Row): MemoryItem {
+  return toItem(r.ns, r.key, r.value, r.created_at, r.updated_at, r.expires_at);
+}
+
+function toVectorText(v: Float32Array): string {
+  return `[${Array.from(v).join(",")}]`;
+}

@@ -1,0 +1,395 @@
+/**
+ * `SqliteMemoryStore`: the {@link MemoryStore} in a SQLite file (better-sqlite3), with exact
+ * semantic search.
+ *
+ * @module
+ */
+import Database from "better-sqlite3";
+import { MemoryStoreError } from "../../errors/index.js";
+import type { JsonObject } from "../../json/index.js";
+import { tooMany } from "../../memory/in-memory-store.js";
+import {
+  blobToVector,
+  byNamespaceKey,
+  type CheckedIndex,
+  checkIndex,
+  checkKey,
+  checkNamespace,
+  clockOf,
+  closedStore,
+  compileFilter,
+  DEFAULT_MAX_SEARCH_ITEMS,
+  dot,
+  embedChecked,
+  encodeNamespace,
+  encodeValue,
+  expiryOf,
+  MAX_DIMENSIONS,
+  pageOf,
+  prefixRange,
+  queryOf,
+  textHash,
+  textToEmbed,
+  toItem,
+  vectorToBlob,
+} from "../../memory/internal.js";
+import type {
+  IndexConfig,
+  ListOptions,
+  MemoryItem,
+  MemoryStore,
+  Namespace,
+  PutOptions,
+  SearchItem,
+  SearchOptions,
+} from "../../memory/types.js";
+
+/** Version of the memory tables this code reads and writes; kept in `<prefix>meta`. */
+export const SQLITE_MEMORY_SCHEMA_VERSION = 1;
+const FORMAT = "nodestep-memory-store";
+const NAME = "SqliteMemoryStore";
+
+/** Options of {@link SqliteMemoryStore}. */
+export interface SqliteMemoryStoreOptions {
+  /** The database file (created when missing), which may be the state store's; `":memory:"` for a private one. Give `path` or `database`. */
+  path?: string;
+  /** An open better-sqlite3 database to use instead of `path`; the store does not close it. */
+  database?: Database.Database;
+  /** Prefix of the store's tables `<prefix>items` and `<prefix>meta`; default `"memory_"`. Letters, digits and `_`. */
+  tablePrefix?: string;
+  /** Semantic search: the embeddings, their dimensions (1 to 4,096) and the default fields. */
+  index?: IndexConfig;
+  /** Most indexed items one query compares (exact search); default 200,000. */
+  maxSearchItems?: number;
+  /** How long a write waits for another process's lock, in ms (default 5,000); only with `path`. */
+  busyTimeoutMs?: number;
+  /** The clock, in ms since the epoch; default `Date.now`. */
+  now?: () => number;
+}
+
+interface Row {
+  ns: string;
+  key: string;
+  value: string;
+  created_at: number;
+  updated_at: number;
+  expires_at: number | null;
+}
+
+const LIVE = "(expires_at IS NULL OR expires_at > @now)";
+const COLS = "ns, key, value, created_at, updated_at, expires_at";
+
+/**
+ * A {@link MemoryStore} in a SQLite file, through better-sqlite3 (LangGraph: `SqliteStore`).
+ *
+ * Its tables (`<tablePrefix>items`, `<tablePrefix>meta`) can live in the state store's file:
+ * give both the same `path`. Values are JSON text; vectors are float32 blobs (4 bytes a
+ * dimension) normalized to length 1, kept with the item. A query reads every indexed vector
+ * under the prefix and compares them all (exact search, no approximate index), so its time
+ * grows with the items under the prefix; at most `maxSearchItems`. A file's index dimensions
+ * are fixed by the first store opened on it with an `index`.
+ *
+ * @throws MemoryStoreError from the constructor when the file cannot be opened, its memory
+ *   tables were written by another version, or `index.dimensions` differs from the file's.
+ * @example
+ * ```ts
+ * import { SqliteMemoryStore, SqliteStateStore } from "nodestep/sqlite";
+ * const stateStore = new SqliteStateStore({ path: "app.db" });
+ * const memoryStore = new SqliteMemoryStore({ path: "app.db" });
+ * ```
+ */
+export class SqliteMemoryStore implements MemoryStore {
+  #db: Database.Database | null;
+  readonly #own: boolean;
+  readonly #index: CheckedIndex | null;
+  readonly #max: number;
+  readonly #now: () => number;
+  readonly #s: ReturnType<typeof prepare>;
+
+  constructor(options: SqliteMemoryStoreOptions) {
+    const prefix = options?.tablePrefix ?? "memory_";
+    if (typeof prefix !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(prefix)) {
+      throw new MemoryStoreError(
+        `${NAME}: tablePrefix must be letters, digits and _ (not starting with a digit), at most 41 characters, got ${JSON.stringify(prefix)}`,
+      );
+    }
+    this.#index = checkIndex(options.index, MAX_DIMENSIONS, NAME);
+    const max = options.maxSearchItems ?? DEFAULT_MAX_SEARCH_ITEMS;
+    if (!Number.isInteger(max) || max < 1) {
+      throw new MemoryStoreError(
+        `${NAME}: maxSearchItems must be a positive whole number, got ${String(max)}`,
+      );
+    }
+    this.#max = max;
+    this.#now = clockOf(options.now, NAME);
+    if (options.database) {
+      this.#db = options.database;
+      this.#own = false;
+    } else {
+      if (typeof options.path !== "string" || options.path === "") {
+        throw new MemoryStoreError(
+          `${NAME} needs a { path } to a database file or an open { database }`,
+        );
+      }
+      try {
+        this.#db = new Database(options.path);
+        this.#db.pragma(
+          `busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`,
+        );
+        this.#db.pragma("journal_mode = WAL");
+      } catch (e) {
+        throw new MemoryStoreError(
+          `Cannot open the SQLite memory store at ${options.path}: ${(e as Error).message}`,
+          {
+            cause: e,
+          },
+        );
+      }
+      this.#own = true;
+    }
+    try {
+      setUp(this.#db, prefix, this.#index?.dimensions ?? null);
+      this.#s = prepare(this.#db, prefix);
+    } catch (e) {
+      if (this.#own) this.#db.close();
+      if (e instanceof MemoryStoreError) throw e;
+      throw new MemoryStoreError(`Cannot set up the SQLite memory store: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
+  }
+
+  async put(
+    namespace: Namespace,
+    key: string,
+    value: JsonObject,
+    options?: PutOptions,
+  ): Promise<void> {
+    this.#open();
+    const ns = checkNamespace(namespace, false, "put");
+    checkKey(key, ns, "put");
+    const json = encodeValue(value, ns, key);
+    const now = this.#now();
+    const expiresAt = expiryOf(options, now, ns, key);
+    const text = textToEmbed(value, options, this.#index, ns, key);
+    const enc = encodeNamespace(ns);
+    let hash: string | null = null;
+    let blob: Buffer | null = null;
+    if (text !== null && this.#index) {
+      hash = textHash(text);
+      const old = this.#run(() => this.#s.getVector.get(enc, key)) as
+        | { text_hash: string | null; embedding: Buffer | null }
+        | undefined;
+      if (old?.text_hash === hash && old.embedding) blob = old.embedding;
+      else blob = vectorToBlob((await embedChecked(this.#index, [text]))[0] as Float32Array);
+    }
+    this.#run(() => this.#s.upsert.run({ ns: enc, key, value: json, now, expiresAt, hash, blob }));
+  }
+
+  async get(namespace: Namespace, key: string): Promise<MemoryItem | null> {
+    this.#open();
+    const ns = checkNamespace(namespace, false, "get");
+    checkKey(key, ns, "get");
+    const row = this.#run(() =>
+      this.#s.get.get({ ns: encodeNamespace(ns), key, now: this.#now() }),
+    ) as Row | undefined;
+    return row ? rowItem(row) : null;
+  }
+
+  async delete(namespace: Namespace, key: string): Promise<boolean> {
+    this.#open();
+    const ns = checkNamespace(namespace, false, "delete");
+    checkKey(key, ns, "delete");
+    const enc = encodeNamespace(ns);
+    const now = this.#now();
+    return this.#run(() => {
+      const live = this.#s.get.get({ ns: enc, key, now }) !== undefined;
+      this.#s.delete.run(enc, key);
+      return live;
+    });
+  }
+
+  async list(namespacePrefix: Namespace, options?: ListOptions): Promise<MemoryItem[]> {
+    return (await this.#listed(namespacePrefix, options, "list")).map(
+      ({ score: _, ...item }) => item,
+    );
+  }
+
+  async search(namespacePrefix: Namespace, options?: SearchOptions): Promise<SearchItem[]> {
+    this.#open();
+    const query = queryOf(options, this.#index !== null);
+    if (query === null) return this.#listed(namespacePrefix, options, "search");
+    const prefix = checkNamespace(namespacePrefix, true, "search");
+    const { limit, offset } = pageOf(options, "search");
+    const test = compileFilter(options?.filter, "search");
+    const [q] = (await embedChecked(this.#index as CheckedIndex, [query])) as [Float32Array];
+    this.#open();
+    const { lo, hi } = prefixRange(prefix);
+    const now = this.#now();
+    const scored: { ns: string; key: string; score: number }[] = [];
+    this.#run(() => {
+      for (const r of this.#s.vectors.iterate({ lo, hi: hi ?? "\u{10ffff}", now })) {
+        const [ns, key, emb] = r as [string, string, Buffer];
+        if (scored.length >= this.#max) throw tooMany(this.#max, prefix);
+        scored.push({ ns, key, score: dot(q, blobToVector(emb)) });
+      }
+    });
+    scored.sort((a, b) => b.score - a.score || byNamespaceKey(a, b));
+    const out: SearchItem[] = [];
+    let skipped = 0;
+    for (const s of scored) {
+      const row = this.#run(() => this.#s.get.get({ ns: s.ns, key: s.key, now })) as
+        | Row
+        | undefined;
+      if (!row) continue;
+      const item = rowItem(row);
+      if (test && !test(item.value)) continue;
+      if (skipped++ < offset) continue;
+      out.push({ ...item, score: s.score });
+      if (out.length === limit) break;
+    }
+    return out;
+  }
+
+  async deleteNamespace(namespacePrefix: Namespace): Promise<number> {
+    this.#open();
+    const prefix = checkNamespace(namespacePrefix, false, "deleteNamespace");
+    const { lo, hi } = prefixRange(prefix);
+    return this.#run(() => this.#s.deleteRange.run(lo, hi).changes);
+  }
+
+  async purgeExpired(): Promise<number> {
+    this.#open();
+    const now = this.#now();
+    return this.#run(() => this.#s.purge.run(now).changes);
+  }
+
+  async close(): Promise<void> {
+    if (this.#db && this.#own) this.#db.close();
+    this.#db = null;
+  }
+
+  async #listed(
+    namespacePrefix: Namespace,
+    options: ListOptions | undefined,
+    op: string,
+  ): Promise<SearchItem[]> {
+    this.#open();
+    const prefix = checkNamespace(namespacePrefix, true, op);
+    const { limit, offset } = pageOf(options, op);
+    const test = compileFilter(options?.filter, op);
+    const { lo, hi } = prefixRange(prefix);
+    const args = { lo, hi: hi ?? "\u{10ffff}", now: this.#now() };
+    return this.#run(() => {
+      if (!test) {
+        return (this.#s.list.all({ ...args, limit, offset }) as Row[]).map((r) => ({
+          ...rowItem(r),
+          score: null,
+        }));
+      }
+      const out: SearchItem[] = [];
+      let skipped = 0;
+      for (const r of this.#s.list.iterate({ ...args, limit: -1, offset: 0 })) {
+        const item = rowItem(r as Row);
+        if (!test(item.value)) continue;
+        if (skipped++ < offset) continue;
+        out.push({ ...item, score: null });
+        if (out.length === limit) break;
+      }
+      return out;
+    });
+  }
+
+  #open(): void {
+    if (!this.#db?.open) throw closedStore(NAME);
+  }
+
+  #run<T>(f: () => T): T {
+    this.#open();
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof MemoryStoreError) throw e;
+      throw new MemoryStoreError(`${NAME}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+}
+
+function rowItem(r: Row): MemoryItem {
+  return toItem(r.ns, r.key, r.value, r.created_at, r.updated_at, r.expires_at);
+}
+
+function setUp(db: Database.Database, p: string, dims: number | null): void {
+  db.transaction(() => {
+    db.exec(`
+CREATE TABLE IF NOT EXISTS ${p}meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS ${p}items (
+  ns TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  text_hash TEXT,
+  embedding BLOB,
+  PRIMARY KEY (ns, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS ${p}items_expires ON ${p}items (expires_at) WHERE expires_at IS NOT NULL;`);
+    const meta = new Map(
+      (db.prepare(`SELECT key, value FROM ${p}meta`).all() as { key: string; value: string }[]).map(
+        (r) => [r.key, r.value],
+      ),
+    );
+    const put = db.prepare(`INSERT OR REPLACE INTO ${p}meta (key, value) VALUES (?, ?)`);
+    if (meta.size === 0) {
+      put.run("format", FORMAT);
+      put.run("schema_version", String(SQLITE_MEMORY_SCHEMA_VERSION));
+    } else if (meta.get("format") !== FORMAT) {
+      throw new MemoryStoreError(
+        `Table ${p}meta is not a nodestep memory store's; pick another tablePrefix`,
+      );
+    } else if (meta.get("schema_version") !== String(SQLITE_MEMORY_SCHEMA_VERSION)) {
+      throw new MemoryStoreError(
+        `The memory tables ${p}* were written with schema version ${meta.get("schema_version")}; this nodestep reads version ${SQLITE_MEMORY_SCHEMA_VERSION}`,
+      );
+    }
+    if (dims !== null) {
+      const had = meta.get("dimensions");
+      if (had === undefined) put.run("dimensions", String(dims));
+      else if (had !== String(dims)) {
+        throw new MemoryStoreError(
+          `The memory tables ${p}* hold vectors of ${had} dimensions; this store's index.dimensions is ${dims}. Use the same embeddings, or another tablePrefix`,
+        );
+      }
+    }
+  }).immediate();
+}
+
+function prepare(db: Database.Database, p: string) {
+  return {
+    get: db.prepare(`SELECT ${COLS} FROM ${p}items WHERE ns = @ns AND key = @key AND ${LIVE}`),
+    getVector: db.prepare(`SELECT text_hash, embedding FROM ${p}items WHERE ns = ? AND key = ?`),
+    upsert: db.prepare(`
+INSERT INTO ${p}items (ns, key, value, created_at, updated_at, expires_at, text_hash, embedding)
+VALUES (@ns, @key, @value, @now, @now, @expiresAt, @hash, @blob)
+ON CONFLICT (ns, key) DO UPDATE SET
+  value = excluded.value,
+  created_at = CASE WHEN ${p}items.expires_at IS NOT NULL AND ${p}items.expires_at <= @now
+    THEN excluded.created_at ELSE ${p}items.created_at END,
+  updated_at = excluded.updated_at,
+  expires_at = excluded.expires_at,
+  text_hash = excluded.text_hash,
+  embedding = excluded.embedding`),
+    delete: db.prepare(`DELETE FROM ${p}items WHERE ns = ? AND key = ?`),
+    deleteRange: db.prepare(`DELETE FROM ${p}items WHERE ns >= ? AND ns < ?`),
+    purge: db.prepare(`DELETE FROM ${p}items WHERE expires_at IS NOT NULL AND expires_at <= ?`),
+    list: db.prepare(
+      `SELECT ${COLS} FROM ${p}items WHERE ns >= @lo AND ns < @hi AND ${LIVE} ORDER BY ns, key LIMIT @limit OFFSET @offset`,
+    ),
+    vectors: db
+      .prepare(
+        `SELECT ns, key, embedding FROM ${p}items WHERE ns >= @lo AND ns < @hi AND embedding IS NOT NULL AND ${LIVE}`,
+      )
+      .raw(),
+  };
+}
