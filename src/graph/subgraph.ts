@@ -13,6 +13,7 @@ import {
 import { isPlainObject, type JsonValue } from "../json/index.js";
 import { addMessages } from "../state/add-messages.js";
 import type { StateDefinition } from "../state/define-state.js";
+import type { StateStore } from "../stores/types.js";
 import { GraphInterrupt, type NodeContext } from "./context.js";
 import type { Graph } from "./graph.js";
 import { type Node, node } from "./node.js";
@@ -174,6 +175,13 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       let input: Record<string, unknown> | null;
       if (paused) {
         input = null;
+        // Only the answers the child is waiting on: the parent's task keeps every answer of
+        // its superstep, and the child may have consumed some in a superstep it committed.
+        const waiting = await graph.getState(threadId as string, {
+          stateStore: store as StateStore,
+        });
+        const keys = new Set(waiting.interrupts.map((i) => i.key));
+        for (const k of Object.keys(answers)) if (!keys.has(k)) delete answers[k];
         runOptions.resume = answers;
       } else if (share) {
         input = {};
