@@ -58,4 +58,33 @@ describe("forks fork their children", () => {
       ]);
     });
   }
+
+  it("shows the child states of a position with getState(threadId, { subgraphs: true })", async () => {
+    const store = new MemoryStateStore();
+    const g = () => parentOf(store, "fresh");
+    await g().invoke({ notes: ["start"] }, { threadId: "t" });
+    const at = (await g().getState("t")).lastEventId as string;
+    await g().fork("t", { eventId: at, branchId: "b" });
+    const s = await g().getState("t", { subgraphs: true });
+    const child = s.subgraphs?.["0:0"];
+    expect(child?.node).toBe("sub");
+    expect(child?.threadId).toMatch(/^t:sub:[0-9a-f]{12}$/);
+    expect(child?.branchId).toBe("main");
+    expect(child?.snapshot.state).toEqual({ notes: ["start"] });
+    expect(child?.snapshot.interrupts).toEqual([
+      { key: "a", value: "which?", node: "ask", taskId: "0:0" },
+    ]);
+    expect(child?.snapshot.subgraphs).toEqual({});
+    await g().invoke(null, { threadId: "t", resume: { "0:0/a": "main" } });
+    expect((await g().getState("t", { subgraphs: true })).subgraphs).toEqual({});
+    // The branch sees its child as of the fork: still paused.
+    const b = await g().getState("t", { branchId: "b", subgraphs: true });
+    expect(b.subgraphs?.["0:0"]?.threadId).toBe(child?.threadId);
+    expect(b.subgraphs?.["0:0"]?.snapshot.status).toBe("interrupted");
+    expect(b.subgraphs?.["0:0"]?.snapshot.interrupts.map((i) => i.key)).toEqual(["a"]);
+    expect(await g().getState("t")).not.toHaveProperty("subgraphs");
+    await expect(g().getState("t", { subgraphs: "yes" as unknown as boolean })).rejects.toThrow(
+      new TypeError('Graph "parent": subgraphs must be a boolean, got string'),
+    );
+  });
 });

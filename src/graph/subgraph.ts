@@ -14,6 +14,7 @@ import { isPlainObject, type JsonValue } from "../json/index.js";
 import { addMessages } from "../state/add-messages.js";
 import type { StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
+import { registerChildGraph } from "./child-states.js";
 import { GraphInterrupt, type NodeContext } from "./context.js";
 import type { Graph } from "./graph.js";
 import { type Node, node } from "./node.js";
@@ -107,7 +108,7 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
   const checkedParents = new WeakSet<StateDefinition>();
   graph.compiled; // a child without a flow fails here, when the parent is built
 
-  return node<P>(
+  const n = node<P>(
     async (state: P, ctx: NodeContext) => {
       const parent = state as Record<string, unknown>;
       const parentDef = ctx.stateSchema;
@@ -268,4 +269,6 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
     },
     { name },
   );
+  registerChildGraph(n, graph as Graph<never>);
+  return n;
 }
