@@ -15,6 +15,7 @@ import type { JsonObject, JsonValue } from "../json/index.js";
 import { initialState, type StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
+import { coldMode } from "./cold-mode.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
 import {
   emptyPosition,
@@ -42,7 +43,7 @@ export async function loadPosition(
 ): Promise<CachedPosition> {
   const key = `${threadId}\u0000${branchId}`;
   const branch = await store.getBranch(threadId, branchId);
-  const cached = cache?.get(key);
+  const cached = coldMode.on ? undefined : cache?.get(key);
   if (cached && branch && cached.position.lastSeq === branch.lastSeq) return cached;
   const snapshot = branch ? await store.loadSnapshot(threadId, branchId) : null;
   let base = emptyPosition(def);
