@@ -13,11 +13,35 @@ const alias = Object.entries(tsconfig.compilerOptions.paths).map(([name, [file]]
   replacement: fileURLToPath(new URL(file, import.meta.url)),
 }));
 
+// The `cold` project runs the suites of threads, interrupts, approvals, subgraphs and
+// sub-agents again with the cold test mode on (src/graph/cold-mode.ts): every call folds its
+// thread from the store, as a new graph object would (issue 13). `--project default` skips it.
+const COLD = [
+  "src/graph/graph.test.ts",
+  "src/graph/threads.test.ts",
+  "src/graph/subgraph.test.ts",
+  "src/graph/sub-agents.test.ts",
+  "src/graph/cold-warm.test.ts",
+  "src/graph/fork-children.test.ts",
+  "src/middleware/approval.test.ts",
+  "test/durable/interrupts.test.ts",
+  "test/durable/immutable-events.test.ts",
+];
+
 export default defineConfig({
   resolve: { alias },
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: "default", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+      },
+      {
+        extends: true,
+        test: { name: "cold", include: COLD, setupFiles: ["test/setup/cold-mode.ts"] },
+      },
+    ],
   },
 });

@@ -70,6 +70,8 @@ export function commitStep(
   pos.tasks = next;
   pos.known = new Map();
   pos.caches = new Map();
+  // Answers belong to the superstep they were given in, as folding the log has them.
+  pos.answers = {};
   if (opts.emit && opts.modes.has("values"))
     opts.emit({ mode: "values", node: null, step, taskId: null, data: copyState(state) });
 }

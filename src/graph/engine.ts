@@ -25,6 +25,7 @@ import type {
   TaskResult,
   TaskSpec,
 } from "./engine-types.js";
+import { frozenValue } from "./journal.js";
 import { runTask } from "./run-task.js";
 import { scheduleNext } from "./schedule.js";
 import { endWithError, startSpan } from "./tracing.js";
@@ -253,7 +254,13 @@ function afterTask(
   if (opts.emit && opts.modes.has("updates")) {
     opts.emit({ mode: "updates", node: t.name, step, taskId: t.id, data: r.update ?? {} });
   }
-  if (opts.journal) return opts.journal.taskFinished(step, t, r, defer);
+  if (opts.journal) {
+    // The log keeps what the node returned as it was when it returned, and the run goes on
+    // with that same copy: nothing the node does to its objects afterwards reaches either.
+    r.update = frozenValue(r.update);
+    r.routes = frozenValue(r.routes);
+    return opts.journal.taskFinished(step, t, r, defer);
+  }
 }
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal, graph: EngineGraph): Promise<T> {

@@ -318,11 +318,20 @@ export class Graph<D extends StateDefinition | null = null> {
    *
    * @returns `{ state, step, next, interrupts, status, lastEventId }`: `next` names the nodes of the
    *   superstep that runs next (empty when the thread is done), `status` that of the last run.
+   *   With `subgraphs: true`, also `subgraphs`: for each task of the next superstep that is a
+   *   subgraph with a child thread, `{ node, threadId, branchId, snapshot }` (the child's
+   *   `getState`, as this branch sees it; LangGraph: `getState(config, { subgraphs: true })`).
    * @throws GraphConfigError without a store; UnknownBranchError for an unknown branch; UnknownEventError for an event not on it.
+   * @throws TypeError if `subgraphs` is not a boolean.
    */
   getState(
     threadId: string,
-    options: { branchId?: string; eventId?: string; stateStore?: StateStore } = {},
+    options: {
+      branchId?: string;
+      eventId?: string;
+      stateStore?: StateStore;
+      subgraphs?: boolean;
+    } = {},
   ): Promise<ThreadSnapshot<GraphState<D>>> {
     return getThreadState(this, this.#positions, threadId, options);
   }

@@ -15,6 +15,7 @@ import type { JsonObject, JsonValue } from "../json/index.js";
 import { initialState, type StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
+import { coldMode } from "./cold-mode.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
 import {
   emptyPosition,
@@ -42,7 +43,7 @@ export async function loadPosition(
 ): Promise<CachedPosition> {
   const key = `${threadId}\u0000${branchId}`;
   const branch = await store.getBranch(threadId, branchId);
-  const cached = cache?.get(key);
+  const cached = coldMode.on ? undefined : cache?.get(key);
   if (cached && branch && cached.position.lastSeq === branch.lastSeq) return cached;
   const snapshot = branch ? await store.loadSnapshot(threadId, branchId) : null;
   let base = emptyPosition(def);
@@ -127,6 +128,8 @@ export class ThreadJournal implements RunJournal {
   /** The result of a single-task superstep, written inside its commit (one event instead of two). */
   #inline: { step: number; task: TaskSpec; outcome: TaskOutcome } | null = null;
   #closed = false;
+  /** Appends started and not yet settled. */
+  #inFlight = 0;
   #renewal: ReturnType<typeof setInterval> | null = null;
   /** Set when a renewal of the lease failed or was refused: nothing more is written. */
   #lost: LeaseLostError | null = null;
@@ -201,7 +204,12 @@ export class ThreadJournal implements RunJournal {
     return { type, runId: this.runId, step, taskId, node, data };
   }
 
-  /** Append events (after any buffered ones), in order with earlier appends. */
+  /**
+   * Append events (after any buffered ones), in order with earlier appends. What they hold is
+   * taken now: with no append in flight the store is called at once (a store reads the events
+   * before its `append` returns); behind one, they are copied first, so that nothing a node
+   * does to its objects afterwards reaches the log.
+   */
   append(events: NewEvent[]): Promise<void> {
     if (this.#closed) return Promise.resolve();
     if (this.#lost) return Promise.reject(this.#lost);
@@ -211,17 +219,27 @@ export class ThreadJournal implements RunJournal {
     }
     const batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
     this.#buffer = [];
-    const run = async () => {
-      // A renewal may have failed while earlier appends were queued: this one is not sent.
-      if (this.#lost) throw this.#lost;
-      const stored = await this.store.append(this.threadId, this.branchId, batch, this.lastSeq);
-      const last = stored[stored.length - 1];
-      if (last) {
-        this.lastSeq = last.seq;
-        this.lastEventId = last.id;
+    const run = async (b: NewEvent[]) => {
+      try {
+        // A renewal may have failed while earlier appends were queued: this one is not sent.
+        if (this.#lost) throw this.#lost;
+        const stored = await this.store.append(this.threadId, this.branchId, b, this.lastSeq);
+        const last = stored[stored.length - 1];
+        if (last) {
+          this.lastSeq = last.seq;
+          this.lastEventId = last.id;
+        }
+      } finally {
+        this.#inFlight--;
       }
     };
-    const p = this.#tail.then(run);
+    this.#inFlight++;
+    let p: Promise<void>;
+    if (this.#inFlight === 1) p = run(batch);
+    else {
+      const frozen = batch.map(frozenEvent);
+      p = this.#tail.then(() => run(frozen));
+    }
     this.#tail = p.catch(() => {});
     return p;
   }
@@ -271,6 +289,7 @@ export class ThreadJournal implements RunJournal {
     defer = false,
   ): Promise<void> | void {
     if (defer) {
+      // Written with the commit, later: the engine froze it (see `frozenValue`).
       this.#inline = { step, task, outcome };
       return;
     }
@@ -438,4 +457,21 @@ export class ThreadJournal implements RunJournal {
     // Also after a lost lease: releasing is a no-op when another owner holds it now.
     await this.store.releaseLease(this.threadId, this.branchId, this.runId).catch(() => {});
   }
+}
+
+/**
+ * A copy of JSON data that shares nothing mutable with it (primitives as they are); data
+ * that cannot be copied is kept as it is, for the store to refuse with its path.
+ */
+export function frozenValue<T>(value: T): T {
+  if (value === null || typeof value !== "object") return value;
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
+}
+
+function frozenEvent(e: NewEvent): NewEvent {
+  return e.data === null || typeof e.data !== "object" ? e : { ...e, data: frozenValue(e.data) };
 }

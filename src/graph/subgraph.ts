@@ -13,6 +13,8 @@ import {
 import { isPlainObject, type JsonValue } from "../json/index.js";
 import { addMessages } from "../state/add-messages.js";
 import type { StateDefinition } from "../state/define-state.js";
+import type { StateStore } from "../stores/types.js";
+import { registerChildGraph } from "./child-states.js";
 import { GraphInterrupt, type NodeContext } from "./context.js";
 import type { Graph } from "./graph.js";
 import { type Node, node } from "./node.js";
@@ -106,7 +108,7 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
   const checkedParents = new WeakSet<StateDefinition>();
   graph.compiled; // a child without a flow fails here, when the parent is built
 
-  return node<P>(
+  const n = node<P>(
     async (state: P, ctx: NodeContext) => {
       const parent = state as Record<string, unknown>;
       const parentDef = ctx.stateSchema;
@@ -115,6 +117,12 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
         checkedParents.add(parentDef);
       }
       const store = ctx.stateStore;
+      const cache = ctx.cache;
+      // The child runs on the parent's branch: "main" on "main"; on a fork, a branch of the
+      // same name of the child's thread, forked from the child's event as of the parent's fork.
+      const childBranch = ctx.branchId;
+      const fromBranch = typeof cache.childBranch === "string" ? cache.childBranch : "main";
+      const inherited = fromBranch !== childBranch;
       let threadId: string | null;
       if (childThread === "stable") {
         if (!store || ctx.threadId === null) {
@@ -123,7 +131,12 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
             { graph: ctx.graphName, node: name },
           );
         }
-        if (ctx.branchId !== "main") {
+        threadId = `${ctx.threadId}:${name}`;
+        if (
+          childBranch !== "main" &&
+          !(inherited && typeof cache.childEvent === "string") &&
+          !(await store.getBranch(threadId, childBranch))
+        ) {
           throw new GraphExecutionError(
             `subgraph "${name}": a "stable" child cannot start on the forked parent branch "${ctx.branchId}"; its thread belongs to the parent's main branch`,
             {
@@ -133,9 +146,9 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
             },
           );
         }
-        threadId = `${ctx.threadId}:${name}`;
       } else {
-        const saved = ctx.cache.childThread;
+        // A child thread made on another branch is that branch's, unless it paused as of the fork.
+        const saved = inherited && cache.childPaused !== true ? undefined : cache.childThread;
         threadId =
           typeof saved === "string"
             ? saved
@@ -143,22 +156,34 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
               ? `${ctx.threadId}:${name}:${randomBytes(6).toString("hex")}`
               : null;
         if (threadId !== null && saved === undefined) {
-          ctx.cache.childThread = threadId;
+          cache.childThread = threadId;
+          cache.childBranch = childBranch;
+          delete cache.childEvent;
           await ctx.saveCache();
         }
       }
+      if (threadId !== null && inherited && typeof cache.childEvent === "string") {
+        // First run of this child on the fork: its own branch, as of the fork.
+        const s = store as StateStore;
+        if (!(await s.getBranch(threadId, childBranch)))
+          await s.createBranch(threadId, cache.childEvent, childBranch);
+      }
+      if (threadId !== null) cache.childBranch = childBranch;
       const prefix = `${ctx.taskId}/`;
       const answers: Record<string, JsonValue> = {};
       for (const [k, v] of Object.entries(ctx.resumeValues))
         if (k.startsWith(prefix)) answers[k.slice(prefix.length)] = v;
-      const paused = ctx.cache.childPaused === true && threadId !== null;
+      const paused = cache.childPaused === true && threadId !== null;
 
       const runOptions: RunOptions = {
         signal: ctx.signal,
         rootRunId: ctx.rootRunId,
         stateStore: store,
       };
-      if (threadId !== null) runOptions.threadId = threadId;
+      if (threadId !== null) {
+        runOptions.threadId = threadId;
+        runOptions.branchId = childBranch;
+      }
       if (ctx.hasContext) runOptions.context = ctx.context;
       if (graph.memoryStore === null && ctx.memoryStore) runOptions.memoryStore = ctx.memoryStore;
       if (ctx.streamModes.length > 0) {
@@ -175,6 +200,14 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       let input: Record<string, unknown> | null;
       if (paused) {
         input = null;
+        // Only the answers the child is waiting on: the parent's task keeps every answer of
+        // its superstep, and the child may have consumed some in a superstep it committed.
+        const waiting = await graph.getState(threadId as string, {
+          stateStore: store as StateStore,
+          branchId: childBranch,
+        });
+        const keys = new Set(waiting.interrupts.map((i) => i.key));
+        for (const k of Object.keys(answers)) if (!keys.has(k)) delete answers[k];
         runOptions.resume = answers;
       } else if (share) {
         input = {};
@@ -195,7 +228,16 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
         throw e;
       }
       if (result.status === "interrupted") {
-        ctx.cache.childPaused = true;
+        cache.childPaused = true;
+        if (threadId !== null) {
+          cache.childThread = threadId;
+          // Where the child paused: a fork of the parent from here forks the child from there.
+          const at = await graph.getState(threadId, {
+            stateStore: store as StateStore,
+            branchId: childBranch,
+          });
+          if (at.lastEventId !== null) cache.childEvent = at.lastEventId;
+        }
         throw new GraphInterrupt(
           result.interrupts.map((i) => ({ key: `${prefix}${i.key}`, value: i.value as JsonValue })),
         );
@@ -228,4 +270,6 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
     },
     { name },
   );
+  registerChildGraph(n, graph as Graph<never>);
+  return n;
 }

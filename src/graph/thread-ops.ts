@@ -14,6 +14,8 @@ import type { StateDefinition } from "../state/define-state.js";
 import { copyState } from "../state/state-copy.js";
 import type { BranchInfo, StateStore, StoredEvent } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
+import { type ChildSnapshot, childStates } from "./child-states.js";
+import type { CompiledFlow } from "./compile.js";
 import { loadPosition } from "./journal.js";
 import { checkReadOptions } from "./run-options.js";
 import { type PositionCache, positionsOf } from "./run-setup.js";
@@ -22,6 +24,8 @@ import { emptyPosition, foldEvents, type ThreadPosition } from "./thread-state.j
 /** What the thread operations read of a graph. */
 export interface ThreadGraph {
   readonly name: string;
+  /** The compiled flow (read for `subgraphs: true`). */
+  readonly compiled?: CompiledFlow;
   readonly state: StateDefinition | null;
   readonly stateStore: StateStore | null;
 }
@@ -41,6 +45,8 @@ export interface ThreadSnapshot<S> {
   lastEventId: string | null;
   /** The static breakpoint the thread is paused at (`interruptBefore` / `interruptAfter`), or `null`. */
   breakpoint: Breakpoint | null;
+  /** With `{ subgraphs: true }`: the child threads of the next superstep's subgraph tasks, by task id. */
+  subgraphs?: Record<string, ChildSnapshot>;
 }
 
 /** The graph's store. @throws GraphConfigError when it has none (`what` names the operation). */
@@ -58,9 +64,14 @@ export async function getThreadState<S>(
   graph: ThreadGraph,
   positions: PositionCache,
   threadId: string,
-  options: { branchId?: string; eventId?: string; stateStore?: StateStore },
+  options: { branchId?: string; eventId?: string; stateStore?: StateStore; subgraphs?: boolean },
 ): Promise<ThreadSnapshot<S>> {
   checkReadOptions(graph.name, threadId, options, ["branchId", "eventId"]);
+  if (options.subgraphs !== undefined && typeof options.subgraphs !== "boolean") {
+    throw new TypeError(
+      `Graph "${graph.name}": subgraphs must be a boolean, got ${typeof options.subgraphs}`,
+    );
+  }
   const store = options.stateStore ?? storeOf(graph, "getState");
   const branchId = options.branchId ?? "main";
   let position: ThreadPosition;
@@ -88,7 +99,7 @@ export async function getThreadState<S>(
       await loadPosition(store, graph.state, threadId, branchId, positionsOf(positions, store))
     ).position;
   }
-  return {
+  const snapshot: ThreadSnapshot<S> = {
     state: copyState(position.state) as S,
     step: position.step,
     next: position.tasks.map((t) => t.name),
@@ -97,6 +108,10 @@ export async function getThreadState<S>(
     lastEventId: position.lastEventId,
     breakpoint: position.breakpoint ?? null,
   };
+  if (options.subgraphs === true && graph.compiled) {
+    snapshot.subgraphs = await childStates(graph.compiled, store, position, branchId);
+  }
+  return snapshot;
 }
 
 /** See `Graph.history`. */

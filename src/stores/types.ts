@@ -112,6 +112,9 @@ export interface StateStore {
    *
    * @param expectedLastSeq - the branch's `lastSeq` the writer last saw; when it differs the
    *   append fails with `ConcurrentWriteError` and nothing is written (optimistic concurrency).
+   * The events are read before `append` returns its promise (encoded, or copied): a change the
+   * caller makes to them afterwards, even before the promise settles, never reaches the log.
+   *
    * @returns the stored events, with their ids and seqs.
    * @throws ConcurrentWriteError, StateStoreError (non-JSON data, closed store, unknown branch other than "main").
    */

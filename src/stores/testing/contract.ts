@@ -144,6 +144,16 @@ export function describeStateStoreContract(
         });
       });
 
+      it("reads the events before append returns: a change made while it runs is not stored", async () => {
+        const data = { list: [1, 2], obj: { k: "v" } };
+        const pending = store.append("t1", "main", [ev("task_finished", data)], 0);
+        data.list.push(3);
+        data.obj.k = "changed";
+        await pending;
+        const [read] = await store.read("t1", "main");
+        expect(read!.data).toEqual({ list: [1, 2], obj: { k: "v" } });
+      });
+
       it("refuses a branch other than main that was never created, and writes nothing", async () => {
         const err = await rejects(
           store.append("t1", "side", [ev("run_started", null)], 0),

@@ -1,0 +1,90 @@
+/**
+ * Forks fork their children: a branch of a parent has its own view of a subgraph's child
+ * thread as of the fork's event; the main branch's child is untouched.
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineState } from "../state/define-state.js";
+import { MemoryStateStore } from "../stores/memory-state-store.js";
+import { Graph } from "./graph.js";
+import { node, START } from "./node.js";
+import { END } from "./routing.js";
+import { subgraph } from "./subgraph.js";
+
+const S = defineState({ notes: z.array(z.string()).default([]) });
+type St = typeof S.State;
+
+function parentOf(store: MemoryStateStore, childThread: "fresh" | "stable") {
+  const ask = node(
+    (s: St, ctx) => ({ notes: [...s.notes, `answer ${ctx.interrupt("which?", { key: "a" })}`] }),
+    { name: "ask" },
+  );
+  const child = new Graph(S, { name: "child" }).flow(START.to(ask), ask.to(END));
+  const sub = subgraph("sub", child, { share: ["notes"], childThread });
+  return new Graph(S, { name: "parent", stateStore: store }).flow(START.to(sub), sub.to(END));
+}
+
+describe("forks fork their children", () => {
+  for (const childThread of ["fresh", "stable"] as const) {
+    it(`a child paused at the fork pauses again on the branch and takes the branch's answer (${childThread})`, async () => {
+      const store = new MemoryStateStore();
+      const g = () => parentOf(store, childThread);
+      const paused = await g().invoke({ notes: ["start"] }, { threadId: "t" });
+      expect(paused.interrupts.map((i) => i.key)).toEqual(["0:0/a"]);
+      const at = (await g().getState("t")).lastEventId as string;
+      const { branchId } = await g().fork("t", { eventId: at, branchId: "b" });
+      expect(branchId).toBe("b");
+
+      const main = await g().invoke(null, { threadId: "t", resume: { "0:0/a": "main" } });
+      expect(main.status).toBe("completed");
+      expect(main.state.notes).toEqual(["start", "answer main"]);
+
+      // The branch still waits, after main consumed its answer.
+      const again = await g().invoke(null, { threadId: "t", branchId: "b" });
+      expect(again.status).toBe("interrupted");
+      expect(again.interrupts.map((i) => i.key)).toEqual(["0:0/a"]);
+      const branch = await g().invoke(null, {
+        threadId: "t",
+        branchId: "b",
+        resume: { "0:0/a": "branch" },
+      });
+      expect(branch.status).toBe("completed");
+      expect(branch.state.notes).toEqual(["start", "answer branch"]);
+
+      expect((await g().getState("t")).state.notes).toEqual(["start", "answer main"]);
+      expect((await g().getState("t", { branchId: "b" })).state.notes).toEqual([
+        "start",
+        "answer branch",
+      ]);
+    });
+  }
+
+  it("shows the child states of a position with getState(threadId, { subgraphs: true })", async () => {
+    const store = new MemoryStateStore();
+    const g = () => parentOf(store, "fresh");
+    await g().invoke({ notes: ["start"] }, { threadId: "t" });
+    const at = (await g().getState("t")).lastEventId as string;
+    await g().fork("t", { eventId: at, branchId: "b" });
+    const s = await g().getState("t", { subgraphs: true });
+    const child = s.subgraphs?.["0:0"];
+    expect(child?.node).toBe("sub");
+    expect(child?.threadId).toMatch(/^t:sub:[0-9a-f]{12}$/);
+    expect(child?.branchId).toBe("main");
+    expect(child?.snapshot.state).toEqual({ notes: ["start"] });
+    expect(child?.snapshot.interrupts).toEqual([
+      { key: "a", value: "which?", node: "ask", taskId: "0:0" },
+    ]);
+    expect(child?.snapshot.subgraphs).toEqual({});
+    await g().invoke(null, { threadId: "t", resume: { "0:0/a": "main" } });
+    expect((await g().getState("t", { subgraphs: true })).subgraphs).toEqual({});
+    // The branch sees its child as of the fork: still paused.
+    const b = await g().getState("t", { branchId: "b", subgraphs: true });
+    expect(b.subgraphs?.["0:0"]?.threadId).toBe(child?.threadId);
+    expect(b.subgraphs?.["0:0"]?.snapshot.status).toBe("interrupted");
+    expect(b.subgraphs?.["0:0"]?.snapshot.interrupts.map((i) => i.key)).toEqual(["a"]);
+    expect(await g().getState("t")).not.toHaveProperty("subgraphs");
+    await expect(g().getState("t", { subgraphs: "yes" as unknown as boolean })).rejects.toThrow(
+      new TypeError('Graph "parent": subgraphs must be a boolean, got string'),
+    );
+  });
+});
