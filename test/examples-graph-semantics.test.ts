@@ -10,6 +10,16 @@ const expected: Record<string, string> = {
     '  n2["send (pause before)"]',
     "",
   ].join("\n"),
+  "examples/graph-semantics/edit-state.ts": [
+    "next: shelve",
+    "after updateState asNode: send",
+    "a: draft,sent",
+    "b: draft,note by hand,shelved",
+    "c: draft,sent true",
+    "branch: draft,second thoughts,shelved",
+    "event: state_updated",
+    "",
+  ].join("\n"),
 };
 
 describe("graph-semantics examples", () => {

@@ -134,7 +134,7 @@ describe("argument checks", () => {
     await expectError(
       () => new Command({ updates: { count: 1 } } as never),
       TypeError,
-      'new Command(init): unknown key "updates"; a Command takes only update and goto',
+      'new Command(init): unknown key "updates"; a Command takes only update, goto and resume',
     );
     await expectError(
       () => new Command({ update: [1] as never }),

@@ -21,9 +21,11 @@ import { deleteGraphThread } from "./delete-thread.js";
 import type { Edge } from "./node.js";
 import { type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
+import type { Command } from "./routing.js";
 import { checkGraphOptions, checkModes, checkRunOptions } from "./run-options.js";
 import { type PositionCache, runGraph } from "./run-setup.js";
 import { type FromSpecOptions, fromSpec, type GraphSpec, toMermaid, toSpec } from "./spec.js";
+import { type UpdateStateOptions, updateThreadState } from "./state-update.js";
 import { forkThread, getThreadState, type ThreadSnapshot, threadHistory } from "./thread-ops.js";
 import { resolveTracer } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent, StreamEventOf, StreamOptions } from "./types.js";
@@ -62,12 +64,17 @@ export type GraphState<D> =
   D extends StateDefinition<infer S>
     ? { [K in keyof S]: StateDefinition<S>["State"][K] }
     : Record<string, unknown>;
-/** The input type of a graph: an update of its state, or `null` to continue a thread. */
-export type GraphInput<D> =
-  | (D extends StateDefinition<infer S extends StateShape>
-      ? UpdateOfShape<S>
-      : Record<string, unknown>)
-  | null;
+/**
+ * The input type of a graph: an update of its state, `null` to continue a thread, or a
+ * `Command` that continues a thread with `resume` answers, an `update` and a `goto`.
+ */
+export type GraphInput<D> = GraphUpdate<D> | Command<GraphState<D>> | null;
+
+/** An update of a graph's state, as a node returns it and as `graph.updateState` takes it. */
+export type GraphUpdate<D> =
+  D extends StateDefinition<infer S extends StateShape>
+    ? UpdateOfShape<S>
+    : Record<string, unknown>;
 
 /**
  * A graph: nodes over a typed state, joined by edges, run superstep by superstep.
@@ -316,6 +323,28 @@ export class Graph<D extends StateDefinition | null = null> {
     options: { branchId?: string; eventId?: string; stateStore?: StateStore } = {},
   ): Promise<ThreadSnapshot<GraphState<D>>> {
     return getThreadState(this, this.#positions, threadId, options);
+  }
+
+  /**
+   * Change a thread's state from outside a node (LangGraph's `updateState`): `update` goes
+   * through the reducers as if `asNode` had returned it, and `asNode`'s edges, evaluated on
+   * the new state, decide what runs next; without `asNode` the tasks that were next stay next
+   * (and what they already did or asked is kept). Recorded as one `state_updated` event.
+   * Fork first for "edit and branch". Continue with `invoke(null, { threadId })`.
+   *
+   * @returns the thread's state after it, as `getState` shows it.
+   * @throws GraphConfigError without a store; UnknownBranchError for an unknown branch;
+   *   ValueError when `asNode` is not a node; StateUpdateError (or what a reducer throws) for
+   *   an update a node could not return, naming `asNode` (or "the update given to updateState");
+   *   ThreadBusyError while a run holds the thread; TypeError for bad options.
+   * @example await graph.updateState("t-1", { approved: true }, { asNode: "review" });
+   */
+  updateState(
+    threadId: string,
+    update: GraphUpdate<D>,
+    options: UpdateStateOptions = {},
+  ): Promise<ThreadSnapshot<GraphState<D>>> {
+    return updateThreadState(this, this.#positions, threadId, update, options);
   }
 
   /**

@@ -18,6 +18,7 @@ export {
   type GraphInput,
   type GraphOptions,
   type GraphState,
+  type GraphUpdate,
   newRunId,
   type ThreadSnapshot,
 } from "./graph.js";
@@ -55,6 +56,7 @@ export {
   type TargetRef,
   when,
 } from "./routing.js";
+export type { UpdateStateOptions } from "./state-update.js";
 export {
   type AgentExecutor,
   type AgentGraph as SubAgentGraph,

@@ -20,9 +20,11 @@ import {
   emptyPosition,
   encodeOutcome,
   encodeRunStarted,
+  encodeStateUpdated,
   encodeTasks,
   foldEvents,
   type RunStartedData,
+  type StateUpdatedData,
   type ThreadPosition,
 } from "./thread-state.js";
 
@@ -359,6 +361,19 @@ export class ThreadJournal implements RunJournal {
         interrupts: [],
         breakpoint: breakpoint as unknown as JsonValue,
       }),
+    ]);
+  }
+
+  /** Record a state update from outside a node (`state_updated`; see `encodeStateUpdated`). */
+  stateUpdated(step: number, data: StateUpdatedData): Promise<void> {
+    return this.append([
+      this.#event(
+        "state_updated",
+        step,
+        null,
+        data.asNode,
+        encodeStateUpdated(this.def, step, data),
+      ),
     ]);
   }
 

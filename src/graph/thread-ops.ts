@@ -88,6 +88,11 @@ export async function getThreadState<S>(
       await loadPosition(store, graph.state, threadId, branchId, positionsOf(positions, store))
     ).position;
   }
+  return snapshotOf<S>(position);
+}
+
+/** A folded position as `getState` shows it (the state is the caller's own copy). */
+export function snapshotOf<S>(position: ThreadPosition): ThreadSnapshot<S> {
   return {
     state: copyState(position.state) as S,
     step: position.step,
