@@ -100,6 +100,8 @@ export interface EngineRunOptions {
   modeList: readonly StreamMode[];
   emit: ((event: StreamEvent) => void) | null;
   maxSteps: number;
+  /** At most this many tasks of a superstep run at once; absent or 0: no limit. */
+  maxConcurrency?: number;
   /** The run's `interruptBefore` / `interruptAfter`, or `null` for none. */
   breakpoints?: Breakpoints | null;
   journal: RunJournal | null;

@@ -22,7 +22,12 @@ import type { Edge } from "./node.js";
 import { type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
 import type { Command } from "./routing.js";
-import { checkGraphOptions, checkModes, checkRunOptions } from "./run-options.js";
+import {
+  checkGraphOptions,
+  checkMaxConcurrency,
+  checkModes,
+  checkRunOptions,
+} from "./run-options.js";
 import { type PositionCache, runGraph } from "./run-setup.js";
 import { type FromSpecOptions, fromSpec, type GraphSpec, toMermaid, toSpec } from "./spec.js";
 import { type UpdateStateOptions, updateThreadState } from "./state-update.js";
@@ -57,6 +62,8 @@ export interface GraphOptions {
   interruptBefore?: BreakpointNodes;
   /** Pause every run on a thread after a superstep with a task of one of these nodes (`"*"`: any), when something runs next; LangGraph's `interruptAfter`. */
   interruptAfter?: BreakpointNodes;
+  /** At most this many tasks of one superstep run at once (a positive integer); default no limit. A run's `maxConcurrency` replaces it. LangGraph's `maxConcurrency`. See docs/concurrency.md. */
+  maxConcurrency?: number;
 }
 
 /** The state type of a graph built on a definition, or a plain object. */
@@ -111,6 +118,8 @@ export class Graph<D extends StateDefinition | null = null> {
   readonly interruptBefore: BreakpointNodes | undefined;
   /** Nodes every run pauses after (see {@link GraphOptions.interruptAfter}). */
   readonly interruptAfter: BreakpointNodes | undefined;
+  /** At most this many tasks of a superstep at once, or `null` for no limit. */
+  readonly maxConcurrency: number | null;
   #flow: CompiledFlow | null = null;
   #positions: PositionCache = new WeakMap();
 
@@ -119,7 +128,7 @@ export class Graph<D extends StateDefinition | null = null> {
    * @param options - see {@link GraphOptions}; any other key is refused.
    * @throws TypeError if `state` is neither, `options` is not an object or has a key that is
    *   not a graph option (a misspelled `maxStep`, say), or `stateStore` is not a store;
-   *   ValueError if `maxSteps` is not a positive integer.
+   *   ValueError if `maxSteps` or `maxConcurrency` is not a positive integer.
    */
   constructor(state: D = null as D, options: GraphOptions = {}) {
     if (state !== null && state !== undefined && !isStateDefinition(state)) {
@@ -148,6 +157,8 @@ export class Graph<D extends StateDefinition | null = null> {
     this.tracer = resolveTracer(options.tracer);
     this.interruptBefore = options.interruptBefore;
     this.interruptAfter = options.interruptAfter;
+    checkMaxConcurrency(this.name, options.maxConcurrency);
+    this.maxConcurrency = options.maxConcurrency ?? null;
     const maxSteps = options.maxSteps ?? 25;
     if (!Number.isInteger(maxSteps) || maxSteps < 1)
       throw new ValueError(

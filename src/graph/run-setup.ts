@@ -197,6 +197,7 @@ export async function runGraph<D extends StateDefinition | null>(
     modeList,
     emit,
     maxSteps,
+    maxConcurrency: options.maxConcurrency ?? graph.maxConcurrency ?? 0,
     breakpoints,
     journal,
     traceContext,

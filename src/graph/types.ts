@@ -78,6 +78,12 @@ export interface RunOptions<C = unknown> {
    * runs next; replaces the graph's `interruptAfter` for this run (`[]`: none). Needs a `threadId`.
    */
   interruptAfter?: BreakpointNodes;
+  /**
+   * At most this many tasks of one superstep run at once (a positive integer); default the
+   * graph's `maxConcurrency` (no limit). Tasks start in task order; the order updates are
+   * applied in does not change. See docs/concurrency.md.
+   */
+  maxConcurrency?: number;
 }
 
 /** Options of `graph.stream`. */
