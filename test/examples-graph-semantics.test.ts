@@ -20,6 +20,11 @@ const expected: Record<string, string> = {
     "event: state_updated",
     "",
   ].join("\n"),
+  "examples/graph-semantics/error-handler.ts": [
+    "completed 2 failed: price service unavailable | answer from the cache",
+    '{"name":"Error","message":"price service unavailable"}',
+    "",
+  ].join("\n"),
 };
 
 describe("graph-semantics examples", () => {

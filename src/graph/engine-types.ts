@@ -13,6 +13,7 @@ import type { StateStore } from "../stores/types.js";
 import type { Breakpoint, Breakpoints } from "./breakpoints.js";
 import type { CompiledFlow } from "./compile.js";
 import type { PendingInterrupt, StreamMode, TaskHost } from "./context.js";
+import type { ErrorHandler, TaskError } from "./error-handler.js";
 import type { NodeCache, RetryPolicy } from "./policies.js";
 import type { SubAgents } from "./sub-agents.js";
 import type { StreamEvent } from "./types.js";
@@ -31,6 +32,8 @@ export type TaskRoutes = Array<{ name: string; payload: Record<string, unknown> 
 export interface TaskOutcome {
   update: PreparedUpdate | null;
   routes: TaskRoutes;
+  /** The failure an `onError` handler turned into this outcome; absent otherwise. */
+  error?: TaskError;
 }
 
 /** A finished task's result: its outcome, marked done (one object, as 10,000 tasks of a fan-out hold theirs until the commit). */
@@ -52,6 +55,8 @@ export interface EngineGraph {
   readonly maxSteps: number;
   /** Default retry policy of nodes without one. */
   readonly retry: RetryPolicy | null;
+  /** Default error handler of nodes without one; absent or `null` for none. */
+  readonly onError?: ErrorHandler | null;
   /** Where cached node results live. */
   readonly nodeCache: NodeCache | null;
   /** The tracer, or `null` (no spans at all). */

@@ -18,6 +18,7 @@ import type { BreakpointNodes } from "./breakpoints.js";
 import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import { deleteGraphThread } from "./delete-thread.js";
+import type { ErrorHandler } from "./error-handler.js";
 import type { Edge } from "./node.js";
 import { type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
@@ -62,6 +63,8 @@ export interface GraphOptions {
   interruptBefore?: BreakpointNodes;
   /** Pause every run on a thread after a superstep with a task of one of these nodes (`"*"`: any), when something runs next; LangGraph's `interruptAfter`. */
   interruptAfter?: BreakpointNodes;
+  /** Default error handler of nodes that have none (see `NodeOptions.onError`); default none. See docs/error-handlers.md. */
+  onError?: ErrorHandler;
   /** At most this many tasks of one superstep run at once (a positive integer); default no limit. A run's `maxConcurrency` replaces it. LangGraph's `maxConcurrency`. See docs/concurrency.md. */
   maxConcurrency?: number;
 }
@@ -118,6 +121,8 @@ export class Graph<D extends StateDefinition | null = null> {
   readonly interruptBefore: BreakpointNodes | undefined;
   /** Nodes every run pauses after (see {@link GraphOptions.interruptAfter}). */
   readonly interruptAfter: BreakpointNodes | undefined;
+  /** Default error handler of nodes that have none, or `null`. */
+  readonly onError: ErrorHandler | null;
   /** At most this many tasks of a superstep at once, or `null` for no limit. */
   readonly maxConcurrency: number | null;
   #flow: CompiledFlow | null = null;
@@ -159,6 +164,12 @@ export class Graph<D extends StateDefinition | null = null> {
     this.interruptAfter = options.interruptAfter;
     checkMaxConcurrency(this.name, options.maxConcurrency);
     this.maxConcurrency = options.maxConcurrency ?? null;
+    if (options.onError !== undefined && typeof options.onError !== "function") {
+      throw new TypeError(
+        `Graph "${this.name}": onError must be a function (error, state, ctx) => update | Command`,
+      );
+    }
+    this.onError = options.onError ?? null;
     const maxSteps = options.maxSteps ?? 25;
     if (!Number.isInteger(maxSteps) || maxSteps < 1)
       throw new ValueError(

@@ -13,6 +13,7 @@ export {
   type PendingInterrupt,
   type StreamMode,
 } from "./context.js";
+export type { ErrorHandler, ErrorHandlerContext, TaskError } from "./error-handler.js";
 export {
   Graph,
   type GraphInput,

@@ -316,10 +316,15 @@ export class ThreadJournal implements RunJournal {
         // Its routes are not written: `next` already holds where they led. (Taken out first:
         // a result its codecs cannot store fails the commit and is not written later.)
         this.#inline = null;
-        const { update } = inline.outcome;
+        const { update, error } = inline.outcome;
         data = {
           ...data,
-          ...encodeOutcome(this.def, { update, routes: null }, before, inline.task.name),
+          ...encodeOutcome(
+            this.def,
+            error ? { update, routes: null, error } : { update, routes: null },
+            before,
+            inline.task.name,
+          ),
         };
       } else this.#flushInline();
     }

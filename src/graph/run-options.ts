@@ -26,6 +26,7 @@ const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
   "interruptBefore",
   "interruptAfter",
   "maxConcurrency",
+  "onError",
 ]);
 
 /** Check the options of `new Graph`: an object with only known keys. */

@@ -122,6 +122,7 @@ export async function runGraph<D extends StateDefinition | null>(
     workspace: graph.workspace,
     stateStore: runStore,
     retry: graph.retry,
+    onError: graph.onError,
     nodeCache: resolveNodeCache(graph, flow),
     tracer: graph.tracer,
     maxSteps,

@@ -14,6 +14,7 @@ import { copyState } from "../state/state-copy.js";
 import type { CompiledNode } from "./compile.js";
 import { GraphInterrupt, TaskContext } from "./context.js";
 import type { EngineGraph, StepRun, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
+import { type ErrorHandler, withErrorHandler } from "./error-handler.js";
 import { interpret } from "./interpret.js";
 import type { Node } from "./node.js";
 import { type RetryPolicy, resolveRetry, retryDelayMs, stableHash } from "./policies.js";
@@ -74,6 +75,14 @@ function runTaskPolicies(
     });
   }
   const retry = cn.node.retry ?? graph.retry;
+  const onError = cn.node.onError ?? graph.onError ?? null;
+  if (onError !== null) {
+    return withErrorHandler(run, t, cn, onError as ErrorHandler, () =>
+      retry === null && cn.node.cache === null
+        ? attemptTask(run, t, cn, scope)
+        : runWithPolicies(run, t, cn, retry, scope),
+    );
+  }
   if (retry === null && cn.node.cache === null) return attemptTask(run, t, cn, scope);
   return runWithPolicies(run, t, cn, retry, scope);
 }

@@ -136,6 +136,7 @@ export function encodeOutcome(
   }
   if (outcome.routes !== null) out.routes = outcome.routes as unknown as JsonValue;
   if (!outcome.update && outcome.routes === null) out.update = null;
+  if (outcome.error) out.error = { name: outcome.error.name, message: outcome.error.message };
   return out;
 }
 
@@ -151,6 +152,7 @@ export function decodeOutcome(
         ? null
         : decodeUpdate(def, update, d.same as Record<string, UpdatePath> | undefined),
     routes: (d.routes ?? null) as TaskRoutes,
+    ...(d.error ? { error: d.error as { name: string; message: string } } : {}),
   };
 }
 
