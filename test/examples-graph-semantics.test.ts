@@ -25,6 +25,12 @@ const expected: Record<string, string> = {
     '{"name":"Error","message":"price service unavailable"}',
     "",
   ].join("\n"),
+  "examples/graph-semantics/clear-cache.ts": [
+    "sunny in Oslo (call 1) | cached: false",
+    "sunny in Oslo (call 1) | cached: true",
+    "sunny in Oslo (call 2) | cached: false",
+    "",
+  ].join("\n"),
 };
 
 describe("graph-semantics examples", () => {

@@ -34,6 +34,8 @@ export interface TaskOutcome {
   routes: TaskRoutes;
   /** The failure an `onError` handler turned into this outcome; absent otherwise. */
   error?: TaskError;
+  /** `true` when the outcome came from the node cache (never stored in the log). */
+  cached?: boolean;
 }
 
 /** A finished task's result: its outcome, marked done (one object, as 10,000 tasks of a fan-out hold theirs until the commit). */

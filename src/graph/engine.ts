@@ -28,6 +28,7 @@ import type {
 import { runTask } from "./run-task.js";
 import { scheduleNext } from "./schedule.js";
 import { endWithError, startSpan } from "./tracing.js";
+import type { StreamEvent } from "./types.js";
 
 export type {
   DoneResult,
@@ -280,7 +281,15 @@ function afterTask(
 ): Promise<void> | void {
   if (r.kind !== "done") return;
   if (opts.emit && opts.modes.has("updates")) {
-    opts.emit({ mode: "updates", node: t.name, step, taskId: t.id, data: r.update ?? {} });
+    const e: StreamEvent = {
+      mode: "updates",
+      node: t.name,
+      step,
+      taskId: t.id,
+      data: r.update ?? {},
+    };
+    if (r.cached) e.cached = true;
+    opts.emit(e);
   }
   if (opts.journal) return opts.journal.taskFinished(step, t, r, defer);
 }

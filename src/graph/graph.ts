@@ -20,7 +20,7 @@ import type { StreamMode } from "./context.js";
 import { deleteGraphThread } from "./delete-thread.js";
 import type { ErrorHandler } from "./error-handler.js";
 import type { Edge } from "./node.js";
-import { type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
+import { type NodeCache, nodeCachePrefix, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
 import type { Command } from "./routing.js";
 import {
@@ -345,6 +345,34 @@ export class Graph<D extends StateDefinition | null = null> {
     options: { branchId?: string; eventId?: string; stateStore?: StateStore } = {},
   ): Promise<ThreadSnapshot<GraphState<D>>> {
     return getThreadState(this, this.#positions, threadId, options);
+  }
+
+  /**
+   * Drop cached node results (LangGraph's `clearCache`): of the named nodes, or of every node
+   * of this graph. A graph whose nodes have no `cache` policy has nothing to clear.
+   * @throws ValueError for a name that is not a node of the flow; GraphConfigError when the
+   *   graph's `nodeCache` has no `clear` method.
+   * @example await graph.clearCache(["fetchPrice"]);
+   */
+  async clearCache(nodes?: readonly string[]): Promise<void> {
+    const flow = this.compiled;
+    for (const n of nodes ?? []) {
+      if (!flow.nodes.has(n)) {
+        throw new ValueError(
+          `Graph "${this.name}": clearCache names node "${n}", which is not in the flow; known nodes: ${[...flow.nodes.keys()].join(", ")}`,
+        );
+      }
+    }
+    const cache = this.nodeCache;
+    if (cache === null) return;
+    if (typeof cache.clear !== "function") {
+      throw new GraphConfigError(
+        `Graph "${this.name}": its nodeCache has no clear(prefix) method, so clearCache cannot drop entries`,
+        { graph: this.name },
+      );
+    }
+    if (nodes === undefined) await cache.clear(nodeCachePrefix(this.name));
+    else for (const n of nodes) await cache.clear(nodeCachePrefix(this.name, n));
   }
 
   /**

@@ -39,6 +39,7 @@ export {
   type CachePolicy,
   MemoryNodeCache,
   type NodeCache,
+  nodeCachePrefix,
   type RetryPolicy,
   retryableByDefault,
   StoreNodeCache,

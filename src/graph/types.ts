@@ -15,6 +15,8 @@ export interface StreamEvent {
   taskId: string | null;
   /** `"values"`: the state; `"updates"`: the task's update (`{}` when none); `"custom"`: what `emit` got; `"tokens"`: a `ChatStreamChunk`. */
   data: unknown;
+  /** `"updates"` only: `true` when the task's result came from the node cache; absent otherwise. */
+  cached?: true;
 }
 
 /** What every event of a {@link StreamEventOf} has besides `mode` and `data`. */
@@ -42,7 +44,7 @@ export interface StreamEventFields {
  */
 export type StreamEventOf<S> =
   | (StreamEventFields & { mode: "values"; data: S })
-  | (StreamEventFields & { mode: "updates"; data: Record<string, unknown> })
+  | (StreamEventFields & { mode: "updates"; data: Record<string, unknown>; cached?: true })
   | (StreamEventFields & { mode: "custom"; data: unknown })
   | (StreamEventFields & { mode: "tokens"; data: unknown });
 
