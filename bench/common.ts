@@ -12,7 +12,7 @@ import { join } from "node:path";
 export type Impl = "nodestep" | "langgraph";
 
 /** The workloads of issue 8. */
-export type Workload = "loop" | "react" | "thread" | "fanout";
+export type Workload = "loop" | "react" | "thread" | "fanout" | "fanout-limit";
 
 /** Where a run keeps its state: nowhere, in memory, in an SQLite file, or in PostgreSQL. */
 export type StoreKind = "none" | "memory" | "sqlite" | "postgres";
@@ -177,6 +177,9 @@ export function warmupCap(workload: Workload): number {
       return 20;
     case "fanout":
       return 1000;
+    case "fanout-limit":
+      // Its param is the limit (N is 10,000): the warm-up runs the same limit.
+      return 10000;
   }
 }
 

@@ -262,6 +262,8 @@ export async function runLanggraph(c: Case, warmup: number): Promise<Figures> {
         return thread(param, c.store);
       case "fanout":
         return fanout(param);
+      case "fanout-limit":
+        throw new Error("fanout-limit is a nodestep-only case");
     }
   };
   await warmUp(once, c.param, warmup);

@@ -213,7 +213,11 @@ async function thread(turns: number, kind: StoreKind): Promise<Partial<Figures>>
   }
 }
 
-async function fanout(n: number): Promise<Partial<Figures>> {
+/** The fan-out size of the `fanout-limit` cases (their param is the limit). */
+const FANOUT_LIMIT_N = 10_000;
+
+/** A fan-out of `n` Sends; `limit`: the graph's maxConcurrency (none when not given). */
+async function fanout(n: number, limit?: number): Promise<Partial<Figures>> {
   const State = defineState({
     items: reducer(z.array(z.number()).default([]), appendInPlace),
     i: z.number().default(0),
@@ -224,7 +228,10 @@ async function fanout(n: number): Promise<Partial<Figures>> {
     goto: ["worker"],
   });
   const worker = node((s: S) => ({ items: [s.i] }), { name: "worker" });
-  const graph = new Graph(State, { name: "fanout" }).flow(START.to(fan), worker.to(END));
+  const graph = new Graph(State, {
+    name: "fanout",
+    ...(limit === undefined ? {} : { maxConcurrency: limit }),
+  }).flow(START.to(fan), worker.to(END));
   const t0 = performance.now();
   const { state } = await graph.invoke({});
   const totalMs = performance.now() - t0;
@@ -245,6 +252,8 @@ export async function runNodestep(c: Case, warmup: number): Promise<Figures> {
         return thread(param, c.store);
       case "fanout":
         return fanout(param);
+      case "fanout-limit":
+        return fanout(FANOUT_LIMIT_N, param);
     }
   };
   await warmUp(once, c.param, warmup);

@@ -57,6 +57,16 @@ const PLAN: Plan[] = [
   ]),
   { workload: "fanout", store: "none", param: 1000, group: "fanout" },
   { workload: "fanout", store: "none", param: 10000, group: "fanout", slowLanggraph: true },
+  // The fan-out of 10,000 with maxConcurrency 1, 16 and 10,000 (no limit in effect); param is the limit.
+  ...[1, 16, 10000].map(
+    (param): Plan => ({
+      workload: "fanout-limit",
+      store: "none",
+      param,
+      group: "fanout",
+      nodestepOnly: true,
+    }),
+  ),
   { workload: "react", store: "postgres", param: 200, group: "postgres", slowLanggraph: true },
   { workload: "thread", store: "postgres", param: 200, group: "postgres", slowLanggraph: true },
   // Issue 3's 1,000-turn conversation on PostgreSQL, nodestep only (LangGraph.js: T = 200 above).
@@ -239,6 +249,8 @@ function unitOf(w: Workload): {
       return { field: "usPerInvoke", label: "µs/invoke (last 10%)" };
     case "fanout":
       return { field: "totalMs", label: "ms total" };
+    case "fanout-limit":
+      return { field: "totalMs", label: "ms total, N = 10,000, param = maxConcurrency" };
   }
 }
 

@@ -15,7 +15,7 @@ import {
 } from "./common.js";
 
 const IMPLS: readonly Impl[] = ["nodestep", "langgraph"];
-const WORKLOADS: readonly Workload[] = ["loop", "react", "thread", "fanout"];
+const WORKLOADS: readonly Workload[] = ["loop", "react", "thread", "fanout", "fanout-limit"];
 const STORES: readonly StoreKind[] = ["none", "memory", "sqlite", "postgres"];
 
 function pick<T extends string>(what: string, value: string | undefined, allowed: readonly T[]): T {

@@ -10,6 +10,27 @@ const expected: Record<string, string> = {
     '  n2["send (pause before)"]',
     "",
   ].join("\n"),
+  "examples/graph-semantics/edit-state.ts": [
+    "next: shelve",
+    "after updateState asNode: send",
+    "a: draft,sent",
+    "b: draft,note by hand,shelved",
+    "c: draft,sent true",
+    "branch: draft,second thoughts,shelved",
+    "event: state_updated",
+    "",
+  ].join("\n"),
+  "examples/graph-semantics/error-handler.ts": [
+    "completed 2 failed: price service unavailable | answer from the cache",
+    '{"name":"Error","message":"price service unavailable"}',
+    "",
+  ].join("\n"),
+  "examples/graph-semantics/clear-cache.ts": [
+    "sunny in Oslo (call 1) | cached: false",
+    "sunny in Oslo (call 1) | cached: true",
+    "sunny in Oslo (call 2) | cached: false",
+    "",
+  ].join("\n"),
 };
 
 describe("graph-semantics examples", () => {

@@ -14,6 +14,7 @@ import type { StateStore } from "../stores/types.js";
 import type { Breakpoint, Breakpoints } from "./breakpoints.js";
 import type { CompiledFlow } from "./compile.js";
 import type { PendingInterrupt, StreamMode, TaskHost } from "./context.js";
+import type { ErrorHandler, TaskError } from "./error-handler.js";
 import type { NodeCache, RetryPolicy } from "./policies.js";
 import type { SubAgents } from "./sub-agents.js";
 import type { StreamEvent } from "./types.js";
@@ -32,6 +33,10 @@ export type TaskRoutes = Array<{ name: string; payload: Record<string, unknown> 
 export interface TaskOutcome {
   update: PreparedUpdate | null;
   routes: TaskRoutes;
+  /** The failure an `onError` handler turned into this outcome; absent otherwise. */
+  error?: TaskError;
+  /** `true` when the outcome came from the node cache (never stored in the log). */
+  cached?: boolean;
 }
 
 /** A finished task's result: its outcome, marked done (one object, as 10,000 tasks of a fan-out hold theirs until the commit). */
@@ -55,6 +60,8 @@ export interface EngineGraph {
   readonly maxSteps: number;
   /** Default retry policy of nodes without one. */
   readonly retry: RetryPolicy | null;
+  /** Default error handler of nodes without one; absent or `null` for none. */
+  readonly onError?: ErrorHandler | null;
   /** Where cached node results live. */
   readonly nodeCache: NodeCache | null;
   /** The tracer, or `null` (no spans at all). */
@@ -103,6 +110,8 @@ export interface EngineRunOptions {
   modeList: readonly StreamMode[];
   emit: ((event: StreamEvent) => void) | null;
   maxSteps: number;
+  /** At most this many tasks of a superstep run at once; absent or 0: no limit. */
+  maxConcurrency?: number;
   /** The run's `interruptBefore` / `interruptAfter`, or `null` for none. */
   breakpoints?: Breakpoints | null;
   journal: RunJournal | null;

@@ -29,6 +29,7 @@ import { frozenValue } from "./journal.js";
 import { runTask } from "./run-task.js";
 import { scheduleNext } from "./schedule.js";
 import { endWithError, startSpan } from "./tracing.js";
+import type { StreamEvent } from "./types.js";
 
 export type {
   DoneResult,
@@ -223,21 +224,50 @@ async function runSuperstep(
       if (after) after.then(done, (e) => fail(e, t));
       else done();
     };
-    for (const t of toRun) {
+    // With maxConcurrency below the task count, a finished task's slot starts the next one
+    // (in task order; a loop, not recursion, so synchronous nodes use no stack).
+    const limit = opts.maxConcurrency ?? 0;
+    const limited = limit > 0 && limit < toRun.length;
+    let next = 0;
+    let running = 0;
+    let pumping = false;
+    const start = (t: TaskSpec): boolean => {
       let r: TaskResult | Promise<TaskResult>;
       try {
         r = runTask(siblings, t);
       } catch (e) {
         fail(e, t);
-        return;
+        return false;
       }
       if (r instanceof Promise)
         r.then(
-          (res) => finish(t, res),
+          (res) => {
+            if (limited) release();
+            finish(t, res);
+          },
           (e) => fail(e, t),
         );
-      else finish(t, r);
-    }
+      else {
+        if (limited) release();
+        finish(t, r);
+      }
+      return true;
+    };
+    const pump = () => {
+      if (pumping) return;
+      pumping = true;
+      while (!failed && next < toRun.length && running < limit) {
+        running++;
+        if (!start(toRun[next++]!)) break;
+      }
+      pumping = false;
+    };
+    const release = () => {
+      running--;
+      pump();
+    };
+    if (limited) pump();
+    else for (const t of toRun) if (!start(t)) return;
   });
   return results;
 }
@@ -252,7 +282,15 @@ function afterTask(
 ): Promise<void> | void {
   if (r.kind !== "done") return;
   if (opts.emit && opts.modes.has("updates")) {
-    opts.emit({ mode: "updates", node: t.name, step, taskId: t.id, data: r.update ?? {} });
+    const e: StreamEvent = {
+      mode: "updates",
+      node: t.name,
+      step,
+      taskId: t.id,
+      data: r.update ?? {},
+    };
+    if (r.cached) e.cached = true;
+    opts.emit(e);
   }
   if (opts.journal) {
     // The log keeps what the node returned as it was when it returned, and the run goes on

@@ -19,12 +19,21 @@ import type { BreakpointNodes } from "./breakpoints.js";
 import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import { deleteGraphThread } from "./delete-thread.js";
+import type { ErrorHandler } from "./error-handler.js";
 import type { Edge } from "./node.js";
-import { type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
+import { type NodeCache, nodeCachePrefix, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
-import { checkGraphOptions, checkMemoryStore, checkModes, checkRunOptions } from "./run-options.js";
+import type { Command } from "./routing.js";
+import {
+  checkGraphOptions,
+  checkMaxConcurrency,
+  checkMemoryStore,
+  checkModes,
+  checkRunOptions,
+} from "./run-options.js";
 import { type PositionCache, runGraph } from "./run-setup.js";
 import { type FromSpecOptions, fromSpec, type GraphSpec, toMermaid, toSpec } from "./spec.js";
+import { type UpdateStateOptions, updateThreadState } from "./state-update.js";
 import { forkThread, getThreadState, type ThreadSnapshot, threadHistory } from "./thread-ops.js";
 import { resolveTracer } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent, StreamEventOf, StreamOptions } from "./types.js";
@@ -61,6 +70,10 @@ export interface GraphOptions {
   interruptBefore?: BreakpointNodes;
   /** Pause every run on a thread after a superstep with a task of one of these nodes (`"*"`: any), when something runs next; LangGraph's `interruptAfter`. */
   interruptAfter?: BreakpointNodes;
+  /** Default error handler of nodes that have none (see `NodeOptions.onError`); default none. See docs/error-handlers.md. */
+  onError?: ErrorHandler;
+  /** At most this many tasks of one superstep run at once (a positive integer); default no limit. A run's `maxConcurrency` replaces it. LangGraph's `maxConcurrency`. See docs/concurrency.md. */
+  maxConcurrency?: number;
 }
 
 /** The state type of a graph built on a definition, or a plain object. */
@@ -68,12 +81,17 @@ export type GraphState<D> =
   D extends StateDefinition<infer S>
     ? { [K in keyof S]: StateDefinition<S>["State"][K] }
     : Record<string, unknown>;
-/** The input type of a graph: an update of its state, or `null` to continue a thread. */
-export type GraphInput<D> =
-  | (D extends StateDefinition<infer S extends StateShape>
-      ? UpdateOfShape<S>
-      : Record<string, unknown>)
-  | null;
+/**
+ * The input type of a graph: an update of its state, `null` to continue a thread, or a
+ * `Command` that continues a thread with `resume` answers, an `update` and a `goto`.
+ */
+export type GraphInput<D> = GraphUpdate<D> | Command<GraphState<D>> | null;
+
+/** An update of a graph's state, as a node returns it and as `graph.updateState` takes it. */
+export type GraphUpdate<D> =
+  D extends StateDefinition<infer S extends StateShape>
+    ? UpdateOfShape<S>
+    : Record<string, unknown>;
 
 /**
  * A graph: nodes over a typed state, joined by edges, run superstep by superstep.
@@ -112,6 +130,10 @@ export class Graph<D extends StateDefinition | null = null> {
   readonly interruptBefore: BreakpointNodes | undefined;
   /** Nodes every run pauses after (see {@link GraphOptions.interruptAfter}). */
   readonly interruptAfter: BreakpointNodes | undefined;
+  /** Default error handler of nodes that have none, or `null`. */
+  readonly onError: ErrorHandler | null;
+  /** At most this many tasks of a superstep at once, or `null` for no limit. */
+  readonly maxConcurrency: number | null;
   #flow: CompiledFlow | null = null;
   #positions: PositionCache = new WeakMap();
 
@@ -120,7 +142,7 @@ export class Graph<D extends StateDefinition | null = null> {
    * @param options - see {@link GraphOptions}; any other key is refused.
    * @throws TypeError if `state` is neither, `options` is not an object or has a key that is
    *   not a graph option (a misspelled `maxStep`, say), or `stateStore` is not a store;
-   *   ValueError if `maxSteps` is not a positive integer.
+   *   ValueError if `maxSteps` or `maxConcurrency` is not a positive integer.
    */
   constructor(state: D = null as D, options: GraphOptions = {}) {
     if (state !== null && state !== undefined && !isStateDefinition(state)) {
@@ -150,6 +172,14 @@ export class Graph<D extends StateDefinition | null = null> {
     this.tracer = resolveTracer(options.tracer);
     this.interruptBefore = options.interruptBefore;
     this.interruptAfter = options.interruptAfter;
+    checkMaxConcurrency(this.name, options.maxConcurrency);
+    this.maxConcurrency = options.maxConcurrency ?? null;
+    if (options.onError !== undefined && typeof options.onError !== "function") {
+      throw new TypeError(
+        `Graph "${this.name}": onError must be a function (error, state, ctx) => update | Command`,
+      );
+    }
+    this.onError = options.onError ?? null;
     const maxSteps = options.maxSteps ?? 25;
     if (!Number.isInteger(maxSteps) || maxSteps < 1)
       throw new ValueError(
@@ -334,6 +364,56 @@ export class Graph<D extends StateDefinition | null = null> {
     } = {},
   ): Promise<ThreadSnapshot<GraphState<D>>> {
     return getThreadState(this, this.#positions, threadId, options);
+  }
+
+  /**
+   * Drop cached node results (LangGraph's `clearCache`): of the named nodes, or of every node
+   * of this graph. A graph whose nodes have no `cache` policy has nothing to clear.
+   * @throws ValueError for a name that is not a node of the flow; GraphConfigError when the
+   *   graph's `nodeCache` has no `clear` method.
+   * @example await graph.clearCache(["fetchPrice"]);
+   */
+  async clearCache(nodes?: readonly string[]): Promise<void> {
+    const flow = this.compiled;
+    for (const n of nodes ?? []) {
+      if (!flow.nodes.has(n)) {
+        throw new ValueError(
+          `Graph "${this.name}": clearCache names node "${n}", which is not in the flow; known nodes: ${[...flow.nodes.keys()].join(", ")}`,
+        );
+      }
+    }
+    const cache = this.nodeCache;
+    if (cache === null) return;
+    if (typeof cache.clear !== "function") {
+      throw new GraphConfigError(
+        `Graph "${this.name}": its nodeCache has no clear(prefix) method, so clearCache cannot drop entries`,
+        { graph: this.name },
+      );
+    }
+    if (nodes === undefined) await cache.clear(nodeCachePrefix(this.name));
+    else for (const n of nodes) await cache.clear(nodeCachePrefix(this.name, n));
+  }
+
+  /**
+   * Change a thread's state from outside a node (LangGraph's `updateState`): `update` goes
+   * through the reducers as if `asNode` had returned it, and `asNode`'s edges, evaluated on
+   * the new state, decide what runs next; without `asNode` the tasks that were next stay next
+   * (and what they already did or asked is kept). Recorded as one `state_updated` event.
+   * Fork first for "edit and branch". Continue with `invoke(null, { threadId })`.
+   *
+   * @returns the thread's state after it, as `getState` shows it.
+   * @throws GraphConfigError without a store; UnknownBranchError for an unknown branch;
+   *   ValueError when `asNode` is not a node; StateUpdateError (or what a reducer throws) for
+   *   an update a node could not return, naming `asNode` (or "the update given to updateState");
+   *   ThreadBusyError while a run holds the thread; TypeError for bad options.
+   * @example await graph.updateState("t-1", { approved: true }, { asNode: "review" });
+   */
+  updateState(
+    threadId: string,
+    update: GraphUpdate<D>,
+    options: UpdateStateOptions = {},
+  ): Promise<ThreadSnapshot<GraphState<D>>> {
+    return updateThreadState(this, this.#positions, threadId, update, options);
   }
 
   /**

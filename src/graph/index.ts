@@ -13,11 +13,13 @@ export {
   type PendingInterrupt,
   type StreamMode,
 } from "./context.js";
+export type { ErrorHandler, ErrorHandlerContext, TaskError } from "./error-handler.js";
 export {
   Graph,
   type GraphInput,
   type GraphOptions,
   type GraphState,
+  type GraphUpdate,
   newRunId,
   type ThreadSnapshot,
 } from "./graph.js";
@@ -37,6 +39,7 @@ export {
   type CachePolicy,
   MemoryNodeCache,
   type NodeCache,
+  nodeCachePrefix,
   type RetryPolicy,
   retryableByDefault,
   StoreNodeCache,
@@ -55,6 +58,7 @@ export {
   type TargetRef,
   when,
 } from "./routing.js";
+export type { UpdateStateOptions } from "./state-update.js";
 export {
   type AgentExecutor,
   type AgentGraph as SubAgentGraph,

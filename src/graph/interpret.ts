@@ -36,6 +36,12 @@ export function interpret(
       routes: checkGoto(graph, cn, [ret], step, "a returned END"),
     };
   if (ret instanceof Command) {
+    if (ret.resume !== null) {
+      throw new GraphExecutionError(
+        `Node "${cn.name}" returned a Command with resume; resume answers interrupts when a Command is the input of a run (graph.invoke(new Command({ resume }), { threadId })), not from a node`,
+        { graph: graph.name, node: cn.name, step },
+      );
+    }
     const update = ret.update === null ? null : prepare(graph, cn, ret.update);
     const routes =
       ret.goto === null

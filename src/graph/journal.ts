@@ -21,9 +21,11 @@ import {
   emptyPosition,
   encodeOutcome,
   encodeRunStarted,
+  encodeStateUpdated,
   encodeTasks,
   foldEvents,
   type RunStartedData,
+  type StateUpdatedData,
   type ThreadPosition,
 } from "./thread-state.js";
 
@@ -333,10 +335,15 @@ export class ThreadJournal implements RunJournal {
         // Its routes are not written: `next` already holds where they led. (Taken out first:
         // a result its codecs cannot store fails the commit and is not written later.)
         this.#inline = null;
-        const { update } = inline.outcome;
+        const { update, error } = inline.outcome;
         data = {
           ...data,
-          ...encodeOutcome(this.def, { update, routes: null }, before, inline.task.name),
+          ...encodeOutcome(
+            this.def,
+            error ? { update, routes: null, error } : { update, routes: null },
+            before,
+            inline.task.name,
+          ),
         };
       } else this.#flushInline();
     }
@@ -378,6 +385,19 @@ export class ThreadJournal implements RunJournal {
         interrupts: [],
         breakpoint: breakpoint as unknown as JsonValue,
       }),
+    ]);
+  }
+
+  /** Record a state update from outside a node (`state_updated`; see `encodeStateUpdated`). */
+  stateUpdated(step: number, data: StateUpdatedData): Promise<void> {
+    return this.append([
+      this.#event(
+        "state_updated",
+        step,
+        null,
+        data.asNode,
+        encodeStateUpdated(this.def, step, data),
+      ),
     ]);
   }
 

@@ -4,6 +4,7 @@
  * @module
  */
 import type { NodeContext } from "./context.js";
+import type { ErrorHandler } from "./error-handler.js";
 import type { CachePolicy, RetryPolicy } from "./policies.js";
 import { resolveRetry } from "./policies.js";
 import type { AnyNode, Command, EdgeTarget, EndSentinel, Send } from "./routing.js";
@@ -73,6 +74,12 @@ export interface NodeOptions<_S> {
   retry?: RetryPolicy;
   /** Cache the node's result by its input; entries live in the graph's `nodeCache`. */
   cache?: CachePolicy;
+  /**
+   * Turn the node's failure (after its retries) into what it would have returned: an update,
+   * a `Command`, nothing. Default the graph's `onError` (none). Never called for interrupts or
+   * a cancelled run. See docs/error-handlers.md.
+   */
+  onError?: ErrorHandler<_S>;
 }
 
 /** A graph step: a function plus its name and options. Made by {@link node}. */
@@ -86,6 +93,8 @@ export interface Node<S = Record<string, unknown>> {
   readonly retry: RetryPolicy | null;
   /** Its cache policy, or `null`. */
   readonly cache: CachePolicy | null;
+  /** Its error handler, or `null`. */
+  readonly onError: ErrorHandler<S> | null;
   /** The wrapped function. */
   handler(state: S, ctx: NodeContext): NodeReturn<S> | Promise<NodeReturn<S>>;
   /** An edge from this node to `target`: a node, a name, `END`, `when(...)`, or a list (fan-out). */
@@ -147,6 +156,11 @@ export function node<S = Record<string, unknown>, C = unknown>(
     }
   }
   if (options.retry) resolveRetry(options.retry, `node "${name}"`);
+  if (options.onError !== undefined && typeof options.onError !== "function") {
+    throw new TypeError(
+      `node "${name}": onError must be a function (error, state, ctx) => update | Command`,
+    );
+  }
   if (options.cache && options.cache.ttlMs !== undefined && !(options.cache.ttlMs > 0)) {
     throw new TypeError(`node "${name}": cache.ttlMs must be a positive number of milliseconds`);
   }
@@ -159,6 +173,7 @@ export function node<S = Record<string, unknown>, C = unknown>(
     goto,
     retry: options.retry ?? null,
     cache: options.cache ?? null,
+    onError: options.onError ?? null,
     handler: fn as Node<S>["handler"],
     to(target: EdgeTarget): Edge {
       return { kind: "edge", from: n, to: target };

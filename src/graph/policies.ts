@@ -58,6 +58,22 @@ export interface NodeCache {
   get(key: string): Promise<JsonValue | null>;
   /** Keep `value` under `key` for `ttlMs` ms (`null`: for ever). */
   set(key: string, value: JsonValue, ttlMs: number | null): Promise<void>;
+  /**
+   * Drop every entry whose key starts with `prefix` (`graph.clearCache` passes
+   * {@link nodeCachePrefix} of a node, or of a graph with `node` left out). Optional: a
+   * cache without it cannot be cleared (`graph.clearCache` then throws `GraphConfigError`).
+   */
+  clear?(prefix: string): Promise<void>;
+}
+
+/**
+ * How the cache keys of a graph's node begin: `"<graph>/<node>/"`, each name URI-encoded (so
+ * a `/` in a name cannot make one node's keys look like another's); `node` left out: the
+ * prefix of all the graph's keys, `"<graph>/"`.
+ */
+export function nodeCachePrefix(graph: string, node?: string): string {
+  const g = `${encodeURIComponent(graph)}/`;
+  return node === undefined ? g : `${g}${encodeURIComponent(node)}/`;
 }
 
 /** A {@link NodeCache} in this process's memory (at most `maxEntries`, oldest dropped first; default 10,000). */
@@ -76,6 +92,10 @@ export class MemoryNodeCache implements NodeCache {
     }
     return e.value;
   }
+  async clear(prefix: string): Promise<void> {
+    for (const key of [...this.#entries.keys()])
+      if (key.startsWith(prefix)) this.#entries.delete(key);
+  }
   async set(key: string, value: JsonValue, ttlMs: number | null): Promise<void> {
     this.#entries.delete(key);
     this.#entries.set(key, { value, expiresAt: ttlMs === null ? null : Date.now() + ttlMs });
@@ -86,12 +106,22 @@ export class MemoryNodeCache implements NodeCache {
 
 /**
  * A {@link NodeCache} kept in a state store, so that every process sharing the store shares
- * the cache: each key is a thread `"__nodecache__:<sha256 of key>"` whose last event holds the entry.
+ * the cache: each key is a thread `"__nodecache__:<graph>/<node>/<sha256 of key>"` whose last
+ * event holds the entry. `clear` lists the store's threads to find a prefix's.
  */
 export class StoreNodeCache implements NodeCache {
   constructor(readonly store: StateStore) {}
+  // "__nodecache__:<graph>/<node>/<sha256 of the key>": the key's prefix kept readable, so that
+  // clear(prefix) finds a node's entries.
   #thread(key: string): string {
-    return `__nodecache__:${createHash("sha256").update(key).digest("hex")}`;
+    const [graph, node] = key.split("/", 2);
+    return `__nodecache__:${graph}/${node}/${createHash("sha256").update(key).digest("hex")}`;
+  }
+  async clear(prefix: string): Promise<void> {
+    const start = `__nodecache__:${prefix}`;
+    for (const t of await this.store.listThreads()) {
+      if (t.threadId.startsWith(start)) await this.store.deleteThread(t.threadId);
+    }
   }
   async get(key: string): Promise<JsonValue | null> {
     const threadId = this.#thread(key);

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { isPlainObject } from "../json/index.js";
+import { isPlainObject, type JsonValue } from "../json/index.js";
 import { describeValue } from "../state/define-state.js";
 import type { Node } from "./node.js";
 
@@ -102,14 +102,18 @@ export class Send {
 }
 
 /**
- * A node's return value that updates the state and routes.
+ * A node's return value that updates the state and routes, or a run's input that continues a
+ * thread (`graph.invoke(new Command({ resume, update, goto }), { threadId })`).
  *
  * `update` is applied through the reducers. `goto` replaces the node's edges: a target or a
  * list of them; `[]` routes nowhere; omitted follows the edges. Every target must be in the
- * node's `goto` option.
+ * node's `goto` option. As run input (see docs/editing-state.md): `resume` answers pending
+ * interrupts by key, `update` is applied as `graph.updateState` applies it, and `goto` sets
+ * the tasks that run next; `resume` is for run input only.
  *
- * @param init - `{ update?, goto? }`; omitted, the command does nothing and follows the edges.
- * @throws TypeError if `init` is not a plain object, has a key other than `update` and `goto`,
+ * @param init - `{ update?, goto?, resume? }`; omitted, the command does nothing and follows the edges.
+ * @throws TypeError if `init` is not a plain object, has a key other than `update`, `goto` and `resume`,
+ *   `resume` is not a plain object of answers,
  *   `update` is neither a plain object nor `null`, or `goto` is neither a node, a non-empty
  *   node name, `END`, a {@link Send} nor a list of them.
  * @example return new Command({ update: { answer }, goto: END });
@@ -117,10 +121,13 @@ export class Send {
 export class Command<S = Record<string, unknown>> {
   readonly update: Partial<S> | Record<string, unknown> | null;
   readonly goto: GotoTarget | ReadonlyArray<GotoTarget> | null;
+  /** Answers to pending interrupts by key (run input only), or `null`. */
+  readonly resume: Readonly<Record<string, JsonValue>> | null;
   constructor(
     init: {
       update?: Partial<S> | Record<string, unknown> | null;
       goto?: GotoTarget | ReadonlyArray<GotoTarget> | null;
+      resume?: Readonly<Record<string, JsonValue>> | null;
     } = {},
   ) {
     if (!isPlainObject(init)) {
@@ -129,13 +136,19 @@ export class Command<S = Record<string, unknown>> {
       );
     }
     for (const key of Object.keys(init)) {
-      if (key !== "update" && key !== "goto") {
+      if (key !== "update" && key !== "goto" && key !== "resume") {
         throw new TypeError(
-          `new Command(init): unknown key "${key}"; a Command takes only update and goto`,
+          `new Command(init): unknown key "${key}"; a Command takes only update, goto and resume`,
         );
       }
     }
-    const { update, goto } = init;
+    const { update, goto, resume } = init;
+    if (resume !== undefined && resume !== null && !isPlainObject(resume)) {
+      throw new TypeError(
+        `new Command(init): resume must be an object of answers by interrupt key or null, got ${describeValue(resume)}`,
+      );
+    }
+    this.resume = resume ?? null;
     if (update !== undefined && update !== null && !isPlainObject(update)) {
       throw new TypeError(
         `new Command(init): update must be a plain object of state fields or null, got ${describeValue(update)}`,

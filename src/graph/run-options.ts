@@ -46,6 +46,8 @@ const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
   "tracer",
   "interruptBefore",
   "interruptAfter",
+  "maxConcurrency",
+  "onError",
 ]);
 
 /** Check the options of `new Graph`: an object with only known keys. */
@@ -129,6 +131,17 @@ export function checkRunOptions(graph: string, options: RunOptions): void {
   }
   checkBreakpointList(graph, "interruptBefore", o.interruptBefore);
   checkBreakpointList(graph, "interruptAfter", o.interruptAfter);
+  checkMaxConcurrency(graph, o.maxConcurrency);
+}
+
+/** @throws ValueError unless `value` is absent or a positive integer. */
+export function checkMaxConcurrency(graph: string, value: unknown): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || (value as number) < 1) {
+    throw new ValueError(
+      `Graph "${graph}": maxConcurrency must be a positive integer (tasks of a superstep at once), got ${String(value)}`,
+    );
+  }
 }
 
 const STREAM_MODES = new Set<StreamMode>(["values", "updates", "custom", "tokens"]);

@@ -38,9 +38,11 @@ import {
 import type { Graph, GraphInput, GraphState } from "./graph.js";
 import { type CachedPosition, ThreadJournal } from "./journal.js";
 import { MemoryNodeCache, type NodeCache } from "./policies.js";
+import { Command } from "./routing.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
+import { planStateUpdate } from "./state-update.js";
 import { SubAgents } from "./sub-agents.js";
-import { THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
+import { applyStateUpdated, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
 import { endWithError, startSpan } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent } from "./types.js";
 
@@ -80,6 +82,22 @@ export async function runGraph<D extends StateDefinition | null>(
       { graph: graph.name },
     );
   }
+  const command = input instanceof Command ? input : null;
+  if (threadId === null && command) {
+    throw new ValueError(
+      `Graph "${graph.name}": a Command as input continues a thread; pass the threadId of the thread it continues`,
+    );
+  }
+  if (command && command.resume !== null && options.resume !== undefined) {
+    throw new ValueError(
+      `Graph "${graph.name}": resume answers were given both in the Command and in the run options; give them once`,
+    );
+  }
+  if (command && command.resume !== null && command.goto !== null) {
+    throw new ValueError(
+      `Graph "${graph.name}": a Command with goto sets the tasks that run next, so the interrupts of the paused ones cannot be answered; give resume or goto, not both`,
+    );
+  }
   if (threadId === null && (input === null || input === undefined)) {
     throw new ValueError(
       `Graph "${graph.name}": invoke(null) continues a thread; pass an input, or a threadId with a state store`,
@@ -108,6 +126,7 @@ export async function runGraph<D extends StateDefinition | null>(
         ? checkMemoryStore(options.memoryStore, `Graph "${graph.name}"`)
         : graph.memoryStore,
     retry: graph.retry,
+    onError: graph.onError,
     nodeCache: resolveNodeCache(graph, flow),
     tracer: graph.tracer,
     maxSteps,
@@ -183,6 +202,7 @@ export async function runGraph<D extends StateDefinition | null>(
     modeList,
     emit,
     maxSteps,
+    maxConcurrency: options.maxConcurrency ?? graph.maxConcurrency ?? 0,
     breakpoints,
     journal,
     traceContext,
@@ -229,8 +249,8 @@ export async function runGraph<D extends StateDefinition | null>(
   signal = signal === NEVER ? journal.leaseSignal : AbortSignal.any([signal, journal.leaseSignal]);
   let pos: RunPosition | null = null;
   try {
-    const tp = loaded.position;
-    if (input !== null && input !== undefined) {
+    let tp = loaded.position;
+    if (input !== null && input !== undefined && !command) {
       const prepared = prepareUpdate(graph.state, input, "__input__", false);
       const state = applyUpdate(graph.state, tp.state, prepared, "__input__");
       pos = { state, step: tp.step, tasks: [], known: new Map(), caches: new Map(), answers: {} };
@@ -254,7 +274,7 @@ export async function runGraph<D extends StateDefinition | null>(
           { threadId, branchId },
         );
       }
-      const resume = options.resume ?? {};
+      const resume = command?.resume ?? options.resume ?? {};
       const pendingKeys = new Set(tp.interrupts.map((i) => i.key));
       for (const key of Object.keys(resume)) {
         if (!pendingKeys.has(key) && !Object.hasOwn(tp.answers, key)) {
@@ -269,6 +289,20 @@ export async function runGraph<D extends StateDefinition | null>(
           `Cannot store the resume answers: ${bad.path} is not JSON (${bad.problem})`,
           { field: bad.path, threadId },
         );
+      if (command && (command.update !== null || command.goto !== null)) {
+        // The Command's update and goto: one state_updated event before the run continues.
+        const data = await planStateUpdate(
+          { name: graph.name, state: graph.state, flow },
+          tp,
+          command.update,
+          null,
+          command.goto,
+        );
+        await journal.stateUpdated(tp.step, data);
+        const updated: ThreadPosition = { ...tp };
+        applyStateUpdated(graph.state, updated, tp.step, data);
+        tp = updated;
+      }
       pos = {
         state: tp.state,
         step: tp.step,
@@ -365,7 +399,7 @@ export function positionsOf(
 }
 
 /** Cache a branch's position after a run, dropping the least recently used beyond the limit. */
-function rememberPosition(
+export function rememberPosition(
   positions: PositionCache,
   store: StateStore,
   threadId: string,

@@ -14,9 +14,16 @@ import { copyState } from "../state/state-copy.js";
 import type { CompiledNode } from "./compile.js";
 import { GraphInterrupt, TaskContext } from "./context.js";
 import type { EngineGraph, StepRun, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
+import { type ErrorHandler, withErrorHandler } from "./error-handler.js";
 import { interpret } from "./interpret.js";
 import type { Node } from "./node.js";
-import { type RetryPolicy, resolveRetry, retryDelayMs, stableHash } from "./policies.js";
+import {
+  nodeCachePrefix,
+  type RetryPolicy,
+  resolveRetry,
+  retryDelayMs,
+  stableHash,
+} from "./policies.js";
 import { endWithError, startSpan, type TraceScope } from "./tracing.js";
 
 const resolvedPolicies = new WeakMap<RetryPolicy, ReturnType<typeof resolveRetry>>();
@@ -74,6 +81,14 @@ function runTaskPolicies(
     });
   }
   const retry = cn.node.retry ?? graph.retry;
+  const onError = cn.node.onError ?? graph.onError ?? null;
+  if (onError !== null) {
+    return withErrorHandler(run, t, cn, onError as ErrorHandler, () =>
+      retry === null && cn.node.cache === null
+        ? attemptTask(run, t, cn, scope)
+        : runWithPolicies(run, t, cn, retry, scope),
+    );
+  }
   if (retry === null && cn.node.cache === null) return attemptTask(run, t, cn, scope);
   return runWithPolicies(run, t, cn, retry, scope);
 }
@@ -90,9 +105,9 @@ async function runWithPolicies(
   const cachePolicy = cn.node.cache;
   if (cachePolicy && graph.nodeCache) {
     const input = t.payload ? { ...pos.state, ...t.payload } : pos.state;
-    cacheKey = `${graph.name}/${cn.name}/${cachePolicy.key ? cachePolicy.key(input) : stableHash(input)}`;
+    cacheKey = `${nodeCachePrefix(graph.name, cn.name)}${cachePolicy.key ? cachePolicy.key(input) : stableHash(input)}`;
     const hit = await graph.nodeCache.get(cacheKey);
-    if (hit !== null) return { kind: "done", ...(hit as unknown as TaskOutcome) };
+    if (hit !== null) return { kind: "done", ...(hit as unknown as TaskOutcome), cached: true };
   }
   const policy = retry ? resolvedRetry(retry, cn.name) : null;
   for (let attempt = 1; ; attempt++) {

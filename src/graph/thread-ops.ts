@@ -99,7 +99,16 @@ export async function getThreadState<S>(
       await loadPosition(store, graph.state, threadId, branchId, positionsOf(positions, store))
     ).position;
   }
-  const snapshot: ThreadSnapshot<S> = {
+  const snapshot = snapshotOf<S>(position);
+  if (options.subgraphs === true && graph.compiled) {
+    snapshot.subgraphs = await childStates(graph.compiled, store, position, branchId);
+  }
+  return snapshot;
+}
+
+/** A folded position as `getState` shows it (the state is the caller's own copy). */
+export function snapshotOf<S>(position: ThreadPosition): ThreadSnapshot<S> {
+  return {
     state: copyState(position.state) as S,
     step: position.step,
     next: position.tasks.map((t) => t.name),
@@ -108,10 +117,6 @@ export async function getThreadState<S>(
     lastEventId: position.lastEventId,
     breakpoint: position.breakpoint ?? null,
   };
-  if (options.subgraphs === true && graph.compiled) {
-    snapshot.subgraphs = await childStates(graph.compiled, store, position, branchId);
-  }
-  return snapshot;
 }
 
 /** See `Graph.history`. */

@@ -136,6 +136,7 @@ export function encodeOutcome(
   }
   if (outcome.routes !== null) out.routes = outcome.routes as unknown as JsonValue;
   if (!outcome.update && outcome.routes === null) out.update = null;
+  if (outcome.error) out.error = { name: outcome.error.name, message: outcome.error.message };
   return out;
 }
 
@@ -151,6 +152,7 @@ export function decodeOutcome(
         ? null
         : decodeUpdate(def, update, d.same as Record<string, UpdatePath> | undefined),
     routes: (d.routes ?? null) as TaskRoutes,
+    ...(d.error ? { error: d.error as { name: string; message: string } } : {}),
   };
 }
 
@@ -178,6 +180,71 @@ export function encodeRunStarted(
   }
   if (Object.keys(data.resume).length > 0) out.resume = data.resume;
   return out;
+}
+
+/**
+ * What a `state_updated` event records (`graph.updateState`, or a `Command` given as run
+ * input): an update applied through the reducers as written by `asNode` (`null`: by
+ * updateState itself), and, when `next` is given, the superstep it leads to (the position
+ * moves from `step` to `step + 1`).
+ */
+export interface StateUpdatedData {
+  /** The state a new thread starts from (as in `run_started`), or `null`. */
+  init: Record<string, unknown> | null;
+  update: PreparedUpdate | null;
+  asNode: string | null;
+  /** The tasks of the superstep after `step`, or `null` when the tasks that were next stay next. */
+  next: TaskSpec[] | null;
+}
+
+/** Store a `state_updated` event's data (see {@link StateUpdatedData}). @throws StateStoreError as {@link encodeOutcome}. */
+export function encodeStateUpdated(
+  def: StateDefinition | null,
+  step: number,
+  data: StateUpdatedData,
+): JsonObject {
+  const out: JsonObject = {};
+  if (data.init && Object.keys(data.init).length > 0) out.init = data.init as JsonObject;
+  Object.assign(
+    out,
+    encodeOutcome(
+      def,
+      { update: data.update, routes: null },
+      undefined,
+      data.asNode ?? "__update__",
+    ),
+  );
+  if (data.asNode !== null) out.asNode = data.asNode;
+  if (data.next !== null) out.next = encodeTasks(step + 1, data.next);
+  return out;
+}
+
+/**
+ * Apply a state update from outside a node to `pos` (in place), as the fold and a live run
+ * both do: the update through the reducers; with `next`, the position moves to the superstep
+ * after `step` (what was known of the old one is dropped; a pending breakpoint stays pending
+ * at the new position, so continuing goes past it).
+ * @throws StateUpdateError (or what a reducer throws) when the update cannot be applied.
+ */
+export function applyStateUpdated(
+  def: StateDefinition | null,
+  pos: ThreadPosition,
+  step: number,
+  data: StateUpdatedData,
+): void {
+  if (data.init) pos.state = { ...pos.state, ...data.init };
+  if (data.update)
+    pos.state = applyUpdate(def, pos.state, data.update, data.asNode ?? "__update__");
+  if (data.next !== null) {
+    pos.step = step + 1;
+    pos.tasks = data.next;
+    pos.known = {};
+    pos.caches = {};
+    pos.interrupts = [];
+    pos.answers = {};
+    if (pos.breakpoint) pos.breakpoint = { ...pos.breakpoint, step: pos.step };
+    pos.passed = null;
+  }
 }
 
 /** Fold events into a position; returns a new position (the given one is not changed). */
@@ -296,6 +363,16 @@ export function foldEvents(
         case "run_failed":
           pos.lastStatus = "failed";
           break;
+        case "state_updated": {
+          const step = e.step ?? pos.step;
+          applyStateUpdated(def, pos, step, {
+            init: (d.init ?? null) as Record<string, unknown> | null,
+            update: decodeOutcome(def, d).update,
+            asNode: (d.asNode ?? null) as string | null,
+            next: d.next === undefined ? null : decodeTasks(step + 1, d.next),
+          });
+          break;
+        }
         default:
           break;
       }

@@ -16,6 +16,8 @@ export interface StreamEvent {
   taskId: string | null;
   /** `"values"`: the state; `"updates"`: the task's update (`{}` when none); `"custom"`: what `emit` got; `"tokens"`: a `ChatStreamChunk`. */
   data: unknown;
+  /** `"updates"` only: `true` when the task's result came from the node cache; absent otherwise. */
+  cached?: true;
 }
 
 /** What every event of a {@link StreamEventOf} has besides `mode` and `data`. */
@@ -43,7 +45,7 @@ export interface StreamEventFields {
  */
 export type StreamEventOf<S> =
   | (StreamEventFields & { mode: "values"; data: S })
-  | (StreamEventFields & { mode: "updates"; data: Record<string, unknown> })
+  | (StreamEventFields & { mode: "updates"; data: Record<string, unknown>; cached?: true })
   | (StreamEventFields & { mode: "custom"; data: unknown })
   | (StreamEventFields & { mode: "tokens"; data: unknown });
 
@@ -81,6 +83,12 @@ export interface RunOptions<C = unknown> {
    * runs next; replaces the graph's `interruptAfter` for this run (`[]`: none). Needs a `threadId`.
    */
   interruptAfter?: BreakpointNodes;
+  /**
+   * At most this many tasks of one superstep run at once (a positive integer); default the
+   * graph's `maxConcurrency` (no limit). Tasks start in task order; the order updates are
+   * applied in does not change. See docs/concurrency.md.
+   */
+  maxConcurrency?: number;
 }
 
 /** Options of `graph.stream`. */

@@ -228,7 +228,10 @@ function parseOrThrow(
 }
 
 function describeWriter(node: string): string {
-  return node === "__input__" ? "the run input" : `node "${node}"`;
+  if (node === "__input__") return "the run input";
+  // graph.updateState(threadId, update) without asNode, and Command({ update }) as run input.
+  if (node === "__update__") return "the update given to updateState";
+  return `node "${node}"`;
 }
 
 /** How errors name the payload of a `Send` to `node`. */

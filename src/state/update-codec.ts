@@ -98,7 +98,9 @@ function encodeField(
       ? "an update"
       : node === "__input__"
         ? "the update of the run input"
-        : `the update of node "${node}"`;
+        : node === "__update__"
+          ? "the update given to updateState"
+          : `the update of node "${node}"`;
   const fail = (problem: string, field = key, cause?: unknown): StateStoreError =>
     new StateStoreError(`Cannot store ${writer}: ${problem}`, { field, cause });
   const want = JSON.stringify(value);

@@ -36,6 +36,7 @@ export const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   "tool_result",
   "run_finished",
   "run_failed",
+  "state_updated",
 ]);
 
 /** The branch every thread starts with. */

@@ -25,7 +25,8 @@ export type EventType =
   | "model_response"
   | "tool_result"
   | "run_finished"
-  | "run_failed";
+  | "run_failed"
+  | "state_updated";
 
 /** An event to append. `data` is JSON; the store refuses anything else with `StateStoreError`. */
 export interface NewEvent {
