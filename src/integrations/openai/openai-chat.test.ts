@@ -323,7 +323,7 @@ describe("OpenAIChat request mapping", () => {
       additionalProperties: false,
     };
     const body = makeChat().toRequestBody(ChatRequest({ messages: [], outputSchema: schema }));
-    expect(body.response_format).toEqual({
+    expect("response_format" in body && body.response_format).toEqual({
       type: "json_schema",
       json_schema: { name: "Order_status", schema, strict: true },
     });
