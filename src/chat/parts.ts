@@ -118,15 +118,16 @@ export const TextPartSchema = z.strictObject({ type: z.literal("text"), text: z.
 function urlOrData<T extends { url?: string; data?: string; mediaType?: string }>(
   part: T,
   ctx: z.RefinementCtx,
-  kind: string,
+  kind: "image" | "file",
 ): void {
+  const a = kind === "image" ? "An image" : "A file";
   if ((part.url === undefined) === (part.data === undefined)) {
-    ctx.addIssue({ code: "custom", message: `An ${kind} part needs exactly one of url and data` });
+    ctx.addIssue({ code: "custom", message: `${a} part needs exactly one of url and data` });
   } else if (part.data !== undefined && part.mediaType === undefined) {
     ctx.addIssue({
       code: "custom",
       path: ["mediaType"],
-      message: `An ${kind} part with data needs its mediaType`,
+      message: `${a} part with data needs its mediaType`,
     });
   }
 }
