@@ -14,3 +14,20 @@ describe("tool examples print what docs/tools.md says", () => {
     );
   });
 });
+
+describe("chat examples with parts", () => {
+  it("examples/chat/picture-and-pdf.ts", async () => {
+    expect(await runExample("examples/chat/picture-and-pdf.ts")).toBe(
+      [
+        "human (text+image+file): What is on the photo, and does it match the invoice?",
+        'ai (text) [thought: The invoice is for lamps; compare with the March sales chart.] -> render_chart({"month":"March"}): ',
+        "tool (text+image): Sales chart of March:",
+        "ai (text) [thought: The chart came back as text + image.]: The shelf holds the 3 lamps of the invoice (120 EUR); March was their best month.",
+        "model saw in its second call: human, ai, tool",
+        'usage of the first call: {"inputTokens":1830,"outputTokens":64,"totalTokens":1894,"cachedInputTokens":1536}',
+        "answer: The shelf holds the 3 lamps of the invoice (120 EUR); March was their best month.",
+        "",
+      ].join("\n"),
+    );
+  });
+});

@@ -17,6 +17,7 @@ import type { NewEvent, StateStore } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
 import { coldMode } from "./cold-mode.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
+import { indexParts, type PartIndex, resolveParts, shrinkParts } from "./snapshot-parts.js";
 import {
   emptyPosition,
   encodeOutcome,
@@ -51,10 +52,18 @@ export async function loadPosition(
   let base = emptyPosition(def);
   let snapshotSeq = 0;
   const folder = definitionKey(def);
+  const parts: PartIndex = new Map();
   if (snapshot && isPosition(snapshot.data, folder)) {
-    const { definition: _, ...position } = snapshot.data as JsonObject;
-    base = position as unknown as ThreadPosition;
-    snapshotSeq = snapshot.seq;
+    // A snapshot that refers to parts held by events reads them back; if it cannot, it is not used.
+    const data =
+      (snapshot.data as JsonObject).format === WITH_PART_REFS
+        ? await resolveParts(snapshot.data, store, threadId, branchId, parts)
+        : snapshot.data;
+    if (data !== null) {
+      const { definition: _, ...position } = data as JsonObject;
+      base = { ...position, format: 1 } as unknown as ThreadPosition;
+      snapshotSeq = snapshot.seq;
+    }
   }
   const events = await store.read(
     threadId,
@@ -66,10 +75,14 @@ export async function loadPosition(
     // This load had to fold a long tail: keep a snapshot so the next cold load does not.
     // (Runs write none: a process that keeps a thread's position in memory never needs one,
     // and the log then holds each message once.)
+    // Large parts that events of the branch hold are kept as references, not repeated.
     try {
+      indexParts(events, parts);
+      const data = { ...position, definition: folder } as unknown as JsonValue;
+      const shrunk = shrinkParts(data, parts);
       await store.saveSnapshot(threadId, branchId, {
         seq: position.lastSeq,
-        data: { ...position, definition: folder } as unknown as JsonValue,
+        data: shrunk === null ? data : { ...(shrunk as JsonObject), format: WITH_PART_REFS },
       });
       snapshotSeq = position.lastSeq;
     } catch {
@@ -78,6 +91,9 @@ export async function loadPosition(
   }
   return { position, snapshotSeq };
 }
+
+/** The `format` of a snapshot that refers to parts held by events (older readers, which know format 1 only, do not use it). */
+const WITH_PART_REFS = 2;
 
 /** A load that folds at least this many events writes a snapshot. */
 export const SNAPSHOT_AFTER_EVENTS = 64;
@@ -93,7 +109,7 @@ function isPosition(data: JsonValue, definition: string): boolean {
     typeof data === "object" &&
     data !== null &&
     !Array.isArray(data) &&
-    data.format === 1 &&
+    (data.format === 1 || data.format === WITH_PART_REFS) &&
     data.definition === definition
   );
 }

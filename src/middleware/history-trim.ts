@@ -31,18 +31,33 @@ export interface HistoryTrimMiddleware extends Middleware {
   beforeModel(request: ChatRequest, ctx: ModelMiddlewareContext): ChatRequest | undefined;
 }
 
+/** Tokens the default estimate counts for one image, file or audio part (about what providers bill for a mid-size image or a page). */
+export const PART_TOKENS = 1000;
+
 /**
- * The default token estimate of a message: its characters divided by 4, rounded up. Counted:
- * the content, the refusal, and each tool call's name and JSON arguments.
+ * The default token estimate of a message: its characters divided by 4, rounded up, plus
+ * {@link PART_TOKENS} for each image, file or audio part (their base64 data is not counted as
+ * text). Counted: the text (of a string or of text parts), the refusal, the reasoning text,
+ * and each tool call's name and JSON arguments.
  * @example estimateTokens(HumanMessage({ content: "Where is order A-1001?" })) // 6
+ * @example estimateTokens(HumanMessage({ content: [{ type: "text", text: "What is this?" }, { type: "image", url: "https://x/y.png" }] })) // 1004
  */
 export function estimateTokens(message: Message): number {
-  let chars = message.content?.length ?? 0;
+  let chars = 0;
+  let parts = 0;
+  const content = message.content;
+  if (typeof content === "string") chars = content.length;
+  else if (content !== null)
+    for (const p of content) {
+      if (p.type === "text") chars += p.text.length;
+      else parts++;
+    }
   if (message.type === "ai") {
     chars += message.refusal?.length ?? 0;
+    for (const r of message.reasoning) chars += r.text.length;
     for (const c of message.toolCalls) chars += c.name.length + JSON.stringify(c.arguments).length;
   }
-  return Math.ceil(chars / 4);
+  return Math.ceil(chars / 4) + parts * PART_TOKENS;
 }
 
 function checkLimit(name: string, value: unknown): number | null {

@@ -16,6 +16,7 @@ export {
   estimateTokens,
   HistoryTrimMiddleware,
   type HistoryTrimOptions,
+  PART_TOKENS,
 } from "./history-trim.js";
 export { ModelCallLimitMiddleware, type ModelCallLimitOptions } from "./model-call-limit.js";
 export {

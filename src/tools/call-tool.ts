@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { z } from "zod";
+import { z } from "zod";
+import { type ContentPart, ContentPartSchema, type MessageContent } from "../chat/parts.js";
 import { ValidationError } from "../errors/index.js";
 import { isGraphInterrupt } from "../graph/context.js";
 import { findNonJson, type JsonObject } from "../json/index.js";
@@ -123,13 +124,44 @@ function validateResult<I, O, C>(tool: Tool<I, O, C>, raw: unknown): O {
   return value as O;
 }
 
+/** A tool result that is content parts (an image it rendered, a file it fetched), made by {@link toolContent}. */
+export type ToolContent = { type: "content"; parts: ContentPart[] };
+
 /**
- * The text the model gets for a tool result: compact JSON `{"result":<value>}`.
+ * A tool result sent to the model as content parts instead of JSON: the `ToolMessage`'s
+ * `content` is `parts`, as they are.
+ *
+ * @throws ValidationError when `parts` is not a list of valid content parts.
+ * @example return toolContent([{ type: "text", text: "Sales by month:" }, { type: "image", data: png, mediaType: "image/png" }]);
+ */
+export function toolContent(parts: ContentPart[]): ToolContent {
+  const parsed = z.array(ContentPartSchema).min(1).safeParse(parts);
+  if (!parsed.success) {
+    const issues = issuesOf(parsed.error);
+    throw new ValidationError(`toolContent: ${issueText(issues)}`, { issues });
+  }
+  return { type: "content", parts: parsed.data };
+}
+
+function isToolContent(value: unknown): value is ToolContent {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    v.type === "content" &&
+    Object.keys(v).length === 2 &&
+    z.array(ContentPartSchema).min(1).safeParse(v.parts).success
+  );
+}
+
+/**
+ * What the model gets for a tool result: compact JSON `{"result":<value>}`, or, for a
+ * {@link toolContent} result, its parts.
  *
  * @param value - the validated result, JSON (`undefined` is written as `null`).
  * @example toolResultContent("shipped") // '{"result":"shipped"}'
  * @example toolResultContent(12) // '{"result":12}'
  */
-export function toolResultContent(value: unknown): string {
+export function toolResultContent(value: unknown): MessageContent {
+  if (isToolContent(value)) return value.parts;
   return JSON.stringify({ result: value === undefined ? null : value });
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-export { callTool, toolResultContent } from "./call-tool.js";
+export { callTool, type ToolContent, toolContent, toolResultContent } from "./call-tool.js";
 export {
   isTool,
   type NoArguments,

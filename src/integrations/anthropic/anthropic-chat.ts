@@ -6,16 +6,10 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type {
-  Message as AnthropicMessage,
   ToolChoice as AnthropicToolChoice,
-  ContentBlockParam,
   MessageCreateParamsBase,
-  MessageParam,
-  RawMessageStreamEvent,
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
-import type { Message } from "../../chat/messages.js";
-import { ToolCall } from "../../chat/tool-call.js";
 import type {
   Chat,
   ChatCallOptions,
@@ -23,12 +17,11 @@ import type {
   ChatResponse,
   ChatStreamChunk,
 } from "../../chat/types.js";
-import { ModelProviderError } from "../../errors/index.js";
+import { ModelProviderError, ValueError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
 import {
   CallControl,
   DEFAULT_TIMEOUT_MS,
-  jsonUsage,
   loadPeer,
   type ProviderCallOptions,
   type RetryPolicy,
@@ -36,9 +29,14 @@ import {
   withRetries,
 } from "../internal/call.js";
 import { mapSdkError, type SdkErrorClasses } from "../internal/sdk-errors.js";
-
-const PROVIDER = "anthropic";
-const LABEL = "Anthropic";
+import {
+  fromEvent,
+  fromMessage,
+  LABEL,
+  PROVIDER,
+  streamState,
+  toAnthropicMessages,
+} from "./anthropic-wire.js";
 
 /** Default `max_tokens` of every request (the Messages API requires one). */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
@@ -55,6 +53,13 @@ export interface AnthropicChatOptions extends ProviderCallOptions {
   client?: Anthropic;
   /** Most tokens to generate, sent as `max_tokens`; default 4096. */
   maxTokens?: number;
+  /**
+   * Prompt caching: `"auto"` sets cache breakpoints (`cache_control: { type: "ephemeral" }`)
+   * on the system prompt, the last tool and the last block of the conversation's latest turn.
+   * Without it, only parts marked `cache: true` get one. Cache reads come back as
+   * `usage.cachedInputTokens`.
+   */
+  cache?: "auto";
   /** More request fields, merged into every request body last (for example `{ thinking: { type: "adaptive" } }`, or sampling fields the SDK version does not list). */
   extraBody?: JsonObject;
 }
@@ -136,7 +141,8 @@ export class AnthropicChat implements Chat {
 
   /** The Messages API request body for `request` (without `stream`). Exposed for tests and debugging. */
   toRequestBody(request: ChatRequest): MessageCreateParamsBase {
-    const { system, messages } = toAnthropicMessages(request.messages);
+    const auto = this.#options.cache === "auto";
+    const { system, messages } = toAnthropicMessages(request.messages, auto);
     const body: MessageCreateParamsBase = {
       model: this.model,
       max_tokens: this.#options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
@@ -151,7 +157,16 @@ export class AnthropicChat implements Chat {
           input_schema: { type: "object", ...t.inputSchema } as Tool.InputSchema,
         }),
       );
+      if (auto) body.tools.at(-1)!.cache_control = { type: "ephemeral" };
       if (request.toolChoice !== null) body.tool_choice = toToolChoice(request.toolChoice);
+    }
+    const r = request.reasoning;
+    if (r != null) {
+      if (!("budgetTokens" in r))
+        throw new ValueError(
+          `AnthropicChat: reasoning { effort: "${r.effort}" } has no Anthropic setting; use reasoning { budgetTokens } (at least 1024, below maxTokens)`,
+        );
+      body.thinking = { type: "enabled", budget_tokens: r.budgetTokens };
     }
     if (request.outputSchema !== null)
       body.output_config = { format: { type: "json_schema", schema: request.outputSchema } };
@@ -217,7 +232,7 @@ export class AnthropicChat implements Chat {
       options.signal,
     );
     const ctl = control as unknown as CallControl;
-    const state: StreamState = { model: null, toolIndex: new Map(), stopped: false };
+    const state = streamState();
     try {
       for await (const event of stream) {
         ctl.pause(); // the time-out runs only while waiting for the provider
@@ -239,169 +254,9 @@ export class AnthropicChat implements Chat {
   }
 }
 
-/**
- * Messages for the Messages API: system messages gathered into `system`; the others as
- * alternating turns, consecutive user-side messages (human text and tool results) merged.
- */
-function toAnthropicMessages(list: readonly Message[]): {
-  system: string | null;
-  messages: MessageParam[];
-} {
-  const system: string[] = [];
-  const messages: MessageParam[] = [];
-  const push = (role: "user" | "assistant", blocks: ContentBlockParam[]) => {
-    if (blocks.length === 0) return;
-    const last = messages.at(-1);
-    if (last && last.role === role && Array.isArray(last.content)) last.content.push(...blocks);
-    else messages.push({ role, content: blocks });
-  };
-  for (const m of list) {
-    switch (m.type) {
-      case "system":
-        if (m.content) system.push(m.content);
-        break;
-      case "human":
-        push("user", [{ type: "text", text: m.content ?? "" }]);
-        break;
-      case "ai": {
-        const blocks: ContentBlockParam[] = [];
-        if (m.content) blocks.push({ type: "text", text: m.content });
-        for (const c of m.toolCalls)
-          blocks.push({ type: "tool_use", id: c.id, name: c.name, input: c.arguments });
-        push("assistant", blocks);
-        break;
-      }
-      case "tool":
-        push("user", [
-          { type: "tool_result", tool_use_id: m.toolCallId ?? "", content: m.content ?? "" },
-        ]);
-        break;
-    }
-  }
-  // A lone text block is sent in the plain string form.
-  for (const m of messages) {
-    const [only, ...rest] = m.content as ContentBlockParam[];
-    if (rest.length === 0 && only?.type === "text") m.content = only.text;
-  }
-  return { system: system.length > 0 ? system.join("\n\n") : null, messages };
-}
-
 function toToolChoice(choice: string): AnthropicToolChoice {
   if (choice === "auto") return { type: "auto" };
   if (choice === "required") return { type: "any" };
   if (choice === "none") return { type: "none" };
   return { type: "tool", name: choice };
-}
-
-/** `stop_reason` as a finish reason: `end_turn`/`stop_sequence` → `"stop"`, `tool_use` → `"tool_calls"`, `max_tokens` → `"length"`, others kept. */
-export function anthropicFinishReason(stopReason: string | null | undefined): string | null {
-  switch (stopReason) {
-    case null:
-    case undefined:
-      return null;
-    case "end_turn":
-    case "stop_sequence":
-      return "stop";
-    case "tool_use":
-      return "tool_calls";
-    case "max_tokens":
-      return "length";
-    default:
-      return stopReason;
-  }
-}
-
-function refusalText(details: { explanation?: string | null } | null | undefined): string {
-  return details?.explanation ?? "The model declined to answer.";
-}
-
-function fromMessage(message: AnthropicMessage): ChatResponse {
-  const texts: string[] = [];
-  const toolCalls: ToolCall[] = [];
-  for (const block of message.content ?? []) {
-    if (block.type === "text") texts.push(block.text);
-    else if (block.type === "tool_use")
-      toolCalls.push(
-        ToolCall.fromArgumentsJson(block.id, block.name, JSON.stringify(block.input ?? {})),
-      );
-  }
-  return {
-    content: texts.length > 0 ? texts.join("") : null,
-    refusal: message.stop_reason === "refusal" ? refusalText(message.stop_details) : null,
-    toolCalls,
-    finishReason: anthropicFinishReason(message.stop_reason),
-    usage: jsonUsage(message.usage),
-    model: message.model ?? null,
-    raw: message,
-  };
-}
-
-interface StreamState {
-  model: string | null;
-  /** Content-block index → tool-call index (0, 1, … in order of the tool_use blocks). */
-  toolIndex: Map<number, number>;
-  stopped: boolean;
-}
-
-function* fromEvent(event: RawMessageStreamEvent, state: StreamState): Generator<ChatStreamChunk> {
-  switch (event.type) {
-    case "message_start":
-      state.model = event.message.model ?? null;
-      yield { usage: jsonUsage(event.message.usage, true), model: state.model, raw: event };
-      return;
-    case "content_block_start": {
-      const block = event.content_block;
-      if (block.type === "text" && block.text)
-        yield { contentDelta: block.text, model: state.model, raw: event };
-      else if (block.type === "tool_use") {
-        const index = state.toolIndex.size;
-        state.toolIndex.set(event.index, index);
-        const input = block.input;
-        const initial =
-          input && typeof input === "object" && Object.keys(input).length > 0
-            ? JSON.stringify(input)
-            : "";
-        yield {
-          toolCallDelta: { index, id: block.id, name: block.name, arguments: initial },
-          model: state.model,
-          raw: event,
-        };
-      }
-      return;
-    }
-    case "content_block_delta": {
-      const delta = event.delta;
-      if (delta.type === "text_delta" && delta.text)
-        yield { contentDelta: delta.text, model: state.model, raw: event };
-      else if (delta.type === "input_json_delta") {
-        const index = state.toolIndex.get(event.index);
-        if (index !== undefined && delta.partial_json)
-          yield {
-            toolCallDelta: { index, arguments: delta.partial_json },
-            model: state.model,
-            raw: event,
-          };
-      }
-      return;
-    }
-    case "message_delta": {
-      const reason = event.delta.stop_reason;
-      if (reason === "refusal")
-        yield {
-          refusalDelta: refusalText(event.delta.stop_details),
-          model: state.model,
-          raw: event,
-        };
-      if (reason)
-        yield { finishReason: anthropicFinishReason(reason), model: state.model, raw: event };
-      if (event.usage)
-        yield { usage: jsonUsage(event.usage, true), model: state.model, raw: event };
-      return;
-    }
-    case "message_stop":
-      state.stopped = true;
-      return;
-    default:
-      return;
-  }
 }

@@ -10,6 +10,6 @@ export type { ProviderCallOptions } from "../internal/call.js";
 export {
   AnthropicChat,
   type AnthropicChatOptions,
-  anthropicFinishReason,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
 } from "./anthropic-chat.js";
+export { anthropicFinishReason, anthropicUsage } from "./anthropic-wire.js";

@@ -6,13 +6,9 @@
  */
 import type {
   ChatRequest as OllamaChatRequest,
-  ChatResponse as OllamaChatResponse,
-  Message as OllamaMessage,
   Options as OllamaModelOptions,
   Tool as OllamaTool,
 } from "ollama";
-import type { Message } from "../../chat/messages.js";
-import { ToolCall } from "../../chat/tool-call.js";
 import type {
   Chat,
   ChatCallOptions,
@@ -20,7 +16,7 @@ import type {
   ChatResponse,
   ChatStreamChunk,
 } from "../../chat/types.js";
-import { ModelProviderError } from "../../errors/index.js";
+import { ModelProviderError, ValueError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
 import {
   CallControl,
@@ -35,8 +31,15 @@ import {
   setRetryAfter,
   withRetries,
 } from "../internal/call.js";
-
-const PROVIDER = "ollama";
+import {
+  idMaker,
+  ollamaUsage,
+  PROVIDER,
+  thinkingOf,
+  toOllamaMessage,
+  toToolCall,
+  wireCall,
+} from "./ollama-wire.js";
 
 /** Options of {@link OllamaChat}. Only `model` is required. */
 export interface OllamaChatOptions extends ProviderCallOptions {
@@ -142,6 +145,14 @@ export class OllamaChat implements Chat {
       model: this.model,
       messages: request.messages.map(toOllamaMessage),
     };
+    const r = request.reasoning;
+    if (r != null) {
+      if ("budgetTokens" in r)
+        throw new ValueError(
+          `OllamaChat: reasoning { budgetTokens: ${r.budgetTokens} } has no Ollama setting; use reasoning { effort } (sent as think)`,
+        );
+      body.think = r.effort === "minimal" ? "low" : r.effort;
+    }
     const tools =
       request.toolChoice === "none"
         ? []
@@ -230,8 +241,9 @@ export class OllamaChat implements Chat {
       content: answer.message?.content ? answer.message.content : null,
       refusal: null,
       toolCalls,
+      reasoning: thinkingOf(answer.message),
       finishReason: toolCalls.length > 0 ? "tool_calls" : (answer.done_reason ?? "stop"),
-      usage: usageOf(answer),
+      usage: ollamaUsage(answer),
       model: answer.model ?? null,
       raw: answer,
     };
@@ -273,6 +285,12 @@ export class OllamaChat implements Chat {
       for await (const part of lines) {
         ctl.pause(); // the time-out runs only while waiting for the provider
         const model = part.model ?? null;
+        if (part.message?.thinking)
+          yield {
+            reasoningDelta: { index: 0, text: part.message.thinking, provider: PROVIDER },
+            model,
+            raw: part,
+          };
         if (part.message?.content) yield { contentDelta: part.message.content, model, raw: part };
         for (const call of part.message?.tool_calls ?? []) {
           const { id, name, argumentsText } = wireCall(call, ids);
@@ -289,7 +307,7 @@ export class OllamaChat implements Chat {
             model,
             raw: part,
           };
-          yield { usage: usageOf(part), model, raw: part };
+          yield { usage: ollamaUsage(part), model, raw: part };
         }
         ctl.arm();
       }
@@ -306,66 +324,4 @@ export class OllamaChat implements Chat {
         retryable: true,
       });
   }
-}
-
-function toOllamaMessage(message: Message): OllamaMessage {
-  switch (message.type) {
-    case "system":
-      return { role: "system", content: message.content ?? "" };
-    case "human":
-      return { role: "user", content: message.content ?? "" };
-    case "ai": {
-      const out: OllamaMessage = { role: "assistant", content: message.content ?? "" };
-      if (message.toolCalls.length > 0)
-        out.tool_calls = message.toolCalls.map((c) => ({
-          function: { name: c.name, arguments: c.arguments },
-        }));
-      return out;
-    }
-    case "tool": {
-      const out: OllamaMessage = { role: "tool", content: message.content ?? "" };
-      if (message.name !== null) out.tool_name = message.name;
-      return out;
-    }
-  }
-}
-
-/** Makes the ids of one response: `call_<prefix>_<n>`. */
-function idMaker(): () => string {
-  const prefix = globalThis.crypto.randomUUID().replace(/-/g, "").slice(0, 8);
-  let n = 0;
-  return () => `call_${prefix}_${n++}`;
-}
-
-type WireToolCall = NonNullable<OllamaMessage["tool_calls"]>[number];
-
-function wireCall(call: WireToolCall, nextId: () => string) {
-  const given = (call as { id?: unknown }).id;
-  const id = typeof given === "string" && given !== "" ? given : nextId();
-  const args: unknown = call.function?.arguments;
-  const argumentsText = typeof args === "string" ? args : JSON.stringify(args ?? {});
-  return { id, name: call.function?.name ?? "", argumentsText };
-}
-
-function toToolCall(call: WireToolCall, nextId: () => string): ToolCall {
-  const { id, name, argumentsText } = wireCall(call, nextId);
-  return ToolCall.fromArgumentsJson(id, name, argumentsText);
-}
-
-const USAGE_FIELDS = [
-  "prompt_eval_count",
-  "eval_count",
-  "total_duration",
-  "load_duration",
-  "prompt_eval_duration",
-  "eval_duration",
-] as const;
-
-function usageOf(answer: Partial<OllamaChatResponse>): JsonObject {
-  const usage: JsonObject = {};
-  for (const key of USAGE_FIELDS) {
-    const value = answer[key];
-    if (typeof value === "number") usage[key] = value;
-  }
-  return usage;
 }

@@ -5,15 +5,8 @@
  * @module
  */
 import type OpenAI from "openai";
-import type {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatCompletionCreateParamsBase,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-  ChatCompletionToolChoiceOption,
-} from "openai/resources/chat/completions";
-import { ToolCall } from "../../chat/tool-call.js";
+import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions";
+import type { ResponseCreateParamsBase } from "openai/resources/responses/responses";
 import type {
   Chat,
   ChatCallOptions,
@@ -26,7 +19,6 @@ import type { JsonObject } from "../../json/index.js";
 import {
   CallControl,
   DEFAULT_TIMEOUT_MS,
-  jsonUsage,
   loadPeer,
   type ProviderCallOptions,
   type RetryPolicy,
@@ -34,9 +26,13 @@ import {
   withRetries,
 } from "../internal/call.js";
 import { mapSdkError, type SdkErrorClasses } from "../internal/sdk-errors.js";
-
-const PROVIDER = "openai";
-const LABEL = "OpenAI";
+import { completionsBody, fromChunk, fromCompletion, LABEL, PROVIDER } from "./chat-completions.js";
+import {
+  fromResponse,
+  fromResponsesEvent,
+  responsesBody,
+  responsesStreamState,
+} from "./responses.js";
 
 /** Options of {@link OpenAIChat}. Only `model` is required; the others default as the `openai` SDK does. */
 export interface OpenAIChatOptions extends ProviderCallOptions {
@@ -54,6 +50,12 @@ export interface OpenAIChatOptions extends ProviderCallOptions {
   maxTokens?: number;
   /** Ask for a final usage chunk when streaming (`stream_options.include_usage`); default `true`. Turn off for servers that reject `stream_options`. */
   streamUsage?: boolean;
+  /** Which API: `"chat"` (default), Chat Completions (`POST /chat/completions`), which compatible servers speak; or `"responses"`, the Responses API (`POST /responses`), which sends reasoning items back and takes images and files in tool results. */
+  api?: "chat" | "responses";
+  /** Sent as `prompt_cache_key` (both APIs): requests with the same key share OpenAI's prompt cache. Cached tokens come back as `usage.cachedInputTokens`. */
+  promptCacheKey?: string;
+  /** Responses API only: sent as `store` when set; with `false`, reasoning is asked for encrypted (`include: ["reasoning.encrypted_content"]`) so that it can be sent back. */
+  store?: boolean;
   /** More request fields, merged into every request body last (for example `{ seed: 1 }` or a server's own fields). */
   extraBody?: JsonObject;
 }
@@ -86,6 +88,8 @@ export class OpenAIChat implements Chat {
   readonly model: string;
   /** Provider name used in errors: `"openai"`. */
   readonly provider = PROVIDER;
+  /** The API it calls: `"chat"` (Chat Completions) or `"responses"`. */
+  readonly api: "chat" | "responses";
   readonly #options: OpenAIChatOptions;
   readonly #policy: RetryPolicy;
   readonly #timeoutMs: number;
@@ -96,7 +100,12 @@ export class OpenAIChat implements Chat {
       throw new TypeError(
         "OpenAIChat needs a model name: new OpenAIChat({ model: 'gpt-4o-mini' })",
       );
+    if (options.api !== undefined && options.api !== "chat" && options.api !== "responses")
+      throw new TypeError(
+        `OpenAIChat: api must be "chat" or "responses", got ${JSON.stringify(options.api)}`,
+      );
     this.model = options.model;
+    this.api = options.api ?? "chat";
     this.#options = options;
     this.#policy = retryPolicy(options);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -136,34 +145,18 @@ export class OpenAIChat implements Chat {
     return this.#loaded;
   }
 
-  /** The Chat Completions request body for `request` (without `stream`). Exposed for tests and debugging. */
-  toRequestBody(request: ChatRequest): ChatCompletionCreateParamsBase {
-    const body: ChatCompletionCreateParamsBase = {
-      model: this.model,
-      messages: request.messages.map(toOpenAIMessage),
+  /** The request body for `request` (without `stream`): Chat Completions, or Responses with `api: "responses"`. Exposed for tests and debugging. */
+  toRequestBody(request: ChatRequest): ChatCompletionCreateParamsBase | ResponseCreateParamsBase {
+    const o = this.#options;
+    const common = {
+      temperature: o.temperature,
+      maxTokens: o.maxTokens,
+      promptCacheKey: o.promptCacheKey,
+      extraBody: o.extraBody,
     };
-    if (request.tools.length > 0) {
-      body.tools = request.tools.map(
-        (t): ChatCompletionTool => ({
-          type: "function",
-          function: { name: t.name, description: t.description, parameters: t.inputSchema },
-        }),
-      );
-      if (request.toolChoice !== null) body.tool_choice = toToolChoice(request.toolChoice);
-    }
-    if (request.outputSchema !== null) {
-      body.response_format = {
-        type: "json_schema",
-        json_schema: {
-          name: schemaName(request.outputSchema),
-          schema: request.outputSchema,
-          strict: true,
-        },
-      };
-    }
-    if (this.#options.temperature !== undefined) body.temperature = this.#options.temperature;
-    if (this.#options.maxTokens !== undefined) body.max_completion_tokens = this.#options.maxTokens;
-    return { ...body, ...(this.#options.extraBody ?? {}) } as ChatCompletionCreateParamsBase;
+    return this.api === "responses"
+      ? responsesBody(this.model, request, { ...common, store: o.store })
+      : completionsBody(this.model, request, common);
   }
 
   /**
@@ -173,14 +166,21 @@ export class OpenAIChat implements Chat {
   async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResponse> {
     const { client, classes } = await this.#load();
     const body = this.toRequestBody(request);
-    const completion = await withRetries(
+    const responses = this.api === "responses";
+    const answer = await withRetries(
       async () => {
         const control = new CallControl(this.#timeoutMs, options.signal);
+        const opts = { signal: control.signal, maxRetries: 0, timeout: this.#timeoutMs };
         try {
-          return await client.chat.completions.create(
-            { ...body, stream: false },
-            { signal: control.signal, maxRetries: 0, timeout: this.#timeoutMs },
-          );
+          return responses
+            ? await client.responses.create(
+                { ...(body as ResponseCreateParamsBase), stream: false },
+                opts,
+              )
+            : await client.chat.completions.create(
+                { ...(body as ChatCompletionCreateParamsBase), stream: false },
+                opts,
+              );
         } catch (e) {
           throw mapSdkError(e, { provider: PROVIDER, label: LABEL, control, classes });
         } finally {
@@ -190,7 +190,9 @@ export class OpenAIChat implements Chat {
       this.#policy,
       options.signal,
     );
-    return fromCompletion(completion);
+    return responses
+      ? fromResponse(answer as import("openai/resources/responses/responses").Response)
+      : fromCompletion(answer as import("openai/resources/chat/completions").ChatCompletion);
   }
 
   /**
@@ -205,21 +207,29 @@ export class OpenAIChat implements Chat {
   ): AsyncGenerator<ChatStreamChunk> {
     const { client, classes } = await this.#load();
     const body = this.toRequestBody(request);
+    const responses = this.api === "responses";
+    const state = responsesStreamState();
     let control: CallControl | null = null;
     const stream = await withRetries(
       async () => {
         const attempt = new CallControl(this.#timeoutMs, options.signal);
         try {
-          const s = await client.chat.completions.create(
-            {
-              ...body,
-              stream: true,
-              ...(this.#options.streamUsage === false
-                ? {}
-                : { stream_options: { include_usage: true } }),
-            },
-            { signal: attempt.signal, maxRetries: 0, timeout: this.#timeoutMs },
-          );
+          const opts = { signal: attempt.signal, maxRetries: 0, timeout: this.#timeoutMs };
+          const s: AsyncIterable<unknown> = responses
+            ? await client.responses.create(
+                { ...(body as ResponseCreateParamsBase), stream: true },
+                opts,
+              )
+            : await client.chat.completions.create(
+                {
+                  ...(body as ChatCompletionCreateParamsBase),
+                  stream: true,
+                  ...(this.#options.streamUsage === false
+                    ? {}
+                    : { stream_options: { include_usage: true } }),
+                },
+                opts,
+              );
           control = attempt;
           return s;
         } catch (e) {
@@ -235,7 +245,13 @@ export class OpenAIChat implements Chat {
     try {
       for await (const chunk of stream) {
         ctl.pause(); // the time-out runs only while waiting for the provider
-        for (const piece of fromChunk(chunk)) {
+        const pieces = responses
+          ? fromResponsesEvent(
+              chunk as import("openai/resources/responses/responses").ResponseStreamEvent,
+              state,
+            )
+          : fromChunk(chunk as import("openai/resources/chat/completions").ChatCompletionChunk);
+        for (const piece of pieces) {
           if (piece.finishReason != null) finished = true;
           yield piece;
         }
@@ -254,92 +270,4 @@ export class OpenAIChat implements Chat {
         { provider: PROVIDER, retryable: true },
       );
   }
-}
-
-/** A chat message as the Chat Completions API takes it. */
-function toOpenAIMessage(message: ChatRequest["messages"][number]): ChatCompletionMessageParam {
-  switch (message.type) {
-    case "system":
-      return { role: "system", content: message.content ?? "" };
-    case "human":
-      return { role: "user", content: message.content ?? "" };
-    case "ai": {
-      const out: ChatCompletionMessageParam = { role: "assistant", content: message.content };
-      if (message.refusal !== null) out.refusal = message.refusal;
-      if (message.toolCalls.length > 0) {
-        out.tool_calls = message.toolCalls.map((c) => ({
-          id: c.id,
-          type: "function" as const,
-          function: { name: c.name, arguments: ToolCall.argumentsJson(c) },
-        }));
-      } else if (out.content === null && out.refusal === undefined) out.content = "";
-      return out;
-    }
-    case "tool":
-      return {
-        role: "tool",
-        tool_call_id: message.toolCallId ?? "",
-        content: message.content ?? "",
-      };
-  }
-}
-
-function toToolChoice(choice: string): ChatCompletionToolChoiceOption {
-  if (choice === "auto" || choice === "required" || choice === "none") return choice;
-  return { type: "function", function: { name: choice } };
-}
-
-/** The `json_schema.name` for an output schema: its `title` with characters OpenAI refuses replaced, else `"output"`. */
-export function schemaName(schema: JsonObject): string {
-  const title = typeof schema.title === "string" ? schema.title : "";
-  const name = title.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
-  return name === "" ? "output" : name;
-}
-
-function fromCompletion(completion: ChatCompletion): ChatResponse {
-  const choice = completion.choices?.[0];
-  if (!choice)
-    throw new ModelProviderError("OpenAI answered with no choices", {
-      provider: PROVIDER,
-      retryable: false,
-    });
-  const message = choice.message;
-  const toolCalls = (message.tool_calls ?? []).flatMap((c) =>
-    c.type === "function"
-      ? [ToolCall.fromArgumentsJson(c.id, c.function.name, c.function.arguments)]
-      : [],
-  );
-  return {
-    content: message.content ?? null,
-    refusal: message.refusal ?? null,
-    toolCalls,
-    finishReason: choice.finish_reason ?? null,
-    usage: jsonUsage(completion.usage),
-    model: completion.model ?? null,
-    raw: completion,
-  };
-}
-
-function fromChunk(chunk: ChatCompletionChunk): ChatStreamChunk[] {
-  const out: ChatStreamChunk[] = [];
-  const model = chunk.model ?? null;
-  const choice = chunk.choices?.[0];
-  const delta = choice?.delta;
-  if (delta?.content) out.push({ contentDelta: delta.content, model, raw: chunk });
-  if (delta?.refusal) out.push({ refusalDelta: delta.refusal, model, raw: chunk });
-  for (const call of delta?.tool_calls ?? []) {
-    out.push({
-      toolCallDelta: {
-        index: call.index,
-        id: call.id ?? null,
-        name: call.function?.name ?? null,
-        arguments: call.function?.arguments ?? null,
-      },
-      model,
-      raw: chunk,
-    });
-  }
-  if (choice?.finish_reason) out.push({ finishReason: choice.finish_reason, model, raw: chunk });
-  if (chunk.usage) out.push({ usage: jsonUsage(chunk.usage), model, raw: chunk });
-  return out;
 }

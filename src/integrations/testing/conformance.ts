@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { HumanMessage, SystemMessage } from "../../chat/messages.js";
+import { ReasoningPartSchema, type Usage } from "../../chat/parts.js";
 import type { Chat, ChatRequest, ChatResponseInit, ChatStreamChunk } from "../../chat/types.js";
 import { ChatRequest as makeRequest, ChatResponse as normalize } from "../../chat/types.js";
 import { ModelProviderError, RunCancelledError } from "../../errors/index.js";
@@ -44,11 +45,31 @@ const KNOWN_CHUNK_KEYS = new Set([
   "contentDelta",
   "refusalDelta",
   "toolCallDelta",
+  "reasoningDelta",
+  "contentPart",
   "finishReason",
   "usage",
   "model",
   "raw",
 ]);
+
+const USAGE_KEYS = new Set([
+  "inputTokens",
+  "outputTokens",
+  "totalTokens",
+  "cachedInputTokens",
+  "reasoningTokens",
+  "raw",
+]);
+
+/** Usage in the one shape: only its keys, token counts non-negative integers, `raw` an object. */
+function expectUsageShape(usage: Usage): void {
+  for (const [key, value] of Object.entries(usage)) {
+    expect(USAGE_KEYS.has(key), `usage key ${key}`).toBe(true);
+    if (key === "raw") expect(typeof value === "object" && value !== null, "usage.raw").toBe(true);
+    else expect(Number.isInteger(value) && (value as number) >= 0, `usage.${key}`).toBe(true);
+  }
+}
 
 const TOOLS: ChatRequest["tools"] = [
   {
@@ -146,14 +167,19 @@ export function describeChatConformance(
       expect(response.toolCalls).toEqual([]);
       expect(response.finishReason).toBe("stop");
       expect(JSON.parse(JSON.stringify(response.usage))).toEqual(response.usage);
+      expectUsageShape(response.usage);
+      expect(Array.isArray(response.reasoning)).toBe(true);
+      for (const r of response.reasoning) expect(ReasoningPartSchema.parse(r)).toEqual(r);
       expect(JSON.parse(JSON.stringify(withoutRaw(response)))).toEqual(withoutRaw(response));
     });
 
     it("stream: yields content deltas that assemble into the same answer", async () => {
       const chat = await makeChat({ kind: "text", content: "Order A-1001 has shipped." });
       const chunks = await collect(chat.stream(request()));
-      for (const chunk of chunks)
+      for (const chunk of chunks) {
         for (const key of Object.keys(chunk)) expect(KNOWN_CHUNK_KEYS.has(key), key).toBe(true);
+        if (chunk.usage != null) expectUsageShape(chunk.usage);
+      }
       expect(chunks.map((c) => c.contentDelta ?? "").join("")).toBe("Order A-1001 has shipped.");
       expect(chunks.some((c) => c.toolCallDelta != null)).toBe(false);
       const assembled = await assembleStream(
