@@ -14,13 +14,17 @@ import "./zod-version.js";
 export * from "./agents/index.js";
 export {
   AIMessage,
+  type ContentPart,
   HumanMessage,
   type Message,
+  type MessageContent,
+  type ReasoningPart,
   ScriptedChat,
   type ScriptedResponse,
   SystemMessage,
   ToolCall,
   ToolMessage,
+  textOf,
 } from "./chat/index.js";
 export * from "./errors/index.js";
 export * from "./graph/index.js";

@@ -14,6 +14,7 @@ import {
   SystemMessage,
   ToolCall,
   ToolMessage,
+  textOf,
 } from "nodestep/chat";
 
 class OrderDeskChat implements Chat {
@@ -24,11 +25,11 @@ class OrderDeskChat implements Chat {
     const last = request.messages.at(-1);
     // After a tool result: answer with it.
     if (last?.type === "tool") {
-      const { result } = JSON.parse(last.content ?? "{}") as { result?: string };
+      const { result } = JSON.parse(textOf(last.content) ?? "{}") as { result?: string };
       return this.#answer({ content: `Order A-1001 has ${result}.`, finishReason: "stop" });
     }
     // A question about an order, and a tool to look it up: call the tool.
-    const orderId = last?.content?.match(/[A-Z]-\d{4}/)?.[0];
+    const orderId = textOf(last?.content)?.match(/[A-Z]-\d{4}/)?.[0];
     if (orderId && request.tools.some((t) => t.name === "get_order_status")) {
       return this.#answer({
         toolCalls: [
@@ -45,7 +46,8 @@ class OrderDeskChat implements Chat {
     options: ChatCallOptions = {},
   ): AsyncGenerator<ChatStreamChunk> {
     const response = await this.complete(request, options);
-    for (const word of response.content?.split(/(?<= )/) ?? []) yield { contentDelta: word };
+    for (const word of textOf(response.content)?.split(/(?<= )/) ?? [])
+      yield { contentDelta: word };
     for (const [index, call] of response.toolCalls.entries()) {
       // Argument text may come in pieces; pieces with the same index form one call.
       const text = ToolCall.argumentsJson(call);
@@ -60,8 +62,9 @@ class OrderDeskChat implements Chat {
       content: null,
       refusal: null,
       toolCalls: [],
+      reasoning: [],
       finishReason: null,
-      usage: { calls: 1 },
+      usage: { inputTokens: 0, outputTokens: 0 },
       model: this.model,
       raw: null,
       ...part,

@@ -24,7 +24,7 @@ import {
   type StateStore,
   type ToolMessage,
 } from "nodestep";
-import type { Chat, ChatStreamChunk } from "nodestep/chat";
+import { type Chat, type ChatStreamChunk, textOf } from "nodestep/chat";
 import { buildDemoAgent } from "./agent.js";
 import { plannerScript } from "./planner.js";
 import { loadShop } from "./tools.js";
@@ -163,7 +163,7 @@ function formatArgs(args: Record<string, unknown>): string {
 
 /** A tool message in one short line: its result as compact JSON, or the error text. */
 function shortResult(m: ToolMessage, max = 100): string {
-  let text = m.content ?? "";
+  let text = textOf(m.content) ?? "";
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed === "object" && parsed !== null && "result" in parsed) {

@@ -18,7 +18,12 @@
  * @module
  */
 import type { JsonObject, Message } from "nodestep";
-import type { ChatRequest, ChatResponseInit, ScriptedResponse } from "nodestep/chat";
+import {
+  type ChatRequest,
+  type ChatResponseInit,
+  type ScriptedResponse,
+  textOf,
+} from "nodestep/chat";
 import type { z } from "zod";
 import {
   CustomerOrders,
@@ -83,7 +88,7 @@ function readTurn(messages: readonly Message[]): {
     if (m.type === "human") start = i;
     if (m.type === "ai") callsSoFar += m.toolCalls.length;
   });
-  const question = messages[start]?.content ?? "";
+  const question = textOf(messages[start]?.content) ?? "";
   const done: Done[] = [];
   const byId = new Map<string, Done>();
   for (const m of messages.slice(start + 1)) {
@@ -95,7 +100,7 @@ function readTurn(messages: readonly Message[]): {
       }
     } else if (m.type === "tool" && m.toolCallId !== null) {
       const d = byId.get(m.toolCallId);
-      if (d) Object.assign(d, parseToolContent(m.content ?? ""));
+      if (d) Object.assign(d, parseToolContent(textOf(m.content) ?? ""));
     }
   }
   return { question, done, callsSoFar };

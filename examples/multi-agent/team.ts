@@ -3,7 +3,7 @@
 // registers the researcher under the same name on every worker.
 
 import { buildReactAgent, defineState, HumanMessage, ScriptedChat, tool } from "nodestep";
-import type { ChatRequest, ChatResponseInit } from "nodestep/chat";
+import { type ChatRequest, type ChatResponseInit, textOf } from "nodestep/chat";
 import { z } from "zod";
 
 /** What the supervisor is asked, and the topics it hands to one researcher each. */
@@ -25,12 +25,12 @@ const searchNotes = tool(({ topic }) => NOTES[topic] ?? "nothing found", {
 // A scripted model whose answer is computed from the request, so that the same script serves
 // every researcher, whichever runs first: search the notes, then answer with what they said.
 function answer(request: ChatRequest): ChatResponseInit | string {
-  const topic = request.messages.find((m) => m.type === "human")?.content ?? "";
+  const topic = textOf(request.messages.find((m) => m.type === "human")?.content) ?? "";
   const last = request.messages.at(-1);
   if (last?.type !== "tool") {
     return { toolCalls: [{ id: `call-${topic}`, name: "search_notes", arguments: { topic } }] };
   }
-  const { result } = JSON.parse(last.content ?? "{}") as { result: string };
+  const { result } = JSON.parse(textOf(last.content) ?? "{}") as { result: string };
   return `${topic}: ${result}`;
 }
 

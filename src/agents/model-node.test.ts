@@ -367,7 +367,7 @@ describe("modelNode: what it writes", () => {
     const chat = new ScriptedChat([
       {
         toolCalls: [{ id: "call_1", name: "lookup_order", arguments: { orderId: "B-7" } }],
-        usage: { total: 3 },
+        usage: { totalTokens: 3 },
         raw: new Map([["secret", 1]]),
       },
     ]);
@@ -387,8 +387,9 @@ describe("modelNode: what it writes", () => {
       content: null,
       refusal: null,
       toolCalls: calls,
+      reasoning: [],
       finishReason: "tool_calls",
-      usage: { total: 3 },
+      usage: { totalTokens: 3 },
     });
     expect(typeof ai.id).toBe("string");
     expect("raw" in ai).toBe(false);

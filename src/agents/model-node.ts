@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { assembleStream } from "../chat/assemble-stream.js";
 import { AIMessage, type Message, SystemMessage } from "../chat/messages.js";
+import { textOf } from "../chat/parts.js";
 import { ToolCall } from "../chat/tool-call.js";
 import {
   type Chat,
@@ -193,8 +194,8 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
         if (r.model !== null) span.setAttribute("gen_ai.response.model", r.model);
         if (r.finishReason !== null)
           span.setAttribute("gen_ai.response.finish_reasons", [r.finishReason]);
-        const input = r.usage.input_tokens ?? r.usage.prompt_tokens ?? r.usage.prompt_eval_count;
-        const output = r.usage.output_tokens ?? r.usage.completion_tokens ?? r.usage.eval_count;
+        const input = r.usage.inputTokens;
+        const output = r.usage.outputTokens;
         if (typeof input === "number") span.setAttribute("gen_ai.usage.input_tokens", input);
         if (typeof output === "number") span.setAttribute("gen_ai.usage.output_tokens", output);
       },
@@ -205,6 +206,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       content: response.content,
       refusal: response.refusal,
       toolCalls,
+      reasoning: response.reasoning,
       finishReason: response.finishReason,
       usage: response.usage,
     });
@@ -212,11 +214,11 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     const update: Record<string, unknown> = {
       [messagesField]: appendMessages(ctx, history, [ai]),
       [toolCallsField]: toolCalls,
-      [finalTextField]: answered ? response.content : null,
+      [finalTextField]: answered ? textOf(response.content) : null,
     };
     if (outputSchema !== null) {
       update[finalOutputField] = answered
-        ? parseOutput(outputSchema, schemaName, response.content, onInvalid, ctx)
+        ? parseOutput(outputSchema, schemaName, textOf(response.content), onInvalid, ctx)
         : null;
     }
     return update;

@@ -27,6 +27,7 @@ describe("messages", () => {
       content: null,
       refusal: null,
       toolCalls: [],
+      reasoning: [],
       finishReason: null,
       usage: {},
     });
@@ -101,6 +102,7 @@ describe("ChatRequest and ChatResponse", () => {
       content: null,
       refusal: null,
       toolCalls: [{ id: "c", name: "t", arguments: {}, argumentsError: null }],
+      reasoning: [],
       finishReason: null,
       usage: {},
       model: null,
@@ -120,8 +122,8 @@ describe("assembleStream", () => {
         { toolCallDelta: { index: 1, arguments: ":2}" } },
         { toolCallDelta: { index: 0, arguments: '{"x":1}' } },
         { finishReason: "tool_calls" },
-        { usage: { input_tokens: 3 } },
-        { usage: { output_tokens: 4 } },
+        { usage: { inputTokens: 3 } },
+        { usage: { outputTokens: 4 } },
       ),
     );
     expect(r).toEqual({
@@ -131,8 +133,9 @@ describe("assembleStream", () => {
         { id: "c1", name: "a", arguments: { x: 1 }, argumentsError: null },
         { id: "c2", name: "b", arguments: { y: 2 }, argumentsError: null },
       ],
+      reasoning: [],
       finishReason: "tool_calls",
-      usage: { input_tokens: 3, output_tokens: 4 },
+      usage: { inputTokens: 3, outputTokens: 4 },
       model: "m-1",
       raw: null,
     });

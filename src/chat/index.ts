@@ -6,6 +6,7 @@
 
 export { assembleStream } from "./assemble-stream.js";
 export * from "./messages.js";
+export * from "./parts.js";
 export { ScriptedChat, type ScriptedResponse } from "./scripted-chat.js";
 export * from "./tool-call.js";
 export * from "./types.js";

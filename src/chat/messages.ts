@@ -5,35 +5,44 @@
  */
 import { z } from "zod";
 import type { JsonObject } from "../json/index.js";
+import {
+  type MessageContent,
+  MessageContentSchema,
+  type ReasoningPart,
+  ReasoningPartSchema,
+  type Usage,
+  UsageSchema,
+} from "./parts.js";
 import { type ToolCall, ToolCallSchema } from "./tool-call.js";
-
-/** Token counts and other usage figures, as the chat integration reports them. */
-export type Usage = JsonObject;
 
 /** Instruction message for the model. Its role is `"system"`. */
 export interface SystemMessage {
   type: "system";
   /** Optional id, for example to remove the message later; `addMessages` gives one when `null`. */
   id: string | null;
-  content: string | null;
+  /** Text, or parts (text, image, file, audio). */
+  content: MessageContent;
 }
 
 /** Message written by the user. Its role is `"user"`. */
 export interface HumanMessage {
   type: "human";
   id: string | null;
-  content: string | null;
+  /** Text, or parts (text, image, file, audio). */
+  content: MessageContent;
 }
 
 /** Reply produced by the model: text, a refusal, or tool calls. Its role is `"assistant"`. */
 export interface AIMessage {
   type: "ai";
   id: string | null;
-  /** Answer text; `null` when the model only calls tools or refuses. */
-  content: string | null;
+  /** Answer text, or parts (text and, where a model returns them, images); `null` when the model only calls tools or refuses. */
+  content: MessageContent;
   /** The model's refusal text, when it declined to answer. */
   refusal: string | null;
   toolCalls: ToolCall[];
+  /** The model's reasoning, in the order it came (`[]` when none); sent back to the same provider on the next turn. */
+  reasoning: ReasoningPart[];
   /** Why the model stopped, as the chat integration reports it. */
   finishReason: string | null;
   usage: Usage;
@@ -43,7 +52,8 @@ export interface AIMessage {
 export interface ToolMessage {
   type: "tool";
   id: string | null;
-  content: string | null;
+  /** The tool's result: text, or parts (an image it rendered, a file it fetched). */
+  content: MessageContent;
   /** Name of the tool that ran. */
   name: string | null;
   /** Id of the {@link ToolCall} this message answers. */
@@ -70,7 +80,7 @@ export function roleOf(message: Message): Role {
  * @example SystemMessage({ content: "You answer questions about orders." })
  */
 export function SystemMessage(
-  init: { content?: string | null; id?: string | null } = {},
+  init: { content?: MessageContent; id?: string | null } = {},
 ): SystemMessage {
   return { type: "system", id: init.id ?? null, content: init.content ?? null };
 }
@@ -80,7 +90,7 @@ export function SystemMessage(
  * @example HumanMessage({ content: "Where is order A-1001?" })
  */
 export function HumanMessage(
-  init: { content?: string | null; id?: string | null } = {},
+  init: { content?: MessageContent; id?: string | null } = {},
 ): HumanMessage {
   return { type: "human", id: init.id ?? null, content: init.content ?? null };
 }
@@ -88,10 +98,11 @@ export function HumanMessage(
 /** Build an {@link AIMessage}; omitted fields take their defaults (`null`, `[]`, `{}`). */
 export function AIMessage(
   init: {
-    content?: string | null;
+    content?: MessageContent;
     id?: string | null;
     refusal?: string | null;
     toolCalls?: ToolCall[];
+    reasoning?: ReasoningPart[];
     finishReason?: string | null;
     usage?: Usage;
   } = {},
@@ -102,6 +113,7 @@ export function AIMessage(
     content: init.content ?? null,
     refusal: init.refusal ?? null,
     toolCalls: init.toolCalls ?? [],
+    reasoning: init.reasoning ?? [],
     finishReason: init.finishReason ?? null,
     usage: init.usage ?? {},
   };
@@ -110,7 +122,7 @@ export function AIMessage(
 /** Build a {@link ToolMessage}. */
 export function ToolMessage(
   init: {
-    content?: string | null;
+    content?: MessageContent;
     id?: string | null;
     name?: string | null;
     toolCallId?: string | null;
@@ -129,7 +141,7 @@ export function ToolMessage(
 
 const jsonObject = z.record(z.string(), z.json()) as z.ZodType<JsonObject>;
 const id = z.string().nullable().default(null);
-const content = z.string().nullable().default(null);
+const content = MessageContentSchema;
 
 /** Zod schema of a {@link SystemMessage}; fills defaults for omitted fields. */
 export const SystemMessageSchema = z.strictObject({ type: z.literal("system"), id, content });
@@ -142,8 +154,9 @@ export const AIMessageSchema = z.strictObject({
   content,
   refusal: z.string().nullable().default(null),
   toolCalls: z.array(ToolCallSchema).default([]),
+  reasoning: z.array(ReasoningPartSchema).default([]),
   finishReason: z.string().nullable().default(null),
-  usage: jsonObject.default({}),
+  usage: UsageSchema.default({}),
 });
 /** Zod schema of a {@link ToolMessage}. */
 export const ToolMessageSchema = z.strictObject({

@@ -23,8 +23,10 @@ export type ScriptedResponse =
 /**
  * A chat model for tests: it returns the given responses in order and records every request, with no network.
  *
- * `stream()` yields the same response as chunks: the text word by word, each tool call as one
- * delta, then a final chunk with the finish reason and usage.
+ * `stream()` yields the same response as chunks: each reasoning part as one delta, the text
+ * word by word (a non-text content part as one `contentPart` chunk in its place), each tool
+ * call as one delta, then a final chunk with the finish reason and usage. Content parts
+ * stream back as parts: text pieces between non-text parts are joined into one text part.
  *
  * @example
  * ```ts
@@ -121,8 +123,29 @@ export class ScriptedChat implements Chat {
           cause: options.signal.reason,
         });
     };
-    if (response.content) {
-      for (const piece of response.content.match(/\S+\s*|\s+/g) ?? []) {
+    let index = 0;
+    for (const part of response.reasoning) {
+      check();
+      yield {
+        reasoningDelta: {
+          index: index++,
+          text: part.text,
+          provider: part.provider,
+          data: part.data,
+        },
+        model: response.model,
+      };
+    }
+    const content = response.content;
+    for (const part of typeof content === "string"
+      ? [{ type: "text" as const, text: content }]
+      : (content ?? [])) {
+      if (part.type !== "text") {
+        check();
+        yield { contentPart: part, model: response.model };
+        continue;
+      }
+      for (const piece of part.text.match(/\S+\s*|\s+/g) ?? []) {
         check();
         yield { contentDelta: piece, model: response.model };
       }
@@ -131,7 +154,7 @@ export class ScriptedChat implements Chat {
       check();
       yield { refusalDelta: response.refusal, model: response.model };
     }
-    let index = 0;
+    index = 0;
     for (const call of response.toolCalls) {
       check();
       yield {

@@ -4,7 +4,14 @@
  * @module
  */
 import type { JsonObject } from "../json/index.js";
-import type { Message, Usage } from "./messages.js";
+import type { Message } from "./messages.js";
+import type {
+  ContentPart,
+  MessageContent,
+  ReasoningOptions,
+  ReasoningPart,
+  Usage,
+} from "./parts.js";
 import { type ToolCall, ToolCall as ToolCalls } from "./tool-call.js";
 
 /** Tool description sent to the model. */
@@ -25,18 +32,22 @@ export interface ChatRequest {
   toolChoice: ToolChoice;
   /** JSON schema the answer must follow, or `null`. Its `title`, when set, names it. */
   outputSchema: JsonObject | null;
+  /** How much the model may reason, where the provider has a setting; absent or `null` leaves the provider's default. */
+  reasoning?: ReasoningOptions | null;
 }
 
 /** Reply from a chat model, the same for every chat integration. */
 export interface ChatResponse {
-  /** Answer text; `null` when the model only calls tools or refuses. */
-  content: string | null;
+  /** Answer text, or parts (text and images); `null` when the model only calls tools or refuses. */
+  content: MessageContent;
   /** The model's refusal text, when it declined to answer. */
   refusal: string | null;
   toolCalls: ToolCall[];
+  /** The model's reasoning, in the order it came; `[]` when none. */
+  reasoning: ReasoningPart[];
   /** Why the model stopped, as the chat integration reports it. */
   finishReason: string | null;
-  /** Token counts as the chat integration reports them. */
+  /** Token counts in the one shape of every integration (the provider's own under `raw`). */
   usage: Usage;
   /** Model that answered, as the chat integration names it. */
   model: string | null;
@@ -57,17 +68,33 @@ export interface ToolCallDelta {
   arguments?: string | null;
 }
 
+/**
+ * Part of one streamed reasoning part; pieces with the same `index` form one
+ * {@link ReasoningPart}: `text` is the next piece of its text, `data` keys are merged into
+ * its data (a later key replaces an earlier one), `provider` names its integration.
+ */
+export interface ReasoningDelta {
+  index: number;
+  text?: string | null;
+  provider?: string | null;
+  data?: JsonObject | null;
+}
+
 /** One incremental piece of a streamed response. Every field is optional. */
 export interface ChatStreamChunk {
   /** Next part of the answer text. */
   contentDelta?: string | null;
+  /** A whole non-text part of the answer (an image), in its place after the text so far. */
+  contentPart?: ContentPart | null;
+  /** Part of the model's reasoning: kept apart from `contentDelta`, so a `tokens` event with it is reasoning, not answer. */
+  reasoningDelta?: ReasoningDelta | null;
   /** Next part of the refusal text. */
   refusalDelta?: string | null;
   /** Part of one tool call. */
   toolCallDelta?: ToolCallDelta | null;
   /** Why the model stopped; set on a final chunk. */
   finishReason?: string | null;
-  /** Token counts; set on the chunk that reports them. */
+  /** Token counts; set on the chunk that reports them (later chunks' keys replace earlier ones'). */
   usage?: Usage | null;
   /** Model that answered. */
   model?: string | null;
@@ -88,8 +115,8 @@ export interface ChatCallOptions {
  * ```ts
  * const echo: Chat = {
  *   model: "echo",
- *   async complete(request) { return { content: request.messages.at(-1)?.content ?? "" }; },
- *   async *stream(request) { yield { contentDelta: request.messages.at(-1)?.content ?? "" }; },
+ *   async complete(request) { return { content: textOf(request.messages.at(-1)?.content) ?? "" }; },
+ *   async *stream(request) { yield { contentDelta: textOf(request.messages.at(-1)?.content) ?? "" }; },
  * };
  * ```
  */
@@ -102,13 +129,14 @@ export interface Chat {
   stream(request: ChatRequest, options?: ChatCallOptions): AsyncIterable<ChatStreamChunk>;
 }
 
-/** Build a {@link ChatRequest}; omitted fields take their defaults (`tools: []`, `toolChoice: null`, `outputSchema: null`). */
+/** Build a {@link ChatRequest}; omitted fields take their defaults (`tools: []`, `toolChoice: null`, `outputSchema: null`; `reasoning` is set only when given). */
 export function ChatRequest(init: Partial<ChatRequest> & { messages: Message[] }): ChatRequest {
   return {
     messages: init.messages,
     tools: init.tools ?? [],
     toolChoice: init.toolChoice ?? null,
     outputSchema: init.outputSchema ?? null,
+    ...(init.reasoning != null ? { reasoning: init.reasoning } : {}),
   };
 }
 
@@ -118,6 +146,7 @@ export function ChatResponse(init: ChatResponseInit = {}): ChatResponse {
     content: init.content ?? null,
     refusal: init.refusal ?? null,
     toolCalls: (init.toolCalls ?? []).map((c) => ToolCalls.of(c)),
+    reasoning: init.reasoning ?? [],
     finishReason: init.finishReason ?? null,
     usage: init.usage ?? {},
     model: init.model ?? null,

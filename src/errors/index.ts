@@ -228,6 +228,24 @@ export class ModelProviderError extends NodestepError {
   }
 }
 
+/**
+ * A message holds a part the chat integration cannot send (audio to Anthropic, a file to
+ * Ollama…): it is never dropped silently. `partType` is the part's `type`, `path` where it is
+ * in the request (`messages[2].content[1]`).
+ */
+export class UnsupportedPartError extends ModelProviderError {
+  readonly partType: string;
+  readonly path: string;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { provider: string; partType: string; path: string },
+  ) {
+    super(message, { ...options, retryable: false });
+    this.partType = options.partType;
+    this.path = options.path;
+  }
+}
+
 /** Arguments or a result do not match a tool's schema (from `callTool`); `issues` lists each problem. */
 export class ValidationError extends NodestepError {
   readonly issues: readonly { path: (string | number)[]; message: string }[];

@@ -32,7 +32,7 @@ describe("tracing", () => {
     const chat = new ScriptedChat([
       {
         toolCalls: [{ id: "call_1", name: "get_order_status", arguments: { orderId: "A-1" } }],
-        usage: { input_tokens: 11, output_tokens: 3 },
+        usage: { inputTokens: 11, outputTokens: 3 },
       },
       "Shipped.",
     ]);

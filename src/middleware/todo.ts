@@ -4,8 +4,10 @@
  *
  * @module
  */
+
 import { z } from "zod";
 import { type Message, SystemMessage } from "../chat/messages.js";
+import { textOf } from "../chat/parts.js";
 import type { ChatRequest } from "../chat/types.js";
 import { isPlainObject } from "../json/index.js";
 import { tool } from "../tools/tool.js";
@@ -82,7 +84,7 @@ export function todosFromMessages(messages: readonly Message[]): Todo[] {
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(m.content);
+      parsed = JSON.parse(textOf(m.content) ?? "");
     } catch {
       continue;
     }

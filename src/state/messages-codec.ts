@@ -28,6 +28,7 @@ const KEYS: Record<string, readonly (readonly [string, Default])[]> = {
     ["content", "null"],
     ["refusal", "null"],
     ["toolCalls", "list"],
+    ["reasoning", "list"],
     ["finishReason", "null"],
     ["usage", "object"],
   ],

@@ -319,7 +319,7 @@ describeStores("the compact log folds back to the live state", (fx) => {
         { id: "c3", name: "h", arguments: {}, argumentsError: null },
       ],
       finishReason: "",
-      usage: { z: 1, a: { b: null } },
+      usage: { reasoningTokens: 1, raw: { z: 1, a: { b: null } } },
     });
     const make = (s: StateStore) => {
       const a = node(
@@ -604,7 +604,7 @@ describeStores("the compact log folds back to the live state", (fx) => {
           { id: "c2", name: "ask", arguments: { q: "ok?" } },
           { id: "c3", name: "lookup", arguments: { id: "" } },
         ],
-        usage: { input_tokens: 1 },
+        usage: { inputTokens: 1 },
       },
       { content: "", refusal: "no" },
       { content: "done" },

@@ -354,8 +354,15 @@ describe("AnthropicChat.complete", () => {
       content: "Order A-1001 has shipped.",
       refusal: null,
       toolCalls: [],
+      reasoning: [],
       finishReason: "stop",
-      usage: USAGE,
+      usage: {
+        inputTokens: 2095,
+        outputTokens: 503,
+        totalTokens: 2598,
+        cachedInputTokens: 0,
+        raw: USAGE,
+      },
       model: MODEL,
       raw: textMessage("Order A-1001 has shipped."),
     });
@@ -421,21 +428,42 @@ describe("AnthropicChat.stream", () => {
     server.enqueue(sse(textEvents("Order A-1001 has shipped.")));
     const chunks = await collect(makeChat().stream(ask()));
     expect(stripRaw(chunks)).toEqual([
-      { usage: { input_tokens: 472, output_tokens: 2 }, model: MODEL },
+      {
+        usage: {
+          inputTokens: 472,
+          outputTokens: 2,
+          totalTokens: 474,
+          raw: { input_tokens: 472, output_tokens: 2 },
+        },
+        model: MODEL,
+      },
       { contentDelta: "Order ", model: MODEL },
       { contentDelta: "A-1001", model: MODEL },
       { contentDelta: " has s", model: MODEL },
       { contentDelta: "hipped", model: MODEL },
       { contentDelta: ".", model: MODEL },
       { finishReason: "stop", model: MODEL },
-      { usage: { output_tokens: 89 }, model: MODEL },
+      {
+        usage: {
+          inputTokens: 472,
+          outputTokens: 89,
+          totalTokens: 561,
+          raw: { input_tokens: 472, output_tokens: 89 },
+        },
+        model: MODEL,
+      },
     ]);
     const response = await assembleStream(
       (async function* () {
         yield* chunks;
       })(),
     );
-    expect(response.usage).toEqual({ input_tokens: 472, output_tokens: 89 });
+    expect(response.usage).toEqual({
+      inputTokens: 472,
+      outputTokens: 89,
+      totalTokens: 561,
+      raw: { input_tokens: 472, output_tokens: 89 },
+    });
   });
 
   it("maps input_json_delta pieces of parallel tool_use blocks after text to tool-call deltas", async () => {

@@ -15,6 +15,7 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import type { Message } from "../../chat/messages.js";
+import type { Usage } from "../../chat/parts.js";
 import { ToolCall } from "../../chat/tool-call.js";
 import type {
   Chat,
@@ -35,6 +36,7 @@ import {
   retryPolicy,
   withRetries,
 } from "../internal/call.js";
+import { num, textOnly, usageOf } from "../internal/parts.js";
 import { mapSdkError, type SdkErrorClasses } from "../internal/sdk-errors.js";
 
 const PROVIDER = "anthropic";
@@ -217,7 +219,7 @@ export class AnthropicChat implements Chat {
       options.signal,
     );
     const ctl = control as unknown as CallControl;
-    const state: StreamState = { model: null, toolIndex: new Map(), stopped: false };
+    const state: StreamState = { model: null, toolIndex: new Map(), stopped: false, usage: {} };
     try {
       for await (const event of stream) {
         ctl.pause(); // the time-out runs only while waiting for the provider
@@ -258,14 +260,15 @@ function toAnthropicMessages(list: readonly Message[]): {
   for (const m of list) {
     switch (m.type) {
       case "system":
-        if (m.content) system.push(m.content);
+        if (m.content) system.push(textOnly(m.content, PROVIDER, LABEL, "content"));
         break;
       case "human":
-        push("user", [{ type: "text", text: m.content ?? "" }]);
+        push("user", [{ type: "text", text: textOnly(m.content, PROVIDER, LABEL, "content") }]);
         break;
       case "ai": {
         const blocks: ContentBlockParam[] = [];
-        if (m.content) blocks.push({ type: "text", text: m.content });
+        if (m.content)
+          blocks.push({ type: "text", text: textOnly(m.content, PROVIDER, LABEL, "content") });
         for (const c of m.toolCalls)
           blocks.push({ type: "tool_use", id: c.id, name: c.name, input: c.arguments });
         push("assistant", blocks);
@@ -273,7 +276,11 @@ function toAnthropicMessages(list: readonly Message[]): {
       }
       case "tool":
         push("user", [
-          { type: "tool_result", tool_use_id: m.toolCallId ?? "", content: m.content ?? "" },
+          {
+            type: "tool_result",
+            tool_use_id: m.toolCallId ?? "",
+            content: textOnly(m.content, PROVIDER, LABEL, "content"),
+          },
         ]);
         break;
     }
@@ -329,8 +336,9 @@ function fromMessage(message: AnthropicMessage): ChatResponse {
     content: texts.length > 0 ? texts.join("") : null,
     refusal: message.stop_reason === "refusal" ? refusalText(message.stop_details) : null,
     toolCalls,
+    reasoning: [],
     finishReason: anthropicFinishReason(message.stop_reason),
-    usage: jsonUsage(message.usage),
+    usage: anthropicUsage(message.usage),
     model: message.model ?? null,
     raw: message,
   };
@@ -341,13 +349,16 @@ interface StreamState {
   /** Content-block index → tool-call index (0, 1, … in order of the tool_use blocks). */
   toolIndex: Map<number, number>;
   stopped: boolean;
+  /** Usage fields so far: `message_start`'s, then `message_delta`'s over them. */
+  usage: JsonObject;
 }
 
 function* fromEvent(event: RawMessageStreamEvent, state: StreamState): Generator<ChatStreamChunk> {
   switch (event.type) {
     case "message_start":
       state.model = event.message.model ?? null;
-      yield { usage: jsonUsage(event.message.usage, true), model: state.model, raw: event };
+      state.usage = jsonUsage(event.message.usage, true);
+      yield { usage: anthropicUsage(state.usage), model: state.model, raw: event };
       return;
     case "content_block_start": {
       const block = event.content_block;
@@ -394,8 +405,8 @@ function* fromEvent(event: RawMessageStreamEvent, state: StreamState): Generator
         };
       if (reason)
         yield { finishReason: anthropicFinishReason(reason), model: state.model, raw: event };
-      if (event.usage)
-        yield { usage: jsonUsage(event.usage, true), model: state.model, raw: event };
+      if (event.usage) state.usage = { ...state.usage, ...jsonUsage(event.usage, true) };
+      if (event.usage) yield { usage: anthropicUsage(state.usage), model: state.model, raw: event };
       return;
     }
     case "message_stop":
@@ -404,4 +415,24 @@ function* fromEvent(event: RawMessageStreamEvent, state: StreamState): Generator
     default:
       return;
   }
+}
+
+/**
+ * Anthropic usage in the one shape. Anthropic's `input_tokens` leaves out the cached ones, so
+ * `inputTokens` is `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`;
+ * `cachedInputTokens` is `cache_read_input_tokens`; `outputTokens` is `output_tokens`
+ * (thinking included; Anthropic does not count reasoning apart); the object as sent under `raw`.
+ */
+export function anthropicUsage(usage: unknown): Usage {
+  if (usage === null || typeof usage !== "object") return {};
+  const u = usage as Record<string, unknown>;
+  const input = num(u.input_tokens);
+  const read = num(u.cache_read_input_tokens);
+  const written = num(u.cache_creation_input_tokens);
+  return usageOf({
+    inputTokens: input === undefined ? undefined : input + (read ?? 0) + (written ?? 0),
+    outputTokens: num(u.output_tokens),
+    cachedInputTokens: read,
+    raw: jsonUsage(usage),
+  });
 }

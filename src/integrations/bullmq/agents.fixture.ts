@@ -14,11 +14,13 @@
  * (up to 10 s) until two workers have started one, so that two workers each run at least one
  * (worker `"P"`, the test process itself, does not wait).
  */
+
 import { appendFileSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { buildReactAgent } from "../../agents/index.js";
 import { type ChatRequest, type ChatResponseInit, ScriptedChat } from "../../chat/index.js";
+import { textOf } from "../../chat/parts.js";
 import { tool } from "../../tools/index.js";
 import type { GraphRegistry } from "./job-data.js";
 
@@ -32,10 +34,10 @@ function resultOf(content: string | null): string {
 
 function answer(request: ChatRequest): ChatResponseInit | string | Error {
   const msgs = request.messages;
-  const topic = msgs.find((m) => m.type === "human")?.content ?? "";
+  const topic = textOf(msgs.find((m) => m.type === "human")?.content) ?? "";
   const last = msgs[msgs.length - 1];
   if (last?.type === "tool") {
-    const results = msgs.filter((m) => m.type === "tool").map((m) => resultOf(m.content));
+    const results = msgs.filter((m) => m.type === "tool").map((m) => resultOf(textOf(m.content)));
     return topic === "kill" ? `done: ${results.join(" | ")}` : `${topic}: ${results.join(" | ")}`;
   }
   if (topic === "kill") {

@@ -27,6 +27,9 @@ const FINAL_STATS = {
   eval_duration: 4799921000,
 };
 
+/** {@link FINAL_STATS} in the one usage shape. */
+const MAPPED_USAGE = { inputTokens: 26, outputTokens: 298, totalTokens: 324, raw: FINAL_STATS };
+
 interface WireCall {
   name: string;
   argumentsJson: string;
@@ -233,8 +236,9 @@ describe("OllamaChat.complete", () => {
       content: "Order A-1001 has shipped.",
       refusal: null,
       toolCalls: [],
+      reasoning: [],
       finishReason: "stop",
-      usage: FINAL_STATS,
+      usage: MAPPED_USAGE,
       model: MODEL,
       raw: textAnswer("Order A-1001 has shipped."),
     });
@@ -304,7 +308,7 @@ describe("OllamaChat.stream", () => {
       { contentDelta: "hipped", model: MODEL },
       { contentDelta: ".", model: MODEL },
       { finishReason: "stop", model: MODEL },
-      { usage: FINAL_STATS, model: MODEL },
+      { usage: MAPPED_USAGE, model: MODEL },
     ]);
     expect(JSON.parse(server.requests[0]!.body).stream).toBe(true);
   });

@@ -12,6 +12,7 @@ import type {
   Tool as OllamaTool,
 } from "ollama";
 import type { Message } from "../../chat/messages.js";
+import type { Usage } from "../../chat/parts.js";
 import { ToolCall } from "../../chat/tool-call.js";
 import type {
   Chat,
@@ -35,8 +36,10 @@ import {
   setRetryAfter,
   withRetries,
 } from "../internal/call.js";
+import { num, textOnly, usageOf } from "../internal/parts.js";
 
 const PROVIDER = "ollama";
+const LABEL = "Ollama";
 
 /** Options of {@link OllamaChat}. Only `model` is required. */
 export interface OllamaChatOptions extends ProviderCallOptions {
@@ -230,8 +233,9 @@ export class OllamaChat implements Chat {
       content: answer.message?.content ? answer.message.content : null,
       refusal: null,
       toolCalls,
+      reasoning: [],
       finishReason: toolCalls.length > 0 ? "tool_calls" : (answer.done_reason ?? "stop"),
-      usage: usageOf(answer),
+      usage: ollamaUsage(answer),
       model: answer.model ?? null,
       raw: answer,
     };
@@ -289,7 +293,7 @@ export class OllamaChat implements Chat {
             model,
             raw: part,
           };
-          yield { usage: usageOf(part), model, raw: part };
+          yield { usage: ollamaUsage(part), model, raw: part };
         }
         ctl.arm();
       }
@@ -311,11 +315,14 @@ export class OllamaChat implements Chat {
 function toOllamaMessage(message: Message): OllamaMessage {
   switch (message.type) {
     case "system":
-      return { role: "system", content: message.content ?? "" };
+      return { role: "system", content: textOnly(message.content, PROVIDER, LABEL, "content") };
     case "human":
-      return { role: "user", content: message.content ?? "" };
+      return { role: "user", content: textOnly(message.content, PROVIDER, LABEL, "content") };
     case "ai": {
-      const out: OllamaMessage = { role: "assistant", content: message.content ?? "" };
+      const out: OllamaMessage = {
+        role: "assistant",
+        content: textOnly(message.content, PROVIDER, LABEL, "content"),
+      };
       if (message.toolCalls.length > 0)
         out.tool_calls = message.toolCalls.map((c) => ({
           function: { name: c.name, arguments: c.arguments },
@@ -323,7 +330,10 @@ function toOllamaMessage(message: Message): OllamaMessage {
       return out;
     }
     case "tool": {
-      const out: OllamaMessage = { role: "tool", content: message.content ?? "" };
+      const out: OllamaMessage = {
+        role: "tool",
+        content: textOnly(message.content, PROVIDER, LABEL, "content"),
+      };
       if (message.name !== null) out.tool_name = message.name;
       return out;
     }
@@ -361,11 +371,19 @@ const USAGE_FIELDS = [
   "eval_duration",
 ] as const;
 
-function usageOf(answer: Partial<OllamaChatResponse>): JsonObject {
-  const usage: JsonObject = {};
+/**
+ * Ollama's counts in the one usage shape: `prompt_eval_count` → `inputTokens`, `eval_count`
+ * → `outputTokens`, their sum → `totalTokens`; the counts and durations (ns) under `raw`.
+ */
+function ollamaUsage(answer: Partial<OllamaChatResponse>): Usage {
+  const raw: JsonObject = {};
   for (const key of USAGE_FIELDS) {
     const value = answer[key];
-    if (typeof value === "number") usage[key] = value;
+    if (typeof value === "number") raw[key] = value;
   }
-  return usage;
+  return usageOf({
+    inputTokens: num(answer.prompt_eval_count),
+    outputTokens: num(answer.eval_count),
+    raw,
+  });
 }

@@ -32,6 +32,16 @@ const USAGE = {
   },
 };
 
+/** {@link USAGE} in the one usage shape. */
+const MAPPED_USAGE = {
+  inputTokens: 19,
+  outputTokens: 10,
+  totalTokens: 29,
+  cachedInputTokens: 0,
+  reasoningTokens: 0,
+  raw: USAGE,
+};
+
 interface WireCall {
   id: string;
   name: string;
@@ -348,8 +358,9 @@ describe("OpenAIChat.complete", () => {
       content: "Order A-1001 has shipped.",
       refusal: null,
       toolCalls: [],
+      reasoning: [],
       finishReason: "stop",
-      usage: USAGE,
+      usage: MAPPED_USAGE,
       model: MODEL,
       raw: textCompletion("Order A-1001 has shipped."),
     });
@@ -409,7 +420,7 @@ describe("OpenAIChat.stream", () => {
       { contentDelta: "hipped", model: MODEL },
       { contentDelta: ".", model: MODEL },
       { finishReason: "stop", model: MODEL },
-      { usage: USAGE, model: MODEL },
+      { usage: MAPPED_USAGE, model: MODEL },
     ]);
     expect(chunks[0]!.raw).toEqual(chunk({ content: "Order " }));
   });
@@ -448,7 +459,7 @@ describe("OpenAIChat.stream", () => {
       },
     ]);
     expect(response.finishReason).toBe("tool_calls");
-    expect(response.usage).toEqual(USAGE);
+    expect(response.usage).toEqual(MAPPED_USAGE);
     expect(response.content).toBeNull();
   });
 

@@ -7,12 +7,14 @@
 import type OpenAI from "openai";
 import type {
   ChatCompletion,
+  ChatCompletionAssistantMessageParam,
   ChatCompletionChunk,
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageParam,
   ChatCompletionTool,
   ChatCompletionToolChoiceOption,
 } from "openai/resources/chat/completions";
+import type { Usage } from "../../chat/parts.js";
 import { ToolCall } from "../../chat/tool-call.js";
 import type {
   Chat,
@@ -33,6 +35,7 @@ import {
   retryPolicy,
   withRetries,
 } from "../internal/call.js";
+import { num, textOnly, usageOf } from "../internal/parts.js";
 import { mapSdkError, type SdkErrorClasses } from "../internal/sdk-errors.js";
 
 const PROVIDER = "openai";
@@ -260,11 +263,15 @@ export class OpenAIChat implements Chat {
 function toOpenAIMessage(message: ChatRequest["messages"][number]): ChatCompletionMessageParam {
   switch (message.type) {
     case "system":
-      return { role: "system", content: message.content ?? "" };
+      return { role: "system", content: textOnly(message.content, PROVIDER, LABEL, "content") };
     case "human":
-      return { role: "user", content: message.content ?? "" };
+      return { role: "user", content: textOnly(message.content, PROVIDER, LABEL, "content") };
     case "ai": {
-      const out: ChatCompletionMessageParam = { role: "assistant", content: message.content };
+      const out: ChatCompletionAssistantMessageParam = {
+        role: "assistant",
+        content:
+          message.content === null ? null : textOnly(message.content, PROVIDER, LABEL, "content"),
+      };
       if (message.refusal !== null) out.refusal = message.refusal;
       if (message.toolCalls.length > 0) {
         out.tool_calls = message.toolCalls.map((c) => ({
@@ -279,7 +286,7 @@ function toOpenAIMessage(message: ChatRequest["messages"][number]): ChatCompleti
       return {
         role: "tool",
         tool_call_id: message.toolCallId ?? "",
-        content: message.content ?? "",
+        content: textOnly(message.content, PROVIDER, LABEL, "content"),
       };
   }
 }
@@ -313,8 +320,9 @@ function fromCompletion(completion: ChatCompletion): ChatResponse {
     content: message.content ?? null,
     refusal: message.refusal ?? null,
     toolCalls,
+    reasoning: [],
     finishReason: choice.finish_reason ?? null,
-    usage: jsonUsage(completion.usage),
+    usage: openaiUsage(completion.usage),
     model: completion.model ?? null,
     raw: completion,
   };
@@ -340,6 +348,26 @@ function fromChunk(chunk: ChatCompletionChunk): ChatStreamChunk[] {
     });
   }
   if (choice?.finish_reason) out.push({ finishReason: choice.finish_reason, model, raw: chunk });
-  if (chunk.usage) out.push({ usage: jsonUsage(chunk.usage), model, raw: chunk });
+  if (chunk.usage) out.push({ usage: openaiUsage(chunk.usage), model, raw: chunk });
   return out;
+}
+
+/**
+ * Chat Completions usage in the one shape: `prompt_tokens` → `inputTokens`,
+ * `completion_tokens` → `outputTokens`, `total_tokens` → `totalTokens`,
+ * `prompt_tokens_details.cached_tokens` → `cachedInputTokens`,
+ * `completion_tokens_details.reasoning_tokens` → `reasoningTokens`; the object as sent under `raw`.
+ */
+export function openaiUsage(usage: unknown): Usage {
+  if (usage === null || typeof usage !== "object") return {};
+  const u = usage as Record<string, unknown>;
+  const details = (k: string, f: string) => num((u[k] as Record<string, unknown> | null)?.[f]);
+  return usageOf({
+    inputTokens: num(u.prompt_tokens),
+    outputTokens: num(u.completion_tokens),
+    totalTokens: num(u.total_tokens),
+    cachedInputTokens: details("prompt_tokens_details", "cached_tokens"),
+    reasoningTokens: details("completion_tokens_details", "reasoning_tokens"),
+    raw: jsonUsage(usage),
+  });
 }

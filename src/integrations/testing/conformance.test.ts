@@ -40,8 +40,9 @@ class ScenarioChat implements Chat {
       content: s.kind === "text" ? s.content : null,
       refusal: null,
       toolCalls,
+      reasoning: [],
       finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
-      usage: { tokens: 1 },
+      usage: { totalTokens: 1 },
       model: this.model,
       raw: null,
     };
@@ -67,7 +68,10 @@ class ScenarioChat implements Chat {
     if (s.kind === "toolCalls")
       for (const [index, c] of s.calls.entries())
         yield { toolCallDelta: { index, id: c.id, name: c.name, arguments: c.argumentsJson } };
-    yield { finishReason: s.kind === "toolCalls" ? "tool_calls" : "stop", usage: { tokens: 1 } };
+    yield {
+      finishReason: s.kind === "toolCalls" ? "tool_calls" : "stop",
+      usage: { totalTokens: 1 },
+    };
   }
 }
 
