@@ -217,14 +217,22 @@ export class ModelProviderError extends NodestepError {
   readonly status: number | undefined;
   /** Whether trying the same call again can help (rate limits, server errors, time-outs). */
   readonly retryable: boolean;
+  /** How long the provider asked to wait before a retry (its `Retry-After` header), in ms, when it said. */
+  readonly retryAfterMs: number | undefined;
   constructor(
     message: string,
-    options: NodestepErrorOptions & { provider: string; status?: number; retryable?: boolean },
+    options: NodestepErrorOptions & {
+      provider: string;
+      status?: number;
+      retryable?: boolean;
+      retryAfterMs?: number;
+    },
   ) {
     super(message, options);
     this.provider = options.provider;
     this.status = options.status;
     this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

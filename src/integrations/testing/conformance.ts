@@ -42,6 +42,8 @@ export interface ConformanceOptions {
 
 const KNOWN_CHUNK_KEYS = new Set([
   "contentDelta",
+  "contentPart",
+  "reasoningDelta",
   "refusalDelta",
   "toolCallDelta",
   "finishReason",
