@@ -254,6 +254,20 @@ export class UnsupportedPartError extends ModelProviderError {
   }
 }
 
+/**
+ * A model string given to `chatModel` cannot be made into a chat model: it is not
+ * `provider:model`, the provider is unknown, or its package is not installed. The message is
+ * one line saying what to do (`npm install @ai-sdk/mistral`, `registerProvider(...)`).
+ */
+export class ModelSpecError extends NodestepError {
+  /** The model string, as given. */
+  readonly spec: string;
+  constructor(message: string, options: NodestepErrorOptions & { spec: string }) {
+    super(message, options);
+    this.spec = options.spec;
+  }
+}
+
 /** Arguments or a result do not match a tool's schema (from `callTool`); `issues` lists each problem. */
 export class ValidationError extends NodestepError {
   readonly issues: readonly { path: (string | number)[]; message: string }[];
