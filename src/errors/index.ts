@@ -255,6 +255,25 @@ export class UnsupportedPartError extends ModelProviderError {
 }
 
 /**
+ * Every model of a `fallbackChat` failed with an error it moves on for. `attempts` lists each
+ * model and its error, in order; `status` and `retryable` are the last error's.
+ */
+export class FallbackExhaustedError extends ModelProviderError {
+  readonly attempts: readonly { model: string; error: unknown }[];
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & {
+      attempts: readonly { model: string; error: unknown }[];
+      status?: number;
+      retryable?: boolean;
+    },
+  ) {
+    super(message, { ...options, provider: "fallback" });
+    this.attempts = options.attempts;
+  }
+}
+
+/**
  * A model string given to `chatModel` cannot be made into a chat model: it is not
  * `provider:model`, the provider is unknown, or its package is not installed. The message is
  * one line saying what to do (`npm install @ai-sdk/mistral`, `registerProvider(...)`).

@@ -44,6 +44,7 @@ const KNOWN_CHUNK_KEYS = new Set([
   "contentDelta",
   "contentPart",
   "reasoningDelta",
+  "responseMetadata",
   "refusalDelta",
   "toolCallDelta",
   "finishReason",
