@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildReactAgent, MemoryRecallMiddleware, memoryTools } from "nodestep";
-import { type ChatRequest, HumanMessage, ScriptedChat } from "nodestep/chat";
+import { type ChatRequest, HumanMessage, ScriptedChat, textOf } from "nodestep/chat";
 import { SqliteMemoryStore, SqliteStateStore } from "nodestep/sqlite";
 import { HashEmbeddings } from "nodestep/testing";
 
@@ -42,9 +42,12 @@ function agent(chat: ScriptedChat) {
   return { graph, close: () => Promise.all([stateStore.close(), memoryStore.close()]) };
 }
 
-const memoriesOf = (request: ChatRequest) =>
-  request.messages.find((m) => m.type === "system" && m.content?.startsWith("Relevant memories"))
-    ?.content ?? "(no memories)";
+const memoriesOf = (request: ChatRequest): string =>
+  textOf(
+    request.messages.find(
+      (m) => m.type === "system" && textOf(m.content)?.startsWith("Relevant memories"),
+    )?.content,
+  ) ?? "(no memories)";
 
 // Thread 1: the user mentions a preference; the model stores it.
 const first = agent(

@@ -5,6 +5,7 @@
  * @module
  */
 import { SystemMessage } from "../chat/messages.js";
+import { textOf } from "../chat/parts.js";
 import type { ChatRequest } from "../chat/types.js";
 import { MemoryStoreError } from "../errors/index.js";
 import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
@@ -75,7 +76,7 @@ export function MemoryRecallMiddleware(options: MemoryRecallOptions): MemoryReca
     ((request: ChatRequest) => {
       for (let i = request.messages.length - 1; i >= 0; i--) {
         const m = request.messages[i]!;
-        if (m.type === "human") return m.content;
+        if (m.type === "human") return textOf(m.content);
       }
       return null;
     });
