@@ -8,7 +8,8 @@
  *   --json FILE        write every figure as JSON (one object per workload, store and param)
  *   --only a,b         only these workloads: import (import time, bench/import-time.ts), loop,
  *                      react, thread, fanout, postgres, memory
- *                      (long-term memory, bench/memory.ts), or
+ *                      (long-term memory, bench/memory.ts), models (the per-call overhead of
+ *                      fromAISdk and fallbackChat, bench/models.ts), or
  *                      workload/store (react/sqlite) or workload/store/param (react/memory/1000)
  *   --quick            one repetition, and skip the LangGraph.js runs that take minutes
  *   --impl NAME        run only nodestep or only langgraph
@@ -462,6 +463,14 @@ async function main(): Promise<void> {
   const memory = args.only === null || args.only.includes("memory");
   if (args.only?.length === 1 && memory) return runMemoryWorkload(args.quick);
   const plan = PLAN.filter((p) => selected(p, args.only));
+  if (plan.length === 0 && args.only?.includes("models") && !wantImport && !memory) {
+    const { modelOverheadRows, modelOverheadTable } = await import("./models.js");
+    console.log(
+      "Per-call overhead of the AI SDK adapter and of fallbackChat (issue 16; median of 5 rounds)\n",
+    );
+    console.log(modelOverheadTable(await modelOverheadRows(args.quick ? 2_000 : 20_000)));
+    return;
+  }
   if (plan.length === 0 && !wantImport && !memory) {
     process.stderr.write(`bench: no case matches --only ${args.only?.join(",")}\n${USAGE}\n`);
     process.exitCode = 2;
@@ -563,6 +572,13 @@ async function main(): Promise<void> {
         : "\nTargets of issue 8\n",
     );
     console.log(targetsTable(checks));
+  }
+  if (args.only === null || args.only.includes("models")) {
+    const { modelOverheadRows, modelOverheadTable } = await import("./models.js");
+    console.log(
+      "\nPer-call overhead of the AI SDK adapter and of fallbackChat (issue 16; median of 5 rounds)\n",
+    );
+    console.log(modelOverheadTable(await modelOverheadRows(args.quick ? 2_000 : 20_000)));
   }
   if (args.json) {
     writeFileSync(args.json, `${JSON.stringify(rows, null, 2)}\n`);

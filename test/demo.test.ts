@@ -159,6 +159,14 @@ describe("npm run demo (scripted model, SQLite threads)", { timeout: 120_000 }, 
     );
   });
 
+  it("reads NODESTEP_MODEL through chatModel: an unknown provider says what to install", async () => {
+    const run = await demo(["--store", "memory", "Hello"], { NODESTEP_MODEL: "mistral:large" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'demo: NODESTEP_MODEL: chatModel("mistral:large"): no provider "mistral" is registered and the package @ai-sdk/mistral is not installed: run `npm install @ai-sdk/mistral` (or registerProvider("mistral", ...))\n(npm run demo -- --help lists the options)\n',
+    );
+  });
+
   it("asks the default question on a new thread in memory with --store memory", async () => {
     const run = await demo(["--store", "memory"], { NODESTEP_DEMO_DB: join(dir, "unused.db") });
     expect(run.code).toBe(0);

@@ -20,11 +20,13 @@ import {
   HumanMessage,
   MemoryStateStore,
   type Message,
+  ModelSpecError,
   ScriptedChat,
   type StateStore,
   type ToolMessage,
 } from "nodestep";
 import { type Chat, type ChatStreamChunk, textOf } from "nodestep/chat";
+import { chatModel, parseModelSpec } from "nodestep/models";
 import { buildDemoAgent } from "./agent.js";
 import { plannerScript } from "./planner.js";
 import { loadShop } from "./tools.js";
@@ -42,7 +44,8 @@ Options:
 
 Environment:
   NODESTEP_MODEL   provider:model, e.g. openai:gpt-4o-mini, anthropic:claude-3-5-haiku-latest,
-                   ollama:llama3.2; unset: a scripted model (no network, no keys)`;
+                   ollama:llama3.2, or an AI SDK provider package (google:gemini-2.5-flash
+                   with @ai-sdk/google installed); unset: a scripted model (no network, no keys)`;
 
 const out = (text: string) => process.stdout.write(text);
 const line = (text = "") => out(`${text}\n`);
@@ -188,35 +191,25 @@ async function chooseChat(spec: string | undefined): Promise<{ chat: Chat; label
         "scripted (ScriptedChat, no network; set NODESTEP_MODEL=openai:gpt-4o-mini to use a real model)",
     };
   }
-  const colon = spec.indexOf(":");
-  const provider = colon < 0 ? spec : spec.slice(0, colon);
-  const model = colon < 0 ? "" : spec.slice(colon + 1);
-  if (model === "") {
+  let provider: string;
+  let model: string;
+  try {
+    ({ provider, modelId: model } = parseModelSpec(spec));
+  } catch {
     throw new UsageError(
       `NODESTEP_MODEL must be provider:model, like openai:gpt-4o-mini; got "${spec}"`,
     );
   }
-  const label = `${provider} ${model}`;
-  switch (provider) {
-    case "openai": {
-      needKey("OPENAI_API_KEY", spec);
-      const { OpenAIChat } = await import("nodestep/openai");
-      return { chat: new OpenAIChat({ model }), label };
-    }
-    case "anthropic": {
-      needKey("ANTHROPIC_API_KEY", spec);
-      const { AnthropicChat } = await import("nodestep/anthropic");
-      return { chat: new AnthropicChat({ model }), label };
-    }
-    case "ollama": {
-      const { OllamaChat } = await import("nodestep/ollama");
-      const host = process.env.OLLAMA_HOST;
-      return { chat: new OllamaChat(host ? { model, host } : { model }), label };
-    }
-    default:
-      throw new UsageError(
-        `NODESTEP_MODEL: unknown provider "${provider}"; use openai, anthropic or ollama`,
-      );
+  if (provider === "openai") needKey("OPENAI_API_KEY", spec);
+  if (provider === "anthropic") needKey("ANTHROPIC_API_KEY", spec);
+  const host = process.env.OLLAMA_HOST;
+  try {
+    // openai:, anthropic:, ollama: or any installed AI SDK provider package (google:, mistral:…)
+    const chat = await chatModel(spec, provider === "ollama" && host ? { host } : {});
+    return { chat, label: `${provider} ${model}` };
+  } catch (e) {
+    if (e instanceof ModelSpecError) throw new UsageError(`NODESTEP_MODEL: ${e.message}`);
+    throw e;
   }
 }
 

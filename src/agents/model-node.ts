@@ -209,6 +209,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       reasoning: response.reasoning,
       finishReason: response.finishReason,
       usage: response.usage,
+      responseMetadata: response.responseMetadata ?? null,
     });
     const answered = toolCalls.length === 0 && response.refusal === null;
     const update: Record<string, unknown> = {

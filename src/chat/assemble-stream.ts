@@ -40,6 +40,7 @@ export async function assembleStream(
   let finishReason: string | null = null;
   let usage: Usage | null = null;
   let model: string | null = null;
+  let metadata: JsonObject | null = null;
   let raw: unknown = null;
   const calls = new Map<number, PartialCall>();
   let reasoning: Map<number, PartialReasoning> | null = null;
@@ -78,6 +79,8 @@ export async function assembleStream(
     if (chunk.finishReason != null) finishReason = chunk.finishReason;
     if (chunk.usage != null) usage = { ...(usage ?? {}), ...chunk.usage };
     if (chunk.model != null) model = chunk.model;
+    if (chunk.responseMetadata != null)
+      metadata = { ...(metadata ?? {}), ...chunk.responseMetadata };
     if (chunk.raw !== undefined) raw = chunk.raw;
   }
   const toolCalls = [...calls.entries()]
@@ -116,5 +119,6 @@ export async function assembleStream(
     usage: usage ?? {},
     model,
     raw,
+    ...(metadata !== null ? { responseMetadata: metadata } : {}),
   };
 }

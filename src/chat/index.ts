@@ -5,6 +5,13 @@
  */
 
 export { assembleStream } from "./assemble-stream.js";
+export {
+  type FallbackChatOptions,
+  fallbackChat,
+  isFallbackError,
+  type SkippedModel,
+  type SkipReason,
+} from "./fallback-chat.js";
 export * from "./messages.js";
 export * from "./parts.js";
 export { ScriptedChat, type ScriptedResponse } from "./scripted-chat.js";

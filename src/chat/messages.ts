@@ -46,6 +46,12 @@ export interface AIMessage {
   /** Why the model stopped, as the chat integration reports it. */
   finishReason: string | null;
   usage: Usage;
+  /**
+   * What the chat layer recorded about the call, when it recorded something; absent otherwise.
+   * `fallbackChat` sets `fallback: { model, skipped }` (which model answered, and why the ones
+   * before it were skipped). JSON, stored with the message.
+   */
+  responseMetadata?: JsonObject;
 }
 
 /** Result of a tool call. Its role is `"tool"`. */
@@ -105,6 +111,7 @@ export function AIMessage(
     reasoning?: ReasoningPart[];
     finishReason?: string | null;
     usage?: Usage;
+    responseMetadata?: JsonObject | null;
   } = {},
 ): AIMessage {
   return {
@@ -116,6 +123,9 @@ export function AIMessage(
     reasoning: init.reasoning ?? [],
     finishReason: init.finishReason ?? null,
     usage: init.usage ?? {},
+    ...(init.responseMetadata != null && Object.keys(init.responseMetadata).length > 0
+      ? { responseMetadata: init.responseMetadata }
+      : {}),
   };
 }
 
@@ -157,6 +167,7 @@ export const AIMessageSchema = z.strictObject({
   reasoning: z.array(ReasoningPartSchema).default([]),
   finishReason: z.string().nullable().default(null),
   usage: UsageSchema.default({}),
+  responseMetadata: jsonObject.optional(),
 });
 /** Zod schema of a {@link ToolMessage}. */
 export const ToolMessageSchema = z.strictObject({

@@ -53,6 +53,8 @@ export interface ChatResponse {
   model: string | null;
   /** The response object the chat integration received, for fields nodestep does not map. Not stored in state. */
   raw: unknown;
+  /** What the chat layer recorded about the call (`fallbackChat`: `{ fallback: { model, skipped } }`); stored on the `AIMessage`. Absent when nothing was recorded. */
+  responseMetadata?: JsonObject;
 }
 
 /** A {@link ChatResponse} whose fields may be left out; they take their defaults. Tool calls may omit `arguments` and `argumentsError`. */
@@ -100,6 +102,8 @@ export interface ChatStreamChunk {
   model?: string | null;
   /** The event object the chat integration received. */
   raw?: unknown;
+  /** Metadata of the call (see {@link ChatResponse.responseMetadata}); keys of later chunks replace earlier ones'. */
+  responseMetadata?: JsonObject | null;
 }
 
 /** Options of one model call. */
@@ -151,5 +155,6 @@ export function ChatResponse(init: ChatResponseInit = {}): ChatResponse {
     usage: init.usage ?? {},
     model: init.model ?? null,
     raw: init.raw ?? null,
+    ...(init.responseMetadata !== undefined ? { responseMetadata: init.responseMetadata } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { ReplayServer } from "../integrations/testing/replay-server.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(root, "bin/nodestep.js");
@@ -237,6 +238,75 @@ describe("nodestep CLI", () => {
       stderr: `nodestep: ${FIXTURE}#refundGraph is a graph with its own store, so --store does not apply; export a function ({ stateStore }) => Graph to run it on the CLI's store\n`,
     });
   });
+
+  it("gives the graph factory the chat model of --model (and $NODESTEP_MODEL); refuses a bad one in one line", async () => {
+    const server = await ReplayServer.start();
+    try {
+      server.fallback = {
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          id: "chatcmpl-1",
+          object: "chat.completion",
+          created: 1741569952,
+          model: "gpt-test",
+          choices: [
+            {
+              index: 0,
+              message: { role: "assistant", content: "Hello there." },
+              finish_reason: "stop",
+            },
+          ],
+        }),
+      };
+      const env = { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: `${server.url}/v1` };
+      const app = `${FIXTURE}#buildChatApp`;
+      const flag = await nodestep(
+        ["run", app, "-m", "hi", "--store", "memory", "--model", "openai:gpt-test"],
+        env,
+      );
+      const fromEnv = await nodestep(["run", app, "-m", "hi", "--store", "memory"], {
+        ...env,
+        NODESTEP_MODEL: "openai:gpt-test",
+      });
+      for (const r of [flag, fromEnv]) {
+        expect([r.code, r.stderr]).toEqual([0, ""]);
+        expect(r.stdout).toContain("Hello there.");
+      }
+      expect(server.requests.map((q) => (q.json as { model: string }).model)).toEqual([
+        "gpt-test",
+        "gpt-test",
+      ]);
+      const bad = await nodestep([
+        "run",
+        app,
+        "-m",
+        "hi",
+        "--store",
+        "memory",
+        "--model",
+        "mistral:large",
+      ]);
+      expect(bad).toEqual({
+        code: 2,
+        stdout: "",
+        stderr:
+          'nodestep: --model: chatModel("mistral:large"): no provider "mistral" is registered and the package @ai-sdk/mistral is not installed: run `npm install @ai-sdk/mistral` (or registerProvider("mistral", ...))\n',
+      });
+      const graph = await nodestep([
+        "run",
+        `${FIXTURE}#refundGraph`,
+        "-m",
+        "refund 3",
+        "--model",
+        "openai:x",
+      ]);
+      expect(graph.stderr).toBe(
+        `nodestep: ${FIXTURE}#refundGraph is a graph with its own model, so --model does not apply; export a function ({ stateStore, chat }) => Graph to run it with the CLI's model\n`,
+      );
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 
   it("exits 1 with the error when the run fails, and says how to retry where there is a thread to retry", async () => {
     const [memory, sqlite] = await Promise.all([

@@ -7,6 +7,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Chat } from "../chat/types.js";
+import { ModelSpecError } from "../errors/index.js";
 import type { ServedGraph } from "../server/types.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import type { StateStore } from "../stores/types.js";
@@ -141,6 +143,17 @@ async function importModule(file: string, path: string): Promise<Record<string, 
   }
 }
 
+/** The chat model of `--model`, its errors as one usage line. */
+async function modelChat(spec: string): Promise<Chat> {
+  const { chatModel } = await import("../integrations/models/chat-model.js");
+  try {
+    return await chatModel(spec);
+  } catch (e) {
+    if (e instanceof ModelSpecError) throw new UsageError(`--model: ${e.message}`);
+    throw e;
+  }
+}
+
 function isGraph(value: unknown): value is ServedGraph {
   if (typeof value !== "object" || value === null) return false;
   const g = value as Record<string, unknown>;
@@ -167,6 +180,7 @@ export async function loadGraph(
   target: string,
   storeSpec: string,
   storeExplicit: boolean,
+  model: { spec: string | undefined; explicit: boolean } = { spec: undefined, explicit: false },
 ): Promise<LoadedGraph> {
   const { file, exportName } = parseTarget(target);
   const path = resolve(file);
@@ -181,6 +195,11 @@ export async function loadGraph(
     if (storeExplicit) {
       throw new UsageError(
         `${target} is a graph with its own store, so --store does not apply; export a function ({ stateStore }) => Graph to run it on the CLI's store`,
+      );
+    }
+    if (model.explicit) {
+      throw new UsageError(
+        `${target} is a graph with its own model, so --model does not apply; export a function ({ stateStore, chat }) => Graph to run it with the CLI's model`,
       );
     }
     if (!value.stateStore) {
@@ -202,10 +221,12 @@ export async function loadGraph(
       `${target} is neither a Graph nor a function ({ stateStore }) => Graph; it is ${value === null ? "null" : typeof value}`,
     );
   }
+  const chat = model.spec ? await modelChat(model.spec) : undefined;
   const opened = await openStore(storeSpec);
   try {
     const made: unknown = await (value as (o: GraphFactoryOptions) => unknown)({
       stateStore: opened.store,
+      ...(chat !== undefined ? { chat } : {}),
     });
     let graph: unknown = made;
     let context: unknown;

@@ -56,6 +56,7 @@ export interface CliIo {
 }
 
 interface StoreOpts {
+  model?: string;
   store?: string;
 }
 
@@ -89,7 +90,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     o: StoreOpts,
     fn: (loaded: LoadedGraph) => Promise<T>,
   ): Promise<T> => {
-    const loaded = await loadGraph(target, storeSpec(o), storeExplicit(o));
+    const loaded = await loadGraph(target, storeSpec(o), storeExplicit(o), {
+      spec: o.model ?? io.env.NODESTEP_MODEL,
+      explicit: o.model !== undefined,
+    });
     try {
       return await fn(loaded);
     } finally {
@@ -117,6 +121,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       "--store <spec>",
       `thread store: memory, sqlite:FILE or postgres://… (default $NODESTEP_STORE or ${DEFAULT_STORE})`,
     );
+  const modelOption = () =>
+    new Option(
+      "--model <provider:model>",
+      "chat model given to the graph factory as { chat } (default $NODESTEP_MODEL): openai:…, anthropic:…, ollama:… or an AI SDK provider (google:…)",
+    );
 
   program
     .command("run")
@@ -127,6 +136,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option("-t, --thread <id>", "thread to run on (default: a new thread)")
     .option("-b, --branch <id>", "branch of the thread", "main")
     .addOption(storeOption())
+    .addOption(modelOption())
     .option("--json", "print one JSON object per line instead of text")
     .action(async (target: string | undefined, o: RunOpts) => {
       if (o.message !== undefined && o.input !== undefined) {
@@ -165,6 +175,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     )
     .option("-b, --branch <id>", "branch of the thread", "main")
     .addOption(storeOption())
+    .addOption(modelOption())
     .option("--json", "print one JSON object per line instead of text")
     .action(async (threadId: string, o: ResumeOpts) => {
       const resume: Record<string, JsonValue> = {};
@@ -294,6 +305,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option("--api-key <key>", "require Authorization: Bearer <key> (default $NODESTEP_API_KEY)")
     .option("--cors-origin <origin...>", "browser origins allowed to call the API (default none)")
     .addOption(storeOption())
+    .addOption(modelOption())
     .action(async (target: string | undefined, o: ServeOpts) => {
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {

@@ -217,14 +217,22 @@ export class ModelProviderError extends NodestepError {
   readonly status: number | undefined;
   /** Whether trying the same call again can help (rate limits, server errors, time-outs). */
   readonly retryable: boolean;
+  /** How long the provider asked to wait before a retry (its `Retry-After` header), in ms, when it said. */
+  readonly retryAfterMs: number | undefined;
   constructor(
     message: string,
-    options: NodestepErrorOptions & { provider: string; status?: number; retryable?: boolean },
+    options: NodestepErrorOptions & {
+      provider: string;
+      status?: number;
+      retryable?: boolean;
+      retryAfterMs?: number;
+    },
   ) {
     super(message, options);
     this.provider = options.provider;
     this.status = options.status;
     this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 
@@ -243,6 +251,39 @@ export class UnsupportedPartError extends ModelProviderError {
     super(message, { ...options, retryable: false });
     this.partType = options.partType;
     this.path = options.path;
+  }
+}
+
+/**
+ * Every model of a `fallbackChat` failed with an error it moves on for. `attempts` lists each
+ * model and its error, in order; `status` and `retryable` are the last error's.
+ */
+export class FallbackExhaustedError extends ModelProviderError {
+  readonly attempts: readonly { model: string; error: unknown }[];
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & {
+      attempts: readonly { model: string; error: unknown }[];
+      status?: number;
+      retryable?: boolean;
+    },
+  ) {
+    super(message, { ...options, provider: "fallback" });
+    this.attempts = options.attempts;
+  }
+}
+
+/**
+ * A model string given to `chatModel` cannot be made into a chat model: it is not
+ * `provider:model`, the provider is unknown, or its package is not installed. The message is
+ * one line saying what to do (`npm install @ai-sdk/mistral`, `registerProvider(...)`).
+ */
+export class ModelSpecError extends NodestepError {
+  /** The model string, as given. */
+  readonly spec: string;
+  constructor(message: string, options: NodestepErrorOptions & { spec: string }) {
+    super(message, options);
+    this.spec = options.spec;
   }
 }
 

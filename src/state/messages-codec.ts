@@ -11,7 +11,8 @@
 import type { JsonValue } from "../json/index.js";
 import type { FieldCodec } from "./update-codec.js";
 
-type Default = "null" | "list" | "object";
+/** `"optional"`: a key absent by default (stored only when it holds something, not filled in when read). */
+type Default = "null" | "list" | "object" | "optional";
 
 /** Each message type's keys after `type`, in schema order, with their defaults. */
 const KEYS: Record<string, readonly (readonly [string, Default])[]> = {
@@ -31,6 +32,7 @@ const KEYS: Record<string, readonly (readonly [string, Default])[]> = {
     ["reasoning", "list"],
     ["finishReason", "null"],
     ["usage", "object"],
+    ["responseMetadata", "optional"],
   ],
   tool: [
     ["id", "null"],
@@ -62,13 +64,14 @@ function isDefault(v: unknown, d: Default | null): boolean {
     case "list":
       return Array.isArray(v) && v.length === 0;
     case "object":
+    case "optional":
       return isObj(v) && Object.keys(v).length === 0;
     default:
       return false;
   }
 }
 
-function fresh(d: Default): JsonValue {
+function fresh(d: Exclude<Default, "optional">): JsonValue {
   return d === "null" ? null : d === "list" ? [] : {};
 }
 
@@ -86,7 +89,7 @@ function expandCall(call: JsonValue): JsonValue {
   const out: Obj = {};
   for (const [k, d] of CALL_KEYS) {
     if (k in call) out[k] = call[k]!;
-    else if (d !== null) out[k] = fresh(d);
+    else if (d !== null && d !== "optional") out[k] = fresh(d);
   }
   return out;
 }
@@ -113,8 +116,9 @@ export function expandMessage(m: JsonValue): JsonValue {
   const out: Obj = { type: m.type };
   for (const [k, d] of keys) {
     const v = m[k];
-    if (v === undefined) out[k] = fresh(d);
-    else out[k] = k === "toolCalls" && Array.isArray(v) ? v.map(expandCall) : v;
+    if (v === undefined) {
+      if (d !== "optional") out[k] = fresh(d);
+    } else out[k] = k === "toolCalls" && Array.isArray(v) ? v.map(expandCall) : v;
   }
   return out;
 }

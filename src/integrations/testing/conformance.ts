@@ -43,6 +43,9 @@ export interface ConformanceOptions {
 
 const KNOWN_CHUNK_KEYS = new Set([
   "contentDelta",
+  "contentPart",
+  "reasoningDelta",
+  "responseMetadata",
   "refusalDelta",
   "toolCallDelta",
   "reasoningDelta",

@@ -1,0 +1,124 @@
+/**
+ * `npm run bench:models` (and the last table of `npm run bench`): per-call overhead, in µs, of
+ * the AI SDK adapter (`fromAISdk` on the AI SDK's `MockLanguageModelV4`, against calling the
+ * mock's `doGenerate` / `doStream` directly) and of `fallbackChat` (one scripted model behind
+ * it, against calling that model directly). Complete and stream, median of 5 rounds of N calls.
+ *
+ * Flags: --calls N (default 20,000 per round).
+ *
+ * @module
+ */
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import { fromAISdk } from "nodestep/ai-sdk";
+import { type Chat, ChatRequest, fallbackChat, HumanMessage } from "nodestep/chat";
+
+const USAGE = {
+  inputTokens: { total: 5, noCache: 5, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 3, text: 3, reasoning: 0 },
+};
+const PARTS = [
+  { type: "stream-start", warnings: [] },
+  { type: "text-delta", id: "t", delta: "Hello " },
+  { type: "text-delta", id: "t", delta: "there." },
+  { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: USAGE },
+];
+const RESULT = {
+  content: [{ type: "text", text: "Hello there." }],
+  finishReason: { unified: "stop", raw: "stop" },
+  usage: USAGE,
+  warnings: [],
+};
+
+function mock(): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    doGenerate: async () => RESULT as never,
+    doStream: async () => ({ stream: convertArrayToReadableStream(PARTS) }) as never,
+  });
+}
+
+/** A Chat with no work of its own: the scripted model behind fallback. */
+const scripted: Chat = {
+  model: "scripted",
+  async complete() {
+    return { content: "Hello there.", finishReason: "stop" };
+  },
+  async *stream() {
+    yield { contentDelta: "Hello " };
+    yield { contentDelta: "there." };
+    yield { finishReason: "stop" };
+  },
+};
+
+async function perCallUs(n: number, call: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < Math.min(n, 2000); i++) await call(); // warm up
+  const rounds: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) await call();
+    rounds.push(((performance.now() - t) * 1000) / n);
+  }
+  rounds.sort((a, b) => a - b);
+  return rounds[2]!;
+}
+
+async function drain(s: AsyncIterable<unknown>): Promise<void> {
+  for await (const _ of s);
+}
+
+async function drainStream(s: ReadableStream<unknown>): Promise<void> {
+  const reader = s.getReader();
+  while (!(await reader.read()).done);
+}
+
+/** Measure and return the rows: [case, direct µs, wrapped µs, overhead µs]. */
+export async function modelOverheadRows(n = 20_000): Promise<Array<[string, number, number]>> {
+  const request = ChatRequest({ messages: [HumanMessage({ content: "Hi" })] });
+  const m = mock();
+  const adapter = fromAISdk(m);
+  const options = { prompt: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] };
+  const fallback = fallbackChat([scripted]);
+  return [
+    [
+      "AI SDK adapter, complete",
+      await perCallUs(n, () => Promise.resolve(m.doGenerate(options as never))),
+      await perCallUs(n, () => adapter.complete(request)),
+    ],
+    [
+      "AI SDK adapter, stream",
+      await perCallUs(n, async () => drainStream((await m.doStream(options as never)).stream)),
+      await perCallUs(n, () => drain(adapter.stream(request))),
+    ],
+    [
+      "fallbackChat, complete",
+      await perCallUs(n, () => scripted.complete(request)),
+      await perCallUs(n, () => fallback.complete(request)),
+    ],
+    [
+      "fallbackChat, stream",
+      await perCallUs(n, () => drain(scripted.stream(request))),
+      await perCallUs(n, () => drain(fallback.stream(request))),
+    ],
+  ];
+}
+
+/** The rows as a table. */
+export function modelOverheadTable(rows: Array<[string, number, number]>): string {
+  const head = ["case", "direct µs/call", "wrapped µs/call", "overhead µs/call"];
+  const body = rows.map(([name, direct, wrapped]) => [
+    name,
+    direct.toFixed(2),
+    wrapped.toFixed(2),
+    (wrapped - direct).toFixed(2),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  return [line(head), ...body.map(line)].join("\n");
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const i = process.argv.indexOf("--calls");
+  const n = i >= 0 ? Number(process.argv[i + 1]) : 20_000;
+  console.log("Per-call overhead of the AI SDK adapter and of fallbackChat (median of 5 rounds)\n");
+  console.log(modelOverheadTable(await modelOverheadRows(n)));
+}

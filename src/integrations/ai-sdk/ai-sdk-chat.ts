@@ -1,0 +1,229 @@
+/**
+ * {@link fromAISdk}: any AI SDK language model (`@ai-sdk/provider` specification V3 or V4, as
+ * made by `@ai-sdk/google`, `@ai-sdk/mistral`, `@ai-sdk/amazon-bedrock`, `@ai-sdk/openai-compatible`…)
+ * as a nodestep {@link Chat}.
+ *
+ * @module
+ */
+import type {
+  Chat,
+  ChatCallOptions,
+  ChatRequest,
+  ChatResponse,
+  ChatStreamChunk,
+} from "../../chat/types.js";
+import { ModelProviderError } from "../../errors/index.js";
+import type { JsonObject } from "../../json/index.js";
+import {
+  CallControl,
+  cancelledError,
+  DEFAULT_TIMEOUT_MS,
+  type ProviderCallOptions,
+  type RetryPolicy,
+  retryPolicy,
+  withRetries,
+} from "../internal/call.js";
+import { fromGenerateResult, mapAISdkError, StreamMapper } from "./from-result.js";
+import { type SdkCallOptions, type SpecVersion, toCallOptions } from "./to-call.js";
+
+/**
+ * The part of an AI SDK `LanguageModelV3` / `LanguageModelV4` the adapter uses. Any model of
+ * an AI SDK provider package fits; nodestep needs no import of `@ai-sdk/provider` for it.
+ */
+export interface AISdkLanguageModel {
+  readonly specificationVersion: string;
+  /** Provider id such as `"google.generative-ai"` or `"openai.chat"`. */
+  readonly provider: string;
+  readonly modelId: string;
+  doGenerate(options: never): PromiseLike<unknown>;
+  doStream(options: never): PromiseLike<{ stream: ReadableStream<unknown> }>;
+}
+
+/** Options of {@link fromAISdk}. */
+export interface AISdkChatOptions extends ProviderCallOptions {
+  /**
+   * Call settings copied into every call: `temperature`, `maxOutputTokens`, `topP`, `topK`,
+   * `seed`, `stopSequences`, `headers`, `providerOptions` (by provider name)… as the AI SDK
+   * names them. The request's messages, tools, tool choice, output schema and reasoning win.
+   */
+  settings?: JsonObject;
+  /** Name the chat reports as `model` (and middleware sees as `ctx.model`); default the model's `modelId`. */
+  name?: string;
+}
+
+type Generate = (o: SdkCallOptions) => PromiseLike<Record<string, unknown>>;
+type Stream = (o: SdkCallOptions) => PromiseLike<{ stream: ReadableStream<unknown> }>;
+
+/** Reject with the abort reason as soon as `signal` fires, whether or not `promise` listens to it. */
+function raceAbort<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(promise).then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/**
+ * A {@link Chat} on an AI SDK language model. Build it with {@link fromAISdk}.
+ *
+ * - `complete` calls `doGenerate`, `stream` calls `doStream`; messages, content parts (images,
+ *   files, audio as file parts), tools, tool choice, structured output (`responseFormat:
+ *   { type: "json", schema }`) and reasoning effort (V4) are mapped both ways.
+ * - Reasoning parts come back with `provider: "ai-sdk/<model.provider>"` and the part's
+ *   `providerMetadata` as `data`; they are sent back (as `providerOptions`) only to a model of
+ *   that same provider.
+ * - Usage: `inputTokens.total` → `inputTokens`, `cacheRead` → `cachedInputTokens`,
+ *   `outputTokens.total` → `outputTokens`, `outputTokens.reasoning` → `reasoningTokens`, the
+ *   provider's own counts under `raw`.
+ * - Errors: an `APICallError` becomes a {@link ModelProviderError} with its `status`,
+ *   `retryable` (the SDK's `isRetryable`) and `retryAfterMs` (its `Retry-After`); retryable
+ *   errors are retried `maxRetries` times (default 2) before the first chunk; `timeoutMs`
+ *   (default 600,000) bounds each wait for the model; a fired signal rejects with
+ *   `RunCancelledError` at once, even if the model ignores its `abortSignal`.
+ */
+export class AISdkChat implements Chat {
+  readonly model: string;
+  /** The AI SDK provider id, such as `"google.generative-ai"`. */
+  readonly provider: string;
+  /** Specification version of the wrapped model. */
+  readonly specificationVersion: SpecVersion;
+  readonly #generate: Generate;
+  readonly #stream: Stream;
+  readonly #settings: JsonObject;
+  readonly #policy: RetryPolicy;
+  readonly #timeoutMs: number;
+  readonly #label: string;
+  readonly #reasoningProvider: string;
+
+  constructor(model: AISdkLanguageModel, options: AISdkChatOptions = {}) {
+    const version = (model as { specificationVersion?: unknown } | null)?.specificationVersion;
+    if (version !== "v3" && version !== "v4")
+      throw new TypeError(
+        `fromAISdk needs an AI SDK language model of specification v3 or v4, got ${version === undefined ? "an object without specificationVersion" : `specificationVersion ${JSON.stringify(version)}`}: use a provider package built for ai@6 or later`,
+      );
+    this.specificationVersion = version;
+    this.provider = model.provider;
+    this.model = options.name ?? model.modelId;
+    this.#generate = (o) => model.doGenerate(o as never) as PromiseLike<Record<string, unknown>>;
+    this.#stream = (o) => model.doStream(o as never);
+    this.#settings = options.settings ?? {};
+    this.#policy = retryPolicy(options);
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#label = `AI SDK model ${model.provider}/${model.modelId}`;
+    this.#reasoningProvider = `ai-sdk/${model.provider}`;
+  }
+
+  #call(request: ChatRequest, signal: AbortSignal): SdkCallOptions {
+    return toCallOptions(
+      request,
+      this.#settings,
+      {
+        provider: this.provider,
+        label: this.#label,
+        version: this.specificationVersion,
+        reasoningProvider: this.#reasoningProvider,
+      },
+      signal,
+    );
+  }
+
+  #fail(control: CallControl, e: unknown): Error {
+    return control.stopError(this.provider, e) ?? mapAISdkError(e, this.provider, this.#label);
+  }
+
+  async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResponse> {
+    if (options.signal?.aborted) throw cancelledError(options.signal);
+    return withRetries(
+      async () => {
+        const control = new CallControl(this.#timeoutMs, options.signal);
+        try {
+          const call = this.#call(request, control.signal);
+          const result = await raceAbort(this.#generate(call), control.signal);
+          return fromGenerateResult(result, this.#reasoningProvider, this.model);
+        } catch (e) {
+          throw this.#fail(control, e);
+        } finally {
+          control.dispose();
+        }
+      },
+      this.#policy,
+      options.signal,
+    );
+  }
+
+  async *stream(
+    request: ChatRequest,
+    options: ChatCallOptions = {},
+  ): AsyncGenerator<ChatStreamChunk> {
+    if (options.signal?.aborted) throw cancelledError(options.signal);
+    let control: CallControl | null = null;
+    const { stream } = await withRetries(
+      async () => {
+        const attempt = new CallControl(this.#timeoutMs, options.signal);
+        try {
+          const result = await raceAbort(
+            this.#stream(this.#call(request, attempt.signal)),
+            attempt.signal,
+          );
+          control = attempt;
+          return result;
+        } catch (e) {
+          attempt.dispose();
+          throw this.#fail(attempt, e);
+        }
+      },
+      this.#policy,
+      options.signal,
+    );
+    const ctl = control as unknown as CallControl;
+    const reader = stream.getReader();
+    const mapper = new StreamMapper(this.#reasoningProvider);
+    try {
+      for (;;) {
+        const { done, value } = await raceAbort(reader.read(), ctl.signal);
+        if (done) break;
+        ctl.pause(); // the time-out runs only while waiting for the model
+        for (const chunk of mapper.map(value as { type: string })) yield chunk;
+        ctl.arm();
+      }
+    } catch (e) {
+      throw this.#fail(ctl, e);
+    } finally {
+      ctl.dispose();
+      reader.cancel().catch(() => {});
+    }
+    if (!mapper.finished)
+      throw new ModelProviderError(
+        `The ${this.#label} stream broke off: it ended before a finish part`,
+        { provider: this.provider, retryable: true },
+      );
+  }
+}
+
+/**
+ * Turn an AI SDK language model into a nodestep {@link Chat}.
+ *
+ * @param model - a model of an AI SDK provider package (`google("gemini-2.5-flash")`,
+ *   `createOpenAICompatible({...})("llama-3.1")`…) of specification V3 (ai@6) or V4 (ai@7).
+ * @param options - call settings (`settings`), retries (`maxRetries`, default 2), `timeoutMs`, `name`.
+ * @throws {TypeError} the model is not a V3 or V4 language model.
+ * @example
+ * ```ts
+ * import { google } from "@ai-sdk/google";
+ * import { fromAISdk } from "nodestep/ai-sdk";
+ * const chat = fromAISdk(google("gemini-2.5-flash"), { settings: { temperature: 0 } });
+ * ```
+ */
+export function fromAISdk(model: AISdkLanguageModel, options: AISdkChatOptions = {}): AISdkChat {
+  return new AISdkChat(model, options);
+}

@@ -1,0 +1,199 @@
+/**
+ * nodestep requests → the AI SDK's call options (`LanguageModelV3CallOptions` /
+ * `LanguageModelV4CallOptions`): messages, content parts, tools, tool choice, structured output
+ * and reasoning.
+ *
+ * @module
+ */
+import type { Message } from "../../chat/messages.js";
+import type { ContentPart, MessageContent } from "../../chat/parts.js";
+import type { ChatRequest, ToolChoice } from "../../chat/types.js";
+import { ModelProviderError } from "../../errors/index.js";
+import type { JsonObject } from "../../json/index.js";
+import { unsupportedPart } from "../internal/parts.js";
+import { schemaName } from "../openai/chat-completions.js";
+
+/** Specification versions of `@ai-sdk/provider` language models this adapter speaks. */
+export type SpecVersion = "v3" | "v4";
+
+/** One message of an AI SDK prompt (the shape shared by V3 and V4). */
+export type SdkMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: SdkPart[] }
+  | { role: "assistant"; content: SdkPart[] }
+  | { role: "tool"; content: SdkPart[] };
+
+/** A prompt part (text, file, reasoning, tool call, tool result) as plain data. */
+export type SdkPart = { type: string } & Record<string, unknown>;
+
+/** Call options sent to `doGenerate` / `doStream` (the fields nodestep sets). */
+export interface SdkCallOptions {
+  prompt: SdkMessage[];
+  tools?: Array<{ type: "function"; name: string; description?: string; inputSchema: JsonObject }>;
+  toolChoice?: { type: "auto" | "none" | "required" } | { type: "tool"; toolName: string };
+  responseFormat?: { type: "json"; schema: JsonObject; name: string };
+  reasoning?: "minimal" | "low" | "medium" | "high";
+  abortSignal?: AbortSignal;
+  [key: string]: unknown;
+}
+
+interface Where {
+  provider: string;
+  label: string;
+  version: SpecVersion;
+  reasoningProvider: string;
+}
+
+function fileData(version: SpecVersion, part: { url?: string; data?: string }): unknown {
+  if (part.url !== undefined) {
+    const url = new URL(part.url);
+    return version === "v4" ? { type: "url", url } : url;
+  }
+  return version === "v4" ? { type: "data", data: part.data } : part.data;
+}
+
+function toPart(part: ContentPart, path: string, w: Where): SdkPart {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      return {
+        type: "file",
+        mediaType: part.mediaType ?? "image/*",
+        data: fileData(w.version, part),
+      };
+    case "file":
+      if (part.mediaType === undefined)
+        throw unsupportedPart(w.provider, w.label, part, path, null, "a file part needs mediaType");
+      return {
+        type: "file",
+        mediaType: part.mediaType,
+        data: fileData(w.version, part),
+        ...(part.name !== undefined ? { filename: part.name } : {}),
+      };
+    case "audio":
+      return {
+        type: "file",
+        mediaType: `audio/${part.format === "mp3" ? "mpeg" : part.format}`,
+        data: fileData(w.version, part),
+      };
+  }
+}
+
+function toParts(content: MessageContent, path: string, w: Where): SdkPart[] {
+  if (content === null) return [];
+  if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
+  return content.map((p, i) => toPart(p, `${path}[${i}]`, w));
+}
+
+function systemText(content: MessageContent, path: string, w: Where): string {
+  if (content === null) return "";
+  if (typeof content === "string") return content;
+  let text = "";
+  content.forEach((p, i) => {
+    if (p.type !== "text")
+      throw unsupportedPart(w.provider, w.label, p, `${path}[${i}]`, "a system message");
+    text += p.text;
+  });
+  return text;
+}
+
+function toMessage(message: Message, i: number, w: Where): SdkMessage {
+  const path = `messages[${i}].content`;
+  switch (message.type) {
+    case "system":
+      return { role: "system", content: systemText(message.content, path, w) };
+    case "human":
+      return { role: "user", content: toParts(message.content, path, w) };
+    case "ai": {
+      const content: SdkPart[] = [];
+      for (const r of message.reasoning) {
+        if (r.provider !== w.reasoningProvider) continue; // opaque data goes back only to its maker
+        content.push({
+          type: "reasoning",
+          text: r.text,
+          ...(r.data !== null ? { providerOptions: r.data } : {}),
+        });
+      }
+      content.push(...toParts(message.content, path, w));
+      if (message.content === null && message.refusal !== null)
+        content.push({ type: "text", text: message.refusal });
+      for (const c of message.toolCalls)
+        content.push({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: c.arguments });
+      return { role: "assistant", content };
+    }
+    case "tool": {
+      const parts = toParts(message.content, path, w);
+      const onlyText = parts.every((p) => p.type === "text");
+      const output = onlyText
+        ? { type: "text", value: parts.map((p) => p.text as string).join("") }
+        : { type: "content", value: parts };
+      return {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: message.toolCallId ?? "",
+            toolName: message.name ?? "",
+            output,
+          },
+        ],
+      };
+    }
+  }
+}
+
+function toToolChoice(choice: ToolChoice): SdkCallOptions["toolChoice"] {
+  if (choice === null) return undefined;
+  if (choice === "auto" || choice === "none" || choice === "required")
+    return { type: choice as "auto" | "none" | "required" };
+  return { type: "tool", toolName: choice };
+}
+
+/**
+ * Build the AI SDK call options of one request. `settings` (temperature, maxOutputTokens,
+ * providerOptions…) are copied in first; the request's own fields win.
+ *
+ * @throws {UnsupportedPartError} a system message holds a non-text part, or a file part has no mediaType.
+ * @throws {ModelProviderError} the request asks for `reasoning: { budgetTokens }` (the AI SDK takes an effort), or any reasoning of a V3 model.
+ */
+export function toCallOptions(
+  request: ChatRequest,
+  settings: JsonObject,
+  w: Where,
+  signal: AbortSignal,
+): SdkCallOptions {
+  const options: SdkCallOptions = {
+    ...settings,
+    prompt: request.messages.map((m, i) => toMessage(m, i, w)),
+    abortSignal: signal,
+  };
+  if (request.tools.length > 0) {
+    options.tools = request.tools.map((t) => ({
+      type: "function",
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+    }));
+    const choice = toToolChoice(request.toolChoice);
+    if (choice !== undefined) options.toolChoice = choice;
+  }
+  if (request.outputSchema !== null)
+    options.responseFormat = {
+      type: "json",
+      schema: request.outputSchema,
+      name: schemaName(request.outputSchema),
+    };
+  const reasoning = request.reasoning;
+  if (reasoning != null) {
+    if (!("effort" in reasoning) || w.version === "v3")
+      throw new ModelProviderError(
+        w.version === "v3"
+          ? `${w.label} is an AI SDK V3 model, which has no reasoning setting: pass it in providerOptions`
+          : `${w.label} takes reasoning as { effort }, not { budgetTokens }: pass a token budget in providerOptions`,
+        { provider: w.provider, retryable: false },
+      );
+    options.reasoning = reasoning.effort;
+  }
+  return options;
+}
