@@ -10,7 +10,7 @@ const cases: [unknown, string][] = [
     "response 0: toolCalls[0].name must be a string, got number",
   ],
   [{ toolCalls: [{ name: "t" }] }, "response 0: toolCalls[0].id must be a string, got undefined"],
-  [{ content: 5 }, "response 0: content must be a string or null, got number"],
+  [{ content: 5 }, "response 0: content must be a string, a list of parts or null, got number"],
   [
     { toolCalls: [{ id: "a", name: "t", arguments: 7 }] },
     "response 0: toolCalls[0].arguments must be an object, got number",
@@ -22,7 +22,7 @@ const cases: [unknown, string][] = [
   [{ usage: "x" }, "response 0: usage must be an object, got string"],
   [
     { text: "hi" },
-    'response 0: unknown field "text"; a response has content, refusal, toolCalls, finishReason, usage, model, raw',
+    'response 0: unknown field "text"; a response has content, refusal, toolCalls, reasoning, finishReason, usage, model, raw, responseMetadata',
   ],
   [
     { toolCalls: [{ id: "a", name: "t", args: {} }] },
@@ -47,7 +47,7 @@ describe("ScriptedChat response checks", () => {
     await expectError(
       () => chat.complete({ messages: [], tools: [], toolChoice: null, outputSchema: null }),
       TypeError,
-      "ScriptedChat: response 1: content must be a string or null, got number",
+      "ScriptedChat: response 1: content must be a string, a list of parts or null, got number",
     );
   });
 

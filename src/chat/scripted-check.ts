@@ -11,10 +11,12 @@ const FIELDS = new Set([
   "content",
   "refusal",
   "toolCalls",
+  "reasoning",
   "finishReason",
   "usage",
   "model",
   "raw",
+  "responseMetadata",
 ]);
 const CALL_FIELDS = new Set(["id", "name", "arguments", "argumentsError"]);
 
@@ -38,7 +40,17 @@ export function checkScriptedResponse(value: object, where: string): void {
       );
     }
   }
-  for (const f of ["content", "refusal", "finishReason", "model"] as const) {
+  // Content is a string, null or a list of parts (their shapes are checked by the message schema).
+  if (r.content !== undefined && r.content !== null && typeof r.content !== "string") {
+    if (!Array.isArray(r.content)) bad("content", "a string, a list of parts or null", r.content);
+  }
+  if (r.reasoning !== undefined && !Array.isArray(r.reasoning)) {
+    bad("reasoning", "a list of reasoning parts", r.reasoning);
+  }
+  if (r.responseMetadata !== undefined && !isPlainObject(r.responseMetadata)) {
+    bad("responseMetadata", "an object", r.responseMetadata);
+  }
+  for (const f of ["refusal", "finishReason", "model"] as const) {
     if (r[f] !== undefined && r[f] !== null && typeof r[f] !== "string") {
       bad(f, "a string or null", r[f]);
     }
