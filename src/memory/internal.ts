@@ -423,7 +423,7 @@ export function dot(a: Float32Array, b: Float32Array): number {
 }
 
 /** A vector as the bytes SQLite keeps (float32, little-endian). */
-export function vectorToBlob(v: Float32Array): Buffer {
+export function vectorToBlob(v: Float32Array): Uint8Array {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 

@@ -1,14 +1,16 @@
 /**
- * `nodestep/postgres`: the PostgreSQL state store and memory store (pgvector for semantic
- * search), on pg (a peer dependency).
+ * `nodestep/postgres`: the PostgreSQL state store and memory store (pgvector or exact
+ * semantic search), on pg (a peer dependency).
  *
  * @module
  */
 export {
+  PGVECTOR_MISSING_MESSAGE,
   POSTGRES_MAX_DIMENSIONS,
   POSTGRES_MEMORY_SCHEMA_VERSION,
   PostgresMemoryStore,
   type PostgresMemoryStoreOptions,
+  type PostgresVectorIndex,
 } from "./postgres-memory-store.js";
 export {
   POSTGRES_SCHEMA_VERSION,

@@ -7,7 +7,10 @@
 import pg from "pg";
 import { MemoryStoreError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
+import { tooMany } from "../../memory/in-memory-store.js";
 import {
+  blobToVector,
+  byNamespaceKey,
   type CheckedIndex,
   checkIndex,
   checkKey,
@@ -15,6 +18,8 @@ import {
   clockOf,
   closedStore,
   compileFilter,
+  DEFAULT_MAX_SEARCH_ITEMS,
+  dot,
   embedChecked,
   encodeNamespace,
   encodeValue,
@@ -25,6 +30,7 @@ import {
   textHash,
   textToEmbed,
   toItem,
+  vectorToBlob,
 } from "../../memory/internal.js";
 import type {
   IndexConfig,
@@ -46,6 +52,13 @@ const NAME = "PostgresMemoryStore";
 /** Upper bound of every encoded namespace, for the empty prefix. */
 const TOP = "\u{10ffff}";
 
+/**
+ * How {@link PostgresMemoryStore} searches vectors: `"pgvector"` (a `vector` column with an HNSW
+ * index) or `"exact"` (float32 `bytea` blobs, every vector under the prefix compared in this
+ * process); `"auto"` picks the tables' mode, else pgvector when the server has it, else exact.
+ */
+export type PostgresVectorIndex = "auto" | "pgvector" | "exact";
+
 /** Options of {@link PostgresMemoryStore}. */
 export interface PostgresMemoryStoreOptions {
   /** `postgres://user:password@host:port/database`; used to make a pool when `pool` is not given. */
@@ -56,8 +69,12 @@ export interface PostgresMemoryStoreOptions {
   schema?: string;
   /** Prefix of the tables `<prefix>items` and `<prefix>meta`; default `"memory_"`. */
   tablePrefix?: string;
-  /** Semantic search: the embeddings, their dimensions (1 to 2,000) and the default fields. Needs pgvector on the server. */
+  /** Semantic search: the embeddings, their dimensions (1 to 2,000) and the default fields. */
   index?: IndexConfig;
+  /** Vector search mode (see {@link PostgresVectorIndex}); default `"auto"`. `"pgvector"` throws on `ready()` when the server lacks it. */
+  vectorIndex?: PostgresVectorIndex;
+  /** Most indexed items one query compares in `"exact"` mode; default 200,000. */
+  maxSearchItems?: number;
   /** The clock, in ms since the epoch (times and TTLs); default `Date.now`. */
   now?: () => number;
 }
@@ -80,16 +97,21 @@ const LIVE = "(expires_at IS NULL OR expires_at > $NOW)";
  * memory. Tables `<tablePrefix>items` and `<tablePrefix>meta` live in `schema` (default the
  * state store's, `"nodestep"`). Values are JSON text.
  *
- * With `index`, vectors (normalized to length 1) are kept in a pgvector `vector(dimensions)`
- * column with an HNSW index on cosine distance; the store runs `CREATE EXTENSION IF NOT EXISTS
- * vector` (pgvector must be installed on the server: Debian `postgresql-<version>-pgvector`).
- * A query orders by that index: the search is approximate (HNSW), and filters and the prefix
- * are applied as the index is walked (`hnsw.iterative_scan = strict_order` on pgvector 0.8+).
+ * With `index`, vectors are normalized to length 1 and kept in one of two modes
+ * (`vectorIndex`, chosen on `ready()`, then {@link PostgresMemoryStore.vectorMode}):
+ * - `"pgvector"`: a `vector(dimensions)` column with an HNSW index on cosine distance; the store
+ *   runs `CREATE EXTENSION IF NOT EXISTS vector`. A query orders by that index: the search is
+ *   approximate (HNSW), and filters and the prefix are applied as the index is walked
+ *   (`hnsw.iterative_scan = strict_order` on pgvector 0.8+).
+ * - `"exact"`: float32 blobs in a `bytea` column; a query reads every indexed vector under the
+ *   prefix and ranks them by cosine similarity in this process (as `SqliteMemoryStore`), so its
+ *   time grows with the items under the prefix; at most `maxSearchItems`.
+ * The first store with an `index` fixes the tables' mode; `"auto"` follows it.
  * Without `index` the store needs no extension.
  *
- * @throws MemoryStoreError (from any method) when the server cannot be reached, pgvector is
- *   missing for an `index`, the tables were written by another version or with other
- *   dimensions, or a query fails.
+ * @throws MemoryStoreError (from any method) when the server cannot be reached, `vectorIndex`
+ *   is `"pgvector"` and the server lacks it, the tables were written by another version, with
+ *   other dimensions or in the other mode, or a query fails.
  * @example
  * ```ts
  * import { PostgresMemoryStore, PostgresStateStore } from "nodestep/postgres";
@@ -108,8 +130,16 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly #t: { items: string; meta: string; prefix: string };
   #ready: Promise<void> | null = null;
   #closed = false;
+  readonly #want: PostgresVectorIndex;
+  readonly #max: number;
+  #mode: "pgvector" | "exact" | null = null;
   /** `"<schema>".vector` and the cosine operator, once the extension is found. */
   #vec = { type: "vector", op: "<=>", iterative: false };
+
+  /** The vector search mode in use: `null` without an `index` or before `ready()` has resolved. */
+  get vectorMode(): "pgvector" | "exact" | null {
+    return this.#mode;
+  }
 
   constructor(options: PostgresMemoryStoreOptions) {
     const schema = options?.schema ?? "nodestep";
@@ -131,6 +161,20 @@ export class PostgresMemoryStore implements MemoryStore {
       prefix,
     };
     this.#index = checkIndex(options.index, POSTGRES_MAX_DIMENSIONS, NAME);
+    const want = options.vectorIndex ?? "auto";
+    if (want !== "auto" && want !== "pgvector" && want !== "exact") {
+      throw new MemoryStoreError(
+        `${NAME}: vectorIndex must be "auto", "pgvector" or "exact", got ${JSON.stringify(want)}`,
+      );
+    }
+    this.#want = want;
+    const max = options.maxSearchItems ?? DEFAULT_MAX_SEARCH_ITEMS;
+    if (!Number.isInteger(max) || max < 1) {
+      throw new MemoryStoreError(
+        `${NAME}: maxSearchItems must be a positive whole number, got ${String(max)}`,
+      );
+    }
+    this.#max = max;
     this.#now = clockOf(options.now, NAME);
     if (options.pool) {
       this.#pool = options.pool;
@@ -190,23 +234,28 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
       ]);
       return;
     }
+    const exact = this.#mode === "exact";
+    const col = exact ? "embedding_f32" : "embedding";
     let hash: string | null = null;
-    let vector: string | null = null;
+    let vector: string | Uint8Array | null = null;
     let keep = false;
     if (text !== null) {
       hash = textHash(text);
       const old = await this.#q<{ text_hash: string | null }>(
-        `SELECT text_hash FROM ${t} WHERE ns = $1 AND key = $2 AND embedding IS NOT NULL`,
+        `SELECT text_hash FROM ${t} WHERE ns = $1 AND key = $2 AND ${col} IS NOT NULL`,
         [enc, key],
       );
       if (old.rows[0]?.text_hash === hash) keep = true;
-      else vector = toVectorText((await embedChecked(this.#index, [text]))[0] as Float32Array);
+      else {
+        const v = (await embedChecked(this.#index, [text]))[0] as Float32Array;
+        vector = exact ? vectorToBlob(v) : toVectorText(v);
+      }
     }
     await this.#q(
       upsert
-        .replace("$V", ", embedding")
-        .replace("$VV", `, $7::${this.#vec.type}`)
-        .replace("$VS", ", embedding = CASE WHEN $8 THEN t.embedding ELSE excluded.embedding END"),
+        .replace("$V", `, ${col}`)
+        .replace("$VV", `, $7::${exact ? "bytea" : this.#vec.type}`)
+        .replace("$VS", `, ${col} = CASE WHEN $8 THEN t.${col} ELSE excluded.${col} END`),
       [enc, key, json, now, expiresAt, hash, vector, keep],
     );
   }
@@ -250,6 +299,7 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     const test = compileFilter(options?.filter, "search");
     await this.ready();
     const [q] = (await embedChecked(this.#index as CheckedIndex, [query])) as [Float32Array];
+    if (this.#mode === "exact") return this.#searchExact(prefix, q, limit, offset, test);
     const want = offset + limit;
     let window = test ? want * 4 : want;
     for (;;) {
@@ -272,7 +322,8 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
    * The plan PostgreSQL makes for a query search under a prefix (`EXPLAIN` lines), to check that
    * it walks the HNSW index. `settings` are set for that transaction only (such as
    * `{ enable_seqscan: "off" }` on a small table).
-   * @throws MemoryStoreError without an `index`, or for a setting name that is not a word.
+   * @throws MemoryStoreError without an `index`, in `"exact"` mode, or for a setting name that
+   *   is not a word.
    */
   async explainSearch(
     namespacePrefix: Namespace,
@@ -284,6 +335,8 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
       throw new MemoryStoreError(`${NAME}: explainSearch needs a store with an index`);
     const prefix = checkNamespace(namespacePrefix, true, "explainSearch");
     await this.ready();
+    if (this.#mode === "exact")
+      throw new MemoryStoreError(`${NAME}: explainSearch needs vectorIndex "pgvector"`);
     const [q] = (await embedChecked(this.#index, [query])) as [Float32Array];
     const rows = await this.#searchRows(prefix, q, 10, settings, true);
     return rows.map((r) => (r as unknown as { "QUERY PLAN": string })["QUERY PLAN"]);
@@ -348,6 +401,40 @@ ORDER BY embedding ${op} $1::${type} LIMIT $5`;
     } finally {
       client.release();
     }
+  }
+
+  /** Exact search: every indexed vector under the prefix, ranked by cosine similarity here. */
+  async #searchExact(
+    prefix: string[],
+    q: Float32Array,
+    limit: number,
+    offset: number,
+    test: ((value: JsonObject) => boolean) | null,
+  ): Promise<SearchItem[]> {
+    const { lo, hi } = prefixRange(prefix);
+    const res = await this.#q<Row & { embedding_f32: Uint8Array }>(
+      `SELECT ${COLS}, embedding_f32 FROM ${this.#t.items}
+WHERE embedding_f32 IS NOT NULL AND ns >= $1 AND ns < $2 AND ${LIVE.replace("$NOW", "$3")} LIMIT $4`,
+      [lo, hi ?? TOP, this.#now(), this.#max + 1],
+    );
+    if (res.rows.length > this.#max) throw tooMany(this.#max, prefix);
+    const scored = res.rows.map((r) => ({
+      ns: r.ns,
+      key: r.key,
+      row: r,
+      score: dot(q, blobToVector(r.embedding_f32)),
+    }));
+    scored.sort((a, b) => b.score - a.score || byNamespaceKey(a, b));
+    const out: SearchItem[] = [];
+    let skipped = 0;
+    for (const s of scored) {
+      const item = rowItem(s.row);
+      if (test && !test(item.value)) continue;
+      if (skipped++ < offset) continue;
+      out.push({ ...item, score: s.score });
+      if (out.length === limit) break;
+    }
+    return out;
   }
 
   async #listed(
@@ -442,14 +529,45 @@ ORDER BY ns, key LIMIT $4 OFFSET $5`;
         `The memory tables ${this.#t.items} hold vectors of ${had} dimensions; this store's index.dimensions is ${dims}. Use the same embeddings, or another tablePrefix`,
       );
     }
+    const mode = await this.#chooseMode(client, had !== undefined);
+    if (mode === "exact") {
+      await client.query(
+        `ALTER TABLE ${this.#t.items} ADD COLUMN IF NOT EXISTS embedding_f32 bytea`,
+      );
+    } else await this.#setUpPgvector(client, dims);
+    if (had === undefined) {
+      await client.query(
+        `INSERT INTO ${this.#t.meta} (key, value) VALUES ('dimensions', $1), ('vector_index', $2)`,
+        [String(dims), mode],
+      );
+    }
+    this.#mode = mode;
+  }
+
+  /** The mode: the tables' (refusing another asked for), else pgvector when the server has it. */
+  async #chooseMode(client: pg.PoolClient, hadVectors: boolean): Promise<"pgvector" | "exact"> {
+    const row = hadVectors
+      ? await client.query<{ value: string }>(
+          `SELECT value FROM ${this.#t.meta} WHERE key = 'vector_index'`,
+        )
+      : null;
+    const tables = row ? ((row.rows[0]?.value ?? "pgvector") as "pgvector" | "exact") : null;
+    if (tables && this.#want !== "auto" && this.#want !== tables) {
+      throw new MemoryStoreError(
+        `The memory tables ${this.#t.items} keep vectors for vectorIndex "${tables}"; this store asks for "${this.#want}". Use "${tables}" or "auto", or another tablePrefix`,
+      );
+    }
+    const want = tables ?? this.#want;
+    if (want === "exact") return "exact";
     const available = await client.query(
       "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'",
     );
-    if (available.rowCount === 0) {
-      throw new MemoryStoreError(
-        `${NAME}: semantic search needs the pgvector extension, which is not installed on the PostgreSQL server; install it (Debian: apt-get install postgresql-<version>-pgvector) or use a store without index`,
-      );
-    }
+    if (available.rowCount === 1) return "pgvector";
+    if (want === "auto") return "exact";
+    throw new MemoryStoreError(PGVECTOR_MISSING_MESSAGE);
+  }
+
+  async #setUpPgvector(client: pg.PoolClient, dims: number): Promise<void> {
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended('nodestep.pgvector', 0))");
     await client.query("CREATE EXTENSION IF NOT EXISTS vector");
     const ext = (
@@ -469,11 +587,6 @@ ORDER BY ns, key LIMIT $4 OFFSET $5`;
     await client.query(
       `CREATE INDEX IF NOT EXISTS "${this.#t.prefix}items_embedding" ON ${this.#t.items} USING hnsw (embedding "${ext.nspname}".vector_cosine_ops)`,
     );
-    if (had === undefined) {
-      await client.query(`INSERT INTO ${this.#t.meta} (key, value) VALUES ('dimensions', $1)`, [
-        String(dims),
-      ]);
-    }
   }
 
   async #connect(): Promise<pg.PoolClient> {
@@ -502,6 +615,9 @@ ORDER BY ns, key LIMIT $4 OFFSET $5`;
     if (this.#closed) throw closedStore(NAME);
   }
 }
+
+/** The one line `vectorIndex: "pgvector"` throws (a {@link MemoryStoreError}) when the server has no pgvector. */
+export const PGVECTOR_MISSING_MESSAGE = `${NAME}: vectorIndex "pgvector" needs the pgvector extension, which the PostgreSQL server does not have (Debian 12 has no package for it): build and install pgvector (https://github.com/pgvector/pgvector) or use a PostgreSQL image with it (pgvector/pgvector), or use vectorIndex "auto" or "exact"`;
 
 function wrap(e: unknown, what: string): MemoryStoreError {
   if (e instanceof MemoryStoreError) return e;

@@ -174,7 +174,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const text = textToEmbed(value, options, this.#index, ns, key);
     const enc = encodeNamespace(ns);
     let hash: string | null = null;
-    let blob: Buffer | null = null;
+    let blob: Uint8Array | null = null;
     if (text !== null && this.#index) {
       hash = textHash(text);
       const old = this.#run(() => this.#s.getVector.get(enc, key)) as
