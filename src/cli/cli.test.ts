@@ -410,7 +410,7 @@ describe("nodestep CLI", () => {
         'nodestep: --store must be "memory", "sqlite:FILE" or a postgres:// connection string, got "redis://x"\n',
       ),
       usage(
-        `nodestep: ${FIXTURE} has no export "nope"; its exports: buildRefundApp, buildRefundGraph, default, notAGraph, refundGraph\n`,
+        `nodestep: ${FIXTURE} has no export "nope"; its exports: buildChatApp, buildRefundApp, buildRefundGraph, default, notAGraph, refundGraph\n`,
       ),
       usage(
         `nodestep: ${FIXTURE}#notAGraph is neither a Graph nor a function ({ stateStore }) => Graph; it is object\n`,
