@@ -246,10 +246,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const o = cmd.optsWithGlobals<StoreOpts & { children?: boolean; json?: boolean }>();
       await withStore(o, async (store) => {
         const deleted = await store.deleteThread(threadId, { children: !!o.children });
-        if (o.json) return out(JSON.stringify({ deleted }));
+        // With --json the answer is printed either way; none deleted is still exit 1.
+        if (o.json) out(JSON.stringify({ deleted }));
         if (deleted.length === 0)
           throw new RunFailed(`no thread "${threadId}" in ${storeLabelOf(storeSpec(o))}`);
-        out(`deleted ${deleted.join(", ")}`);
+        if (!o.json) out(`deleted ${deleted.join(", ")}`);
       });
     });
 
