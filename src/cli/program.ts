@@ -13,6 +13,7 @@ import { Command, CommanderError, Option } from "commander";
 import { HumanMessage } from "../chat/messages.js";
 import type { InterruptInfo } from "../errors/index.js";
 import type { StreamEvent } from "../graph/types.js";
+import { prototypeKey } from "../json/depth.js";
 import type { JsonValue } from "../json/index.js";
 import { classNames } from "../server/errors.js";
 import { createServer, DEFAULT_PORT, LOOPBACK_HOSTS, listen } from "../server/index.js";
@@ -182,7 +183,22 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       for (const a of o.answer) {
         const eq = a.indexOf("=");
         if (eq <= 0) throw new UsageError(`--answer takes KEY=VALUE, got "${a}"`);
-        resume[a.slice(0, eq)] = parseAnswer(a.slice(eq + 1));
+        const key = a.slice(0, eq);
+        const value = parseAnswer(a.slice(eq + 1));
+        // As the server refuses them: on a plain object `__proto__` would be dropped silently
+        // (and the paused node run again), and nested ones could reach a prototype.
+        const bad = prototypeKey({ [key]: value });
+        if (bad !== null) {
+          throw new UsageError(
+            `${bad}: the keys __proto__, constructor and prototype are not accepted`,
+          );
+        }
+        Object.defineProperty(resume, key, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       const t = graphTarget(o.graph);
       code = await withGraph(t, o, async (loaded) => {
@@ -241,10 +257,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const o = cmd.optsWithGlobals<StoreOpts & { children?: boolean; json?: boolean }>();
       await withStore(o, async (store) => {
         const deleted = await store.deleteThread(threadId, { children: !!o.children });
-        if (o.json) return out(JSON.stringify({ deleted }));
+        // With --json the answer is printed either way; none deleted is still exit 1.
+        if (o.json) out(JSON.stringify({ deleted }));
         if (deleted.length === 0)
           throw new RunFailed(`no thread "${threadId}" in ${storeLabelOf(storeSpec(o))}`);
-        out(`deleted ${deleted.join(", ")}`);
+        if (!o.json) out(`deleted ${deleted.join(", ")}`);
       });
     });
 
@@ -441,6 +458,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (names.includes("ThreadBusyError") || names.includes("UnknownBranchError")) {
         throw new RunFailed(error.message);
       }
+      if (resume && isBadAnswer(names, e)) throw new UsageError(error.message);
       if (names.includes("StateUpdateError") && (e as { node?: unknown }).node === "__input__") {
         const given =
           input !== null && "messages" in input && s.fromMessage ? "--message" : "--input";
@@ -544,6 +562,21 @@ export function parseAnswer(text: string): JsonValue {
   } catch {
     return text;
   }
+}
+
+/**
+ * Whether a run's error is about its `--answer` values (refused before anything was written):
+ * a key no interrupt waits on, or a value that cannot be stored (nested past the depth limit).
+ */
+function isBadAnswer(names: readonly string[], e: unknown): boolean {
+  const { message, field } = e as { message?: unknown; field?: unknown };
+  if (names.includes("ValueError") && typeof message === "string")
+    return message.includes("has no pending interrupt with key");
+  return (
+    names.includes("StateStoreError") &&
+    typeof field === "string" &&
+    (field === "resume" || field.startsWith("resume.") || field.startsWith("resume["))
+  );
 }
 
 function parseJsonObject(text: string, what: string): Record<string, unknown> {

@@ -60,6 +60,13 @@ it("deletes a thread (and its children with --children), and pages the listing",
   expect([del.code, del.stdout, del.stderr]).toEqual([0, "deleted a, a:sub\n", ""]);
   const json = await nodestep(["threads", "delete", "b", "--store", STORE, "--json"]);
   expect([json.code, json.stdout]).toEqual([0, '{"deleted":["b"]}\n']);
+  // None deleted: exit 1 with --json too (it was 0), the JSON still printed.
+  const noneJson = await nodestep(["threads", "delete", "nope", "--store", STORE, "--json"]);
+  expect([noneJson.code, noneJson.stdout, noneJson.stderr]).toEqual([
+    1,
+    '{"deleted":[]}\n',
+    `nodestep: no thread "nope" in ${STORE}\n`,
+  ]);
   const none = await nodestep(["threads", "delete", "b", "--store", STORE]);
   expect(none.code).toBe(1);
   expect(none.stderr).toContain('no thread "b" in');

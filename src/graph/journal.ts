@@ -151,6 +151,11 @@ export class ThreadJournal implements RunJournal {
   #renewal: ReturnType<typeof setInterval> | null = null;
   /** Set when a renewal of the lease failed or was refused: nothing more is written. */
   #lost: LeaseLostError | null = null;
+  /**
+   * `performance.now()` when the last acquire or renewal that succeeded was sent: the lease
+   * lasts at least `leaseTtlMs` from then (the store counts from when it got the request).
+   */
+  #heldSince = performance.now();
   readonly #lostController = new AbortController();
   /** Fires (with the `LeaseLostError` as its reason) when the run loses its lease. */
   readonly leaseSignal: AbortSignal = this.#lostController.signal;
@@ -185,6 +190,7 @@ export class ThreadJournal implements RunJournal {
     leaseTtlMs: number,
     cache: Map<string, CachedPosition> | null,
   ): Promise<{ journal: ThreadJournal; loaded: CachedPosition }> {
+    const sent = performance.now();
     const taken = await store.acquireLease(threadId, branchId, runId, leaseTtlMs);
     if (!taken) {
       throw new ThreadBusyError(
@@ -204,6 +210,7 @@ export class ThreadJournal implements RunJournal {
         loaded.position.lastSeq,
         loaded.position.lastEventId,
       );
+      j.#heldSince = sent;
       j.#startRenewal();
       return { journal: j, loaded };
     } catch (e) {
@@ -230,6 +237,7 @@ export class ThreadJournal implements RunJournal {
    */
   append(events: NewEvent[]): Promise<void> {
     if (this.#closed) return Promise.resolve();
+    this.#checkLease();
     if (this.#lost) return Promise.reject(this.#lost);
     if (this.#inline && !(events.length === 1 && events[0]!.type === "step_committed")) {
       // Something else is written before the commit: the result goes first, as a pending write.
@@ -239,7 +247,9 @@ export class ThreadJournal implements RunJournal {
     this.#buffer = [];
     const run = async (b: NewEvent[]) => {
       try {
-        // A renewal may have failed while earlier appends were queued: this one is not sent.
+        // A renewal may have failed (or not come in time) while earlier appends were queued:
+        // this one is not sent.
+        this.#checkLease();
         if (this.#lost) throw this.#lost;
         const stored = await this.store.append(this.threadId, this.branchId, b, this.lastSeq);
         const last = stored[stored.length - 1];
@@ -446,22 +456,46 @@ export class ThreadJournal implements RunJournal {
   }
 
   /**
+   * Lose the lease (see {@link #loseLease}) when the store knows it is gone, or when its time
+   * to live passed since the last acquire or renewal that succeeded was sent (a renewal hung,
+   * or the process was too busy to send one): another writer may hold it now.
+   */
+  #checkLease(): void {
+    if (this.#closed || this.#lost) return;
+    if (this.store.leaseLost?.(this.threadId, this.branchId, this.runId)) {
+      this.#loseLease("the store's session that held it ended", undefined);
+      return;
+    }
+    const since = performance.now() - this.#heldSince;
+    if (since >= this.leaseTtlMs) {
+      this.#loseLease(
+        `its time to live of ${this.leaseTtlMs} ms passed with no renewal answered`,
+        undefined,
+      );
+    }
+  }
+
+  /**
    * Renew the lease every third of its time to live, so a long step (a slow tool) keeps it. A
-   * renewal that throws or answers `false` means another writer may be admitted: the journal
-   * writes nothing more (every later append rejects with `LeaseLostError`) and
+   * renewal that throws or answers `false`, or none answered within the time to live (see
+   * {@link #checkLease}, also run before each append), means another writer may be admitted:
+   * the journal writes nothing more (every later append rejects with `LeaseLostError`) and
    * {@link leaseSignal} fires.
    */
   #startRenewal(): void {
     let renewing = false;
     this.#renewal = setInterval(
       () => {
+        this.#checkLease();
         if (this.#closed || this.#lost || renewing) return;
         renewing = true;
+        const sent = performance.now();
         this.store
           .acquireLease(this.threadId, this.branchId, this.runId, this.leaseTtlMs)
           .then(
             (held) => {
               if (!held) this.#loseLease("another writer holds it now", undefined);
+              else if (!this.#lost) this.#heldSince = sent;
             },
             (e: unknown) =>
               this.#loseLease(`renewing it failed: ${(e as Error)?.message ?? String(e)}`, e),

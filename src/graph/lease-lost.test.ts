@@ -20,7 +20,9 @@ const State = defineState({
 /** A memory store whose lease renewals (every acquire after the first) answer as told. */
 class FlakyLeaseStore extends MemoryStateStore {
   acquired = 0;
-  renewal: "false" | "throw" = "false";
+  renewal: "false" | "throw" | "hang" = "false";
+  /** What `leaseLost` answers. */
+  lostNow = false;
   #renewed: (() => void) | null = null;
   /** Resolves once a renewal was answered. */
   readonly renewed = new Promise<void>((r) => {
@@ -35,7 +37,11 @@ class FlakyLeaseStore extends MemoryStateStore {
     if (++this.acquired === 1) return super.acquireLease(threadId, branchId, owner, ttlMs);
     queueMicrotask(() => this.#renewed?.());
     if (this.renewal === "throw") throw new Error("connection reset");
+    if (this.renewal === "hang") return new Promise<boolean>(() => {});
     return false;
+  }
+  leaseLost(): boolean {
+    return this.lostNow;
   }
 }
 
@@ -106,5 +112,61 @@ describe("a run that loses its lease in the middle of a long node", () => {
     expect(e).toBeInstanceOf(LeaseLostError);
     expect(aborted).toBe(e);
     expect((await store.read("t", "main")).map((x) => x.type)).toEqual(["run_started"]);
+  });
+});
+
+describe("a renewal that never answers", () => {
+  it("fires the node's signal once the lease's time to live passed and writes nothing more", async () => {
+    const store = new FlakyLeaseStore();
+    store.renewal = "hang";
+    let aborted: unknown = null;
+    const slow = node(
+      (_s, ctx) =>
+        new Promise<{ count: number }>((resolve) => {
+          ctx.signal.addEventListener("abort", () => {
+            aborted = ctx.signal.reason;
+            // A node that ignores the abort and returns: its result is not written.
+            resolve({ count: 1 });
+          });
+        }),
+      { name: "slow" },
+    );
+    const g = new Graph(State, { stateStore: store, leaseTtlMs: 30 }).flow(
+      START.to(slow),
+      slow.to(END),
+    );
+    const e = await caught(() => g.invoke({}, { threadId: "t" }));
+    const events = await store.read("t", "main");
+    expect(e).toBeInstanceOf(LeaseLostError);
+    expect(e.message).toBe(
+      `Run "${events[0]!.runId}" lost the lease of thread "t" (branch "main"): its time to live of 30 ms passed with no renewal answered. It stopped writing; the thread is as its last stored event says.`,
+    );
+    expect(aborted).toBe(e);
+    expect(events.map((x) => x.type)).toEqual(["run_started"]);
+  });
+});
+
+describe("a store that knows the lease is gone (leaseLost)", () => {
+  it("stops the run at its next append, before any renewal", async () => {
+    const store = new FlakyLeaseStore();
+    const work = node(
+      () => {
+        store.lostNow = true;
+        return { count: 1 };
+      },
+      { name: "work" },
+    );
+    const g = new Graph(State, { stateStore: store, leaseTtlMs: 60_000 }).flow(
+      START.to(work),
+      work.to(END),
+    );
+    const e = await caught(() => g.invoke({}, { threadId: "t" }));
+    const events = await store.read("t", "main");
+    expect(e).toBeInstanceOf(LeaseLostError);
+    expect(e.message).toBe(
+      `Run "${events[0]!.runId}" lost the lease of thread "t" (branch "main"): the store's session that held it ended. It stopped writing; the thread is as its last stored event says.`,
+    );
+    expect(store.acquired).toBe(1);
+    expect(events.map((x) => x.type)).toEqual(["run_started"]);
   });
 });

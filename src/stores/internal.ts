@@ -11,6 +11,7 @@ import {
   ThreadBusyError,
   UnknownBranchError,
   UnknownEventError,
+  ValueError,
 } from "../errors/index.js";
 import { findNonJson } from "../json/index.js";
 import type {
@@ -484,6 +485,7 @@ export function listBounds(options: ListThreadsOptions | undefined): {
   limit: number;
   offset: number;
 } {
+  checkOptions("listThreads", options, ["limit", "offset"]);
   const limit = options?.limit;
   const offset = options?.offset;
   if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) {
@@ -499,12 +501,32 @@ export function listBounds(options: ListThreadsOptions | undefined): {
   return { limit: limit ?? Number.POSITIVE_INFINITY, offset: offset ?? 0 };
 }
 
+/**
+ * Check a method's options object (`undefined` is none): an object with no keys but `known`.
+ * @throws ValueError for options that are not an object, or an unknown key (a typo that
+ *   would otherwise be ignored), as `graph.deleteThread` says it.
+ */
+export function checkOptions(method: string, options: unknown, known: readonly string[]): void {
+  if (options === undefined) return;
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new ValueError(`${method} options must be an object`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new ValueError(
+        `unknown ${method} option "${key}"; ${known.length === 1 ? "the option is" : "the options are"} ${known.map((k) => `"${k}"`).join(", ")}`,
+      );
+    }
+  }
+}
+
 /** `deleteThread` options checked: whether to delete child threads too. */
 export function deleteChildren(
   threadId: string,
   options: DeleteThreadOptions | undefined,
 ): boolean {
   checkThreadId(threadId);
+  checkOptions("deleteThread", options, ["children"]);
   const children = options?.children ?? false;
   if (typeof children !== "boolean") {
     throw new StateStoreError(`deleteThread: children must be a boolean, got ${show(children)}`, {

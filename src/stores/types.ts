@@ -163,6 +163,14 @@ export interface StateStore {
    */
   acquireLease(threadId: string, branchId: string, owner: string, ttlMs: number): Promise<boolean>;
 
+  /**
+   * Optional: `true` when this store already knows that `owner`'s lease on the branch is gone
+   * (for PostgreSQL, the database session whose advisory lock held it ended). Synchronous and
+   * cheap: a run asks it before each append and each renewal, and stops with
+   * `LeaseLostError` at once instead of waiting for its next renewal.
+   */
+  leaseLost?(threadId: string, branchId: string, owner: string): boolean;
+
   /** Give the lease back; a no-op when `owner` does not hold it. */
   releaseLease(threadId: string, branchId: string, owner: string): Promise<void>;
 

@@ -6,7 +6,9 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { StateStoreError } from "../../errors/index.js";
+import { z } from "zod";
+import { LeaseLostError, StateStoreError } from "../../errors/index.js";
+import { defineState, END, Graph, node, START } from "../../index.js";
 import type { NewEvent } from "../../stores/index.js";
 import { PostgresStateStore } from "./index.js";
 
@@ -70,6 +72,37 @@ describe("PostgresStateStore leases tied to the writer's session", () => {
     expect(await a.acquireLease("t", "main", "run-a", 60_000)).toBe(false);
     // run-b holds it now, through its own session.
     expect(await a.acquireLease("t", "main", "run-c", 60_000)).toBe(false);
+  });
+
+  it("stops a run at its next append once the session that held its lease ended", async () => {
+    const a = open();
+    const State = defineState({ n: z.number().default(0) });
+    let before: boolean | null = null;
+    const work = node(
+      async () => {
+        const runId = (await a.read("t", "main"))[0]!.runId;
+        before = a.leaseLost("t", "main", runId);
+        expect(await killLeaseSession(a.schema, "t", "main")).toBe(1);
+        // The store learns of it from the connection's error event.
+        while (!a.leaseLost("t", "main", runId)) await new Promise((r) => setTimeout(r, 5));
+        return { n: 1 };
+      },
+      { name: "work" },
+    );
+    const after = node(() => ({ n: 2 }), { name: "after" });
+    const g = new Graph(State, { stateStore: a, leaseTtlMs: 60_000 }).flow(
+      START.to(work),
+      work.to(after),
+      after.to(END),
+    );
+    const e = (await g.invoke({}, { threadId: "t" }).catch((x: unknown) => x)) as Error;
+    const events = await a.read("t", "main");
+    expect(before).toBe(false);
+    expect(e).toBeInstanceOf(LeaseLostError);
+    expect(e.message).toBe(
+      `Run "${events[0]!.runId}" lost the lease of thread "t" (branch "main"): the store's session that held it ended. It stopped writing; the thread is as its last stored event says.`,
+    );
+    expect(events.map((x) => x.type)).toEqual(["run_started"]);
   });
 
   it("gives the session back when no lease is held, and closing ends the locks", async () => {

@@ -558,6 +558,14 @@ export class PostgresStateStore implements StateStore {
     return false;
   }
 
+  /**
+   * `true` when `owner`'s lease on the branch was lost because the database session holding
+   * its advisory lock ended (a run asks before each append and stops at once); no query.
+   */
+  leaseLost(threadId: string, branchId: string, owner: string): boolean {
+    return this.#lost.has(`${threadId}\u0000${branchId}\u0000${owner}`);
+  }
+
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
   async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
     this.#open();
