@@ -21,6 +21,7 @@ import type { NodeContext } from "../graph/context.js";
 import { type Node, node } from "../graph/node.js";
 import { traced } from "../graph/tracing.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
+import { historyChange, runRewriteHistory } from "../middleware/history-hooks.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
 import { checkHistory, repairHistory as repairCopy } from "./history.js";
@@ -82,14 +83,18 @@ export interface ModelNodeOptions<O extends z.ZodType | null = null> {
  *
  * When it runs, the node:
  * 1. checks the state (a declared state only): the messages field must use `addMessages`, and
- *    every field it writes must be declared (`GraphConfigError`);
+ *    every field it writes must be declared (`GraphConfigError`); then runs the
+ *    `rewriteHistory` hooks of the run's middleware (such as `SummarizationMiddleware`), and
+ *    goes on with the conversation they return;
  * 2. checks that the history is consistent (`ChatHistoryError`), or with `repairHistory`
  *    sends a repaired copy (the state is not changed);
  * 3. builds a `ChatRequest`: the system prompt first, then the messages; the tools'
  *    definitions; `toolChoice`; the output schema as JSON schema;
  * 4. runs the `beforeModel` hooks of the run's middleware, calls `chat.complete` (or
  *    `chat.stream`, each chunk sent as a `"tokens"` event), then the `afterModel` hooks;
- * 5. appends the response as an `AIMessage` to the messages field and writes the tool calls
+ * 5. appends the response as an `AIMessage` to the messages field (after the change a
+ *    `rewriteHistory` hook made, in the same update: its removals and new messages, then the
+ *    answer) and writes the tool calls
  *    and the answer text (`null` when the model calls tools or refuses); with an output schema,
  *    the answer parsed as JSON and validated (`null` on tool-call or refusal turns).
  *
@@ -164,7 +169,12 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
 
   const run = async (state: S, ctx: NodeContext): Promise<Record<string, unknown>> => {
     checkStateFields("modelNode", ctx, messagesField, written);
-    const history = readMessages("modelNode", ctx, state, messagesField);
+    const stored = readMessages("modelNode", ctx, state, messagesField);
+    const middleware = ctx.middleware as readonly Middleware[];
+    const mctx: ModelMiddlewareContext = { model: chat.model, node: ctx, state };
+    const rewritten = await runRewriteHistory(middleware, stored, mctx);
+    const history = rewritten ?? stored;
+    const change = rewritten === null ? [] : historyChange(stored, rewritten);
     let sent: Message[];
     if (repair) sent = repairCopy(history);
     else {
@@ -172,8 +182,6 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       sent = history.slice();
     }
     if (systemPrompt !== null) sent.unshift(SystemMessage({ content: systemPrompt }));
-    const middleware = ctx.middleware as readonly Middleware[];
-    const mctx: ModelMiddlewareContext = { model: chat.model, node: ctx, state };
     let request = ChatRequest({
       messages: sent,
       tools: definitions.slice(),
@@ -213,7 +221,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     });
     const answered = toolCalls.length === 0 && response.refusal === null;
     const update: Record<string, unknown> = {
-      [messagesField]: appendMessages(ctx, history, [ai]),
+      [messagesField]: appendMessages(ctx, stored, [...change, ai]),
       [toolCallsField]: toolCalls,
       [finalTextField]: answered ? textOf(response.content) : null,
     };

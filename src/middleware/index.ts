@@ -12,6 +12,7 @@ export {
   type ApprovalRequest,
   DENIED_BY_PERSON,
 } from "./approval.js";
+export { historyChange, runRewriteHistory } from "./history-hooks.js";
 export {
   estimateTokens,
   HistoryTrimMiddleware,
@@ -27,6 +28,16 @@ export {
   runBeforeTool,
   runOnToolError,
 } from "./run-hooks.js";
+export {
+  isSummaryMessage,
+  SUMMARY_ID_PREFIX,
+  SUMMARY_PREFIX,
+  SUMMARY_PROMPT,
+  type SummarizationFailedEvent,
+  SummarizationMiddleware,
+  type SummarizationOptions,
+} from "./summarization.js";
+export { summaryTranscript } from "./summary-transcript.js";
 export {
   TODO_INSTRUCTIONS,
   type Todo,
