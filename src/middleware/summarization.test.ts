@@ -376,7 +376,12 @@ describe("the rewriteHistory hook", () => {
 
   it("runs hooks in order and refuses a result that is not a message list", async () => {
     const seen: number[] = [];
-    const first = { rewriteHistory: (h: readonly Message[]) => (seen.push(h.length), h.slice(1)) };
+    const first = {
+      rewriteHistory: (h: readonly Message[]) => {
+        seen.push(h.length);
+        return h.slice(1);
+      },
+    };
     const second = { rewriteHistory: (h: readonly Message[]) => void seen.push(h.length) };
     expect(await runRewriteHistory([first, {}, second], [s0, h1, a1], mctx())).toEqual([h1, a1]);
     expect(seen).toEqual([3, 2]);
