@@ -2,7 +2,10 @@
  * `npm run bench:models` (and the last table of `npm run bench`): per-call overhead, in µs, of
  * the AI SDK adapter (`fromAISdk` on the AI SDK's `MockLanguageModelV4`, against calling the
  * mock's `doGenerate` / `doStream` directly) and of `fallbackChat` (one scripted model behind
- * it, against calling that model directly). Complete and stream, median of 5 rounds of N calls,
+ * it, against calling that model directly). The adapter makes the call's `AbortSignal` only
+ * when the model reads `abortSignal`, which the mock does not and a real provider does (to
+ * pass it to `fetch`): the row "model reads abortSignal" includes making it (a few µs in
+ * Node). Complete and stream, median of 5 rounds of N calls,
  * in wall-clock time and in CPU time of this process (on a shared machine the CPU column is the
  * steadier one).
  *
@@ -36,9 +39,13 @@ const RESULT = {
  * `doStreamCalls`); `forget` empties those lists after each call, direct or wrapped, so that
  * the heap does not grow with the number of calls (a real provider keeps nothing).
  */
-function mock(): { model: MockLanguageModelV4; forget: () => void } {
+function mock(readsSignal = false): { model: MockLanguageModelV4; forget: () => void } {
   const model = new MockLanguageModelV4({
-    doGenerate: async () => RESULT as never,
+    doGenerate: async (o) => {
+      // A real provider passes abortSignal to fetch; the adapter makes it when it is read.
+      if (readsSignal && o.abortSignal === null) throw new Error("unreachable");
+      return RESULT as never;
+    },
     doStream: async () => ({ stream: convertArrayToReadableStream(PARTS) }) as never,
   });
   return {
@@ -102,6 +109,8 @@ export async function modelOverheadRows(n = 20_000): Promise<ModelOverheadRow[]>
   const request = ChatRequest({ messages: [HumanMessage({ content: "Hi" })] });
   const { model: m, forget } = mock();
   const adapter = fromAISdk(m);
+  const reading = mock(true);
+  const readingAdapter = fromAISdk(reading.model);
   const options = { prompt: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] };
   const fallback = fallbackChat([scripted]);
   return [
@@ -114,6 +123,17 @@ export async function modelOverheadRows(n = 20_000): Promise<ModelOverheadRow[]>
       await perCallUs(n, async () => {
         await adapter.complete(request);
         forget();
+      }),
+    ],
+    [
+      "AI SDK adapter, complete, model reads abortSignal",
+      await perCallUs(n, async () => {
+        await reading.model.doGenerate(options as never);
+        reading.forget();
+      }),
+      await perCallUs(n, async () => {
+        await readingAdapter.complete(request);
+        reading.forget();
       }),
     ],
     [

@@ -86,6 +86,7 @@ export class AISdkChat implements Chat {
   readonly #timeoutMs: number;
   readonly #label: string;
   readonly #reasoningProvider: string;
+  readonly #where: Parameters<typeof toCallOptions>[2];
 
   constructor(model: AISdkLanguageModel, options: AISdkChatOptions = {}) {
     const version = (model as { specificationVersion?: unknown } | null)?.specificationVersion;
@@ -103,20 +104,16 @@ export class AISdkChat implements Chat {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#label = `AI SDK model ${model.provider}/${model.modelId}`;
     this.#reasoningProvider = `ai-sdk/${model.provider}`;
+    this.#where = {
+      provider: this.provider,
+      label: this.#label,
+      version: version,
+      reasoningProvider: this.#reasoningProvider,
+    };
   }
 
-  #call(request: ChatRequest, signal: AbortSignal): SdkCallOptions {
-    return toCallOptions(
-      request,
-      this.#settings,
-      {
-        provider: this.provider,
-        label: this.#label,
-        version: this.specificationVersion,
-        reasoningProvider: this.#reasoningProvider,
-      },
-      signal,
-    );
+  #call(request: ChatRequest, control: CallControl): SdkCallOptions {
+    return toCallOptions(request, this.#settings, this.#where, control);
   }
 
   #fail(control: CallControl, e: unknown): Error {
@@ -142,7 +139,7 @@ export class AISdkChat implements Chat {
   ): Promise<ChatResponse> {
     const control = new CallControl(this.#timeoutMs, signal);
     try {
-      const call = this.#call(request, control.signal);
+      const call = this.#call(request, control);
       const result = await control.race(this.#generate(call));
       return fromGenerateResult(result, this.#reasoningProvider, this.model);
     } catch (e) {
@@ -162,7 +159,7 @@ export class AISdkChat implements Chat {
       async () => {
         const attempt = new CallControl(this.#timeoutMs, options.signal);
         try {
-          const result = await attempt.race(this.#stream(this.#call(request, attempt.signal)));
+          const result = await attempt.race(this.#stream(this.#call(request, attempt)));
           control = attempt;
           return result;
         } catch (e) {

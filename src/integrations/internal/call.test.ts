@@ -75,6 +75,22 @@ describe("CallControl", () => {
     expect(free.signal.aborted).toBe(false);
   });
 
+  it("makes its signal when first read, already fired when the control stopped before", async () => {
+    const user = new AbortController();
+    const early = new CallControl(null, user.signal);
+    const read = early.signal;
+    expect(read.aborted).toBe(false);
+    user.abort("bye");
+    expect([read.aborted, read.reason]).toEqual([true, "bye"]);
+    const late = new CallControl(10, undefined);
+    await sleep(30);
+    expect(late.signal.aborted).toBe(true); // read only now
+    expect((late.signal.reason as Error).message).toBe("timed out after 10 ms");
+    expect(late.signal).toBe(late.signal);
+    early.dispose();
+    late.dispose();
+  });
+
   it("dispose stops the timer", async () => {
     const control = new CallControl(20, undefined);
     control.dispose();

@@ -51,16 +51,18 @@ export function isRetryableStatus(status: number | undefined): boolean {
  * Abort and time-out control of one attempt: `signal` fires when the caller's signal fires
  * or when `timeoutMs` passes without `arm()` being called again.
  *
- * Cheap per call and per stream chunk: one `AbortController`, at most one timer at a time
- * (`arm()` and `pause()` only move the start of the current wait; the timer, when it fires
- * early, waits on for the rest), and `race` rejects the pending wait directly, without an
- * abort listener per wait.
+ * Cheap per call and per stream chunk: the `AbortController` is made when `signal` is first
+ * read (Node takes a few µs to make one; a model that never reads its signal costs none), at
+ * most one timer runs at a time (`arm()` and `pause()` only move the start of the current
+ * wait; the timer, when it fires early, waits on for the rest), and `race` rejects the
+ * pending wait directly, without an abort listener per wait.
  */
 export class CallControl {
-  readonly signal: AbortSignal;
   /** Set when the time-out fired (rather than the caller's signal). */
   timedOut = false;
-  readonly #controller = new AbortController();
+  #controller: AbortController | null = null;
+  #aborted = false;
+  #reason: unknown;
   readonly #timeoutMs: number | null;
   readonly #userSignal: AbortSignal | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -68,30 +70,47 @@ export class CallControl {
   #waitStart = -1;
   /** Rejects the promise `race` is waiting on, while it waits. */
   #rejectWait: ((reason: unknown) => void) | null = null;
-  readonly #onAbort = () => this.#abort(this.#userSignal?.reason);
-  readonly #onTimer = () => {
-    this.#timer = undefined;
-    if (this.#waitStart < 0 || this.#controller.signal.aborted) return; // paused: arm() starts a new timer
-    const left = this.#waitStart + (this.#timeoutMs as number) - performance.now();
-    if (left > 0) {
-      this.#timer = setTimeout(this.#onTimer, left);
-      return;
-    }
-    this.timedOut = true;
-    this.#abort(new Error(`timed out after ${this.#timeoutMs} ms`));
-  };
 
   constructor(timeoutMs: number | null, userSignal: AbortSignal | undefined) {
-    this.signal = this.#controller.signal;
     this.#timeoutMs = timeoutMs;
     this.#userSignal = userSignal;
-    if (userSignal?.aborted) this.#onAbort();
-    else userSignal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (userSignal?.aborted) this.handleEvent();
+    else userSignal?.addEventListener("abort", this, { once: true });
     this.arm();
   }
 
+  /** The caller's signal fired (this object is its listener: no closure per call). */
+  handleEvent(): void {
+    this.#abort(this.#userSignal?.reason);
+  }
+
+  /** The timer fired: time out, or wait on for the rest of the current wait. */
+  static #fire(control: CallControl): void {
+    control.#timer = undefined;
+    if (control.#waitStart < 0 || control.#aborted) return; // paused: arm() starts a new timer
+    const left = control.#waitStart + (control.#timeoutMs as number) - performance.now();
+    if (left > 0) {
+      control.#timer = setTimeout(CallControl.#fire, left, control);
+      return;
+    }
+    control.timedOut = true;
+    control.#abort(new Error(`timed out after ${control.#timeoutMs} ms`));
+  }
+
+  /** The attempt's signal, for the provider: it fires on the caller's cancel or the time-out. */
+  get signal(): AbortSignal {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
   #abort(reason: unknown): void {
-    this.#controller.abort(reason);
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
     const reject = this.#rejectWait;
     this.#rejectWait = null;
     reject?.(reason);
@@ -104,9 +123,10 @@ export class CallControl {
 
   /** Start (or restart) the time-out: a new wait for the provider begins now. */
   arm(): void {
-    if (this.#timeoutMs === null || this.#timeoutMs <= 0 || this.#controller.signal.aborted) return;
+    if (this.#timeoutMs === null || this.#timeoutMs <= 0 || this.#aborted) return;
     this.#waitStart = performance.now();
-    if (this.#timer === undefined) this.#timer = setTimeout(this.#onTimer, this.#timeoutMs);
+    if (this.#timer === undefined)
+      this.#timer = setTimeout(CallControl.#fire, this.#timeoutMs, this);
   }
 
   /** Stop the time-out while the caller, not the provider, is the one taking time (between stream chunks). */
@@ -120,7 +140,7 @@ export class CallControl {
     this.#timer = undefined;
     this.#waitStart = -1;
     this.#rejectWait = null;
-    this.#userSignal?.removeEventListener("abort", this.#onAbort);
+    this.#userSignal?.removeEventListener("abort", this);
   }
 
   /**
@@ -129,7 +149,7 @@ export class CallControl {
    * a time.
    */
   race<T>(promise: PromiseLike<T>): Promise<T> {
-    if (this.#controller.signal.aborted) return Promise.reject(this.#controller.signal.reason);
+    if (this.#aborted) return Promise.reject(this.#reason);
     return new Promise<T>((resolve, reject) => {
       this.#rejectWait = reject;
       promise.then(
