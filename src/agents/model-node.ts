@@ -23,6 +23,7 @@ import { traced } from "../graph/tracing.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
+import { runWrapModelCall } from "../middleware/wrap-hooks.js";
 import { checkHistory, repairHistory as repairCopy } from "./history.js";
 import {
   type AnyTool,
@@ -181,25 +182,33 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       outputSchema: jsonSchema,
     });
     request = await runBeforeModel(middleware, request, mctx);
-    const sending = request;
-    let response: ChatResponse = await traced(
-      ctx.trace,
-      `chat ${chat.model}`,
-      { "gen_ai.operation.name": "chat", "gen_ai.request.model": chat.model },
-      async () =>
-        stream
-          ? assembleStream(emitting(chat.stream(sending, { signal: ctx.signal }), ctx))
-          : ChatResponse(await chat.complete(sending, { signal: ctx.signal })),
-      (span, r) => {
-        if (r.model !== null) span.setAttribute("gen_ai.response.model", r.model);
-        if (r.finishReason !== null)
-          span.setAttribute("gen_ai.response.finish_reasons", [r.finishReason]);
-        const input = r.usage.inputTokens;
-        const output = r.usage.outputTokens;
-        if (typeof input === "number") span.setAttribute("gen_ai.usage.input_tokens", input);
-        if (typeof output === "number") span.setAttribute("gen_ai.usage.output_tokens", output);
-      },
-    );
+    let attempt = 0;
+    const attemptCall = (sending: ChatRequest): Promise<ChatResponse> => {
+      attempt++;
+      return traced(
+        ctx.trace,
+        `chat ${chat.model}`,
+        {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.request.model": chat.model,
+          ...(attempt > 1 ? { "nodestep.attempt": attempt } : {}),
+        },
+        async () =>
+          stream
+            ? assembleStream(emitting(chat.stream(sending, { signal: ctx.signal }), ctx))
+            : ChatResponse(await chat.complete(sending, { signal: ctx.signal })),
+        (span, r) => {
+          if (r.model !== null) span.setAttribute("gen_ai.response.model", r.model);
+          if (r.finishReason !== null)
+            span.setAttribute("gen_ai.response.finish_reasons", [r.finishReason]);
+          const input = r.usage.inputTokens;
+          const output = r.usage.outputTokens;
+          if (typeof input === "number") span.setAttribute("gen_ai.usage.input_tokens", input);
+          if (typeof output === "number") span.setAttribute("gen_ai.usage.output_tokens", output);
+        },
+      );
+    };
+    let response: ChatResponse = await runWrapModelCall(middleware, request, attemptCall, mctx);
     response = await runAfterModel(middleware, response, mctx);
     const toolCalls = checkToolCalls(response.toolCalls, chat.model, name);
     const ai = AIMessage({
@@ -209,7 +218,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       reasoning: response.reasoning,
       finishReason: response.finishReason,
       usage: response.usage,
-      responseMetadata: response.responseMetadata ?? null,
+      responseMetadata: withBilledModel(response, chat.model),
     });
     const answered = toolCalls.length === 0 && response.refusal === null;
     const update: Record<string, unknown> = {
@@ -225,6 +234,19 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     return update;
   };
   return node<S>(run, { name });
+}
+
+/**
+ * The response's metadata, with `model` (the model the response names, else the chat model's
+ * name) added when the response reports token usage and names no model there yet: the usage
+ * totals price a message by it.
+ */
+function withBilledModel(response: ChatResponse, chatModel: string): JsonObject | null {
+  const meta = response.responseMetadata ?? null;
+  const u = response.usage;
+  const counted = [u.inputTokens, u.outputTokens, u.totalTokens].some((n) => typeof n === "number");
+  if (!counted || (meta !== null && "model" in meta)) return meta;
+  return { ...(meta ?? {}), model: response.model ?? chatModel };
 }
 
 /** The JSON schema of an output schema, without `$schema`. */
