@@ -23,7 +23,7 @@ import { traced } from "../graph/tracing.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
-import { runWrapModelCall } from "../middleware/wrap-hooks.js";
+import { markStreamed, runWrapModelCall } from "../middleware/wrap-hooks.js";
 import { checkHistory, repairHistory as repairCopy } from "./history.js";
 import {
   type AnyTool,
@@ -89,12 +89,17 @@ export interface ModelNodeOptions<O extends z.ZodType | null = null> {
  * 3. builds a `ChatRequest`: the system prompt first, then the messages; the tools'
  *    definitions; `toolChoice`; the output schema as JSON schema;
  * 4. runs the `beforeModel` hooks of the run's middleware, calls `chat.complete` (or
- *    `chat.stream`, each chunk sent as a `"tokens"` event), then the `afterModel` hooks;
+ *    `chat.stream`, each chunk sent as a `"tokens"` event) inside the `wrapModelCall` hooks
+ *    (each call of their `next` is one attempt, one `chat <model>` span), then the
+ *    `afterModel` hooks;
  * 5. appends the response as an `AIMessage` to the messages field and writes the tool calls
  *    and the answer text (`null` when the model calls tools or refuses); with an output schema,
  *    the answer parsed as JSON and validated (`null` on tool-call or refusal turns).
  *
- * The response's `raw` field is not stored. With a plain-object state (no `defineState`) the
+ * The response's `raw` field is not stored. When the response reports token usage, the
+ * message's `responseMetadata.model` records the model it is billed for (the response's
+ * `model`, else `chat.model`), unless the metadata names one already; the usage totals
+ * (`UsageLedger`) price the message by it. With a plain-object state (no `defineState`) the
  * declaration checks are skipped and the whole new message list is written.
  *
  * @param name - node name.
@@ -193,10 +198,19 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
           "gen_ai.request.model": chat.model,
           ...(attempt > 1 ? { "nodestep.attempt": attempt } : {}),
         },
-        async () =>
-          stream
-            ? assembleStream(emitting(chat.stream(sending, { signal: ctx.signal }), ctx))
-            : ChatResponse(await chat.complete(sending, { signal: ctx.signal })),
+        async () => {
+          if (!stream) return ChatResponse(await chat.complete(sending, { signal: ctx.signal }));
+          const sent = { chunks: 0 };
+          try {
+            return await assembleStream(
+              emitting(chat.stream(sending, { signal: ctx.signal }), ctx, sent),
+            );
+          } catch (e) {
+            // Its tokens are out: retrying would send them twice (see ModelRetryMiddleware).
+            if (sent.chunks > 0) markStreamed(e);
+            throw e;
+          }
+        },
         (span, r) => {
           if (r.model !== null) span.setAttribute("gen_ai.response.model", r.model);
           if (r.finishReason !== null)
@@ -267,8 +281,10 @@ function outputJsonSchema(owner: string, schema: z.ZodType): JsonObject {
 async function* emitting(
   chunks: AsyncIterable<ChatStreamChunk>,
   ctx: NodeContext,
+  sent: { chunks: number },
 ): AsyncGenerator<ChatStreamChunk> {
   for await (const chunk of chunks) {
+    sent.chunks++;
     ctx.emit(chunk, { mode: "tokens" });
     yield chunk;
   }

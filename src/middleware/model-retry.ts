@@ -15,6 +15,7 @@ import {
   systemClock,
 } from "./backoff.js";
 import type { Middleware, ModelMiddlewareContext } from "./types.js";
+import { wasStreamed } from "./wrap-hooks.js";
 
 /** HTTP statuses retried by default: time-out, conflict, too early, rate limit, server errors, overloaded. */
 export const RETRY_STATUSES: readonly number[] = [408, 409, 425, 429, 500, 502, 503, 504, 529];
@@ -89,7 +90,9 @@ export function isRetryableModelError(
  * the `ModelProviderError`, from its `Retry-After` header) when it gave one, else
  * `min(maxDelayMs, initialDelayMs * backoffFactor^(n-1)) * (1 - jitter * random())`, rounded.
  * A retry whose wait would end more than `budgetMs` after the first attempt started is not
- * made. When it gives up, the last error is thrown as it is (so a `fallbackChat` or the run
+ * made. With `stream: true`, a stream that fails after its first chunk is not retried (its
+ * tokens are out; like `fallbackChat`, only before the first chunk). When it gives up, the
+ * last error is thrown as it is (so a `fallbackChat` or the run
  * sees the provider's error).
  *
  * Each attempt is a `chat <model>` span (with `nodestep.attempt` from the second); before each
@@ -128,7 +131,8 @@ export function ModelRetryMiddleware(options: ModelRetryOptions = {}): ModelRetr
         try {
           return await next(request);
         } catch (e) {
-          if (attempt >= maxAttempts || ctx.node.signal.aborted || !retryOn(e)) throw e;
+          if (attempt >= maxAttempts || ctx.node.signal.aborted || wasStreamed(e) || !retryOn(e))
+            throw e;
           const hint = e instanceof ModelProviderError ? e.retryAfterMs : undefined;
           const delayMs = hint ?? backoffDelay(attempt, backoff, random);
           if (clock.now() + delayMs - start > budgetMs) throw e;

@@ -12,6 +12,7 @@ import { caught, expectError } from "../../test/helpers.js";
 import { buildReactAgent, runAgent } from "../agents/react-agent.js";
 import { HumanMessage } from "../chat/messages.js";
 import { ScriptedChat } from "../chat/scripted-chat.js";
+import type { Chat } from "../chat/types.js";
 import {
   ModelProviderError,
   RunCancelledError,
@@ -221,6 +222,38 @@ describe("ModelRetryMiddleware", () => {
     });
     const e = await caught(() => slow.invoke(ask("hi"), { signal: controller.signal }));
     expect(e).toBeInstanceOf(RunCancelledError);
+  });
+
+  it("with streaming, retries only before the first chunk", async () => {
+    const clock = fakeClock();
+    const before = new ScriptedChat([err(503, "busy"), "Streamed."]);
+    const agent = buildReactAgent(before, {
+      tools: [],
+      stream: true,
+      middleware: [ModelRetryMiddleware({ clock, jitter: 0 })],
+    });
+    expect(await runAgent(agent, "hi")).toBe("Streamed.");
+    expect(clock.sleeps).toEqual([500]);
+
+    let calls = 0;
+    const broken: Chat = {
+      model: "broken",
+      complete: () => Promise.reject(new Error("not used")),
+      async *stream() {
+        calls++;
+        yield { contentDelta: "Half an ans" };
+        throw err(503, "stream cut");
+      },
+    };
+    const clock2 = fakeClock();
+    const after = buildReactAgent(broken, {
+      tools: [],
+      stream: true,
+      middleware: [ModelRetryMiddleware({ clock: clock2 })],
+    });
+    expect((await caught(() => runAgent(after, "hi"))).message).toBe("stream cut");
+    expect(calls).toBe(1);
+    expect(clock2.sleeps).toEqual([]);
   });
 
   it("each attempt is a chat span; the second has nodestep.attempt", async () => {

@@ -10,6 +10,22 @@ import { describe } from "../tools/tool.js";
 import { middlewareName } from "./run-hooks.js";
 import type { ModelMiddlewareContext, ToolMiddlewareContext } from "./types.js";
 
+const streamed = new WeakSet<object>();
+
+/**
+ * Mark a model error as coming after the stream's first chunk (its tokens were already
+ * sent): `ModelRetryMiddleware` does not retry it. Called by `modelNode`; a no-op for a
+ * value that is not an object.
+ */
+export function markStreamed(error: unknown): void {
+  if (typeof error === "object" && error !== null) streamed.add(error);
+}
+
+/** Whether a model error came after the stream's first chunk (see {@link markStreamed}). */
+export function wasStreamed(error: unknown): boolean {
+  return typeof error === "object" && error !== null && streamed.has(error);
+}
+
 type Wrap<A, R> = (
   this: unknown,
   value: A,
