@@ -35,7 +35,11 @@ export interface RetryClock {
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
-/** The clock of the process: `Date.now()` and `setTimeout`. */
+/**
+ * The clock of the process: `Date.now()` and `setTimeout`; `sleep` rejects with
+ * `RunCancelledError` when the signal fires.
+ * @example await systemClock.sleep(100, ctx.signal);
+ */
 export const systemClock: RetryClock = {
   now: () => Date.now(),
   sleep(ms, signal) {

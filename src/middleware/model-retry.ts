@@ -17,7 +17,11 @@ import {
 import type { Middleware, ModelMiddlewareContext } from "./types.js";
 import { wasStreamed } from "./wrap-hooks.js";
 
-/** HTTP statuses retried by default: time-out, conflict, too early, rate limit, server errors, overloaded. */
+/**
+ * HTTP statuses retried by default: time-out (408), conflict (409), too early (425), rate
+ * limit (429), server errors (500, 502, 503, 504), overloaded (529).
+ * @example ModelRetryMiddleware({ statuses: [...RETRY_STATUSES, 520] })
+ */
 export const RETRY_STATUSES: readonly number[] = [408, 409, 425, 429, 500, 502, 503, 504, 529];
 
 /** Options of {@link ModelRetryMiddleware}. */

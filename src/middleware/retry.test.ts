@@ -21,7 +21,9 @@ import {
   ValueError,
 } from "../errors/index.js";
 import { SqliteStateStore } from "../integrations/sqlite/index.js";
+import { callTool } from "../tools/call-tool.js";
 import { tool } from "../tools/tool.js";
+import { ToolContext } from "../tools/tool-context.js";
 import { backoffDelay, checkBackoff, type RetryClock } from "./backoff.js";
 import { isRetryableModelError, ModelRetryMiddleware } from "./model-retry.js";
 import { ToolRetryMiddleware } from "./tool-retry.js";
@@ -385,6 +387,21 @@ describe("ToolRetryMiddleware", () => {
       ),
     );
     expect(none.n).toBe(1);
+  });
+
+  it("works through callTool outside a graph", async () => {
+    const counter = { n: 0 };
+    const clock = fakeClock();
+    const ctx = ToolContext.empty({
+      middleware: [ToolRetryMiddleware({ default: { initialDelayMs: 7, jitter: 0 }, clock })],
+      toolName: "lookup",
+    });
+    expect(await callTool(flakyTool(2, counter), { q: "z" }, ctx)).toEqual({
+      value: "answer to z",
+      arguments: { q: "z" },
+    });
+    expect(counter.n).toBe(3);
+    expect(clock.sleeps).toEqual([7, 14]);
   });
 
   it("never retries a result that fails the output schema", async () => {

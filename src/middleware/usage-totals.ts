@@ -40,7 +40,10 @@ export interface UsageSummary {
   approved: { tokens: number; usd: number };
 }
 
-/** Totals with nothing counted. */
+/**
+ * Totals with nothing counted.
+ * @example emptyTotals() // { inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, calls: 0 }
+ */
 export function emptyTotals(): UsageTotals {
   return {
     inputTokens: 0,
@@ -220,14 +223,17 @@ export class UsageLedger {
   /**
    * Totals of a thread's branch (default `"main"`); zeros for a thread with no events.
    * @throws UnknownBranchError (from the store) for a branch that does not exist.
+   * @example (await ledger.thread("t1", "alt")).usage.totalTokens // 238000
    */
   async thread(threadId: string, branchId = "main"): Promise<UsageSummary> {
     return copySummary((await this.#entry(threadId, branchId)).thread.summary);
   }
 
   /**
-   * Totals of one run on a branch (its own events: a resume is a run of its own).
+   * Totals of one run on a branch (its own events: a resume is a run of its own); zeros for a
+   * run with no events there.
    * @throws UnknownBranchError (from the store) for a branch that does not exist.
+   * @example (await ledger.run("t1", result.runId)).usage.calls // 2
    */
   async run(threadId: string, runId: string, branchId = "main"): Promise<UsageSummary> {
     const run = (await this.#entry(threadId, branchId)).runs.get(runId);
