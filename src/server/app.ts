@@ -104,7 +104,7 @@ const API_ROUTES = [
  * Routes (see docs/server.md): `GET /` (the studio), `GET /health`, and under `/api`:
  * `GET /graph`, `GET|POST /threads`, `GET /threads/:id/state`, `GET /threads/:id/history`,
  * `GET /threads/:id/usage` (token totals and cost), `POST /threads/:id/runs` (its answer has
- * the run's `usage`), `POST /threads/:id/runs/stream` (server-sent events),
+ * the run's `usage` and the branch's `threadUsage`; the stream's `end` event `threadUsage`), `POST /threads/:id/runs/stream` (server-sent events),
  * `POST /threads/:id/fork`, `DELETE /threads/:id`. Errors answer `{ error: { type, message } }` with a 4xx status for
  * the client's mistakes (malformed JSON 400, unknown thread, branch or event 404, busy thread
  * 409, …) and 500 only when the graph's run itself fails.
@@ -316,6 +316,7 @@ export function createServer(options: ServerOptions): Hono {
       state: result.state,
       lastEventId: after.lastEventId,
       usage: await usage.run(threadId, branchId, result.runId),
+      threadUsage: await usage.thread(threadId, branchId),
     });
   });
 
@@ -374,6 +375,7 @@ export function createServer(options: ServerOptions): Hono {
           interrupts: after.interrupts,
           lastEventId: after.lastEventId,
           state: after.state,
+          threadUsage: await usage.thread(threadId, branchId),
         });
       } catch (e) {
         if (!closed) await send("error", errorAnswer(e).body);

@@ -26,18 +26,19 @@ function serve(responses: ConstructorParameters<typeof ScriptedChat>[0]) {
     );
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  return { call, stateStore };
+  return { call, stateStore, app };
 }
 
 describe("server: usage and cost on the thread routes", () => {
   it("a run's answer has its usage; GET /usage has the branch's totals; a fork has its own", async () => {
-    const { call, stateStore } = serve([
+    const { call, stateStore, app } = serve([
       {
         content: "One.",
         usage: { inputTokens: 2_000_000, outputTokens: 100_000, cachedInputTokens: 1_000_000 },
       },
       { content: "Two.", usage: { inputTokens: 1_000_000, outputTokens: 500_000 } },
       { content: "Alt.", usage: { inputTokens: 400_000, outputTokens: 0 } },
+      { content: "Streamed.", usage: { inputTokens: 100_000, outputTokens: 0 } },
     ]);
     const first = await call("POST", "/api/threads/t1/runs", { message: "hi" });
     expect(first.status).toBe(200);
@@ -66,6 +67,7 @@ describe("server: usage and cost on the thread routes", () => {
     const forkPoint = (await stateStore.read("t1", "main")).at(-1)!.id;
     const second = await call("POST", "/api/threads/t1/runs", { message: "more" });
     expect((second.body.usage as { cost: { usd: number } }).cost.usd).toBe(0.45);
+    expect((second.body.threadUsage as { cost: { usd: number } }).cost.usd).toBe(0.735);
     const thread = await call("GET", "/api/threads/t1/usage");
     expect(thread.status).toBe(200);
     expect(thread.body).toMatchObject({
@@ -87,6 +89,29 @@ describe("server: usage and cost on the thread routes", () => {
     expect((await call("GET", "/api/threads/t1/usage")).body).toMatchObject({
       cost: { usd: 0.735 },
     });
+    const streamed = await app.fetch(
+      new Request("http://127.0.0.1/api/threads/t1/runs/stream", {
+        method: "POST",
+        headers: { authorization: "Bearer k", "content-type": "application/json" },
+        body: JSON.stringify({ message: "and again", branchId: "alt" }),
+      }),
+    );
+    const text = await streamed.text();
+    const end = text.split("\n\n").find((block) => block.startsWith("event: end"));
+    const data = JSON.parse(
+      end!
+        .split("\n")
+        .find((l) => l.startsWith("data: "))!
+        .slice(6),
+    );
+    // 0.345 + 100 000 × 0.15 / 1e6 = 0.36
+    expect(data.threadUsage).toMatchObject({
+      usage: { totalTokens: 2_600_000, calls: 3 },
+      cost: { usd: 0.36 },
+    });
+    const nope = await call("GET", "/api/threads/t1/usage?branchId=nope");
+    expect(nope.status).toBe(404);
+    expect((nope.body.error as { type: string }).type).toBe("UnknownBranchError");
   });
 
   it("404 for an unknown thread or branch, 401 without the API key; invalid prices are refused", async () => {

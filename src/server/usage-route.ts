@@ -15,6 +15,8 @@ import { HttpError } from "./errors.js";
 export interface UsageAnswers {
   /** The usage of one run on a branch. */
   run(threadId: string, branchId: string, runId: string): Promise<UsageReport>;
+  /** The usage of a thread's branch. */
+  thread(threadId: string, branchId: string): Promise<UsageReport>;
 }
 
 /**
@@ -46,6 +48,9 @@ export function addUsageRoute(
   return {
     async run(threadId, branchId, runId) {
       return usageReport(await ledger.run(threadId, runId, branchId), table);
+    },
+    async thread(threadId, branchId) {
+      return usageReport(await ledger.thread(threadId, branchId), table);
     },
   };
 }
