@@ -24,6 +24,9 @@ const COLD = [
   "src/graph/cold-warm.test.ts",
   "src/graph/fork-children.test.ts",
   "src/middleware/approval.test.ts",
+  "src/middleware/retry.test.ts",
+  "src/middleware/usage.test.ts",
+  "src/middleware/summarization-agent.test.ts",
   "test/durable/interrupts.test.ts",
   "test/durable/immutable-events.test.ts",
 ];

@@ -19,6 +19,7 @@ import { GraphInterrupt, type NodeContext, type PendingInterrupt } from "../grap
 import { type Node, node } from "../graph/node.js";
 import { traced } from "../graph/tracing.js";
 import { isPlainObject, type JsonObject, type JsonValue } from "../json/index.js";
+import { attemptSpans } from "../tools/attempt-span.js";
 import { callTool, toolResultContent } from "../tools/call-tool.js";
 import { ToolContext } from "../tools/tool-context.js";
 import {
@@ -165,6 +166,8 @@ export function toolRunner<S = Record<string, unknown>>(
           "gen_ai.tool.call.id": call.id,
         },
         () => callTool(tool, call.arguments as JsonObject, toolCtx),
+        undefined,
+        (span) => attemptSpans.set(toolCtx, span),
       );
       const ranWith = result.arguments as JsonObject;
       return {

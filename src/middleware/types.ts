@@ -13,7 +13,7 @@
 import type { Message } from "../chat/messages.js";
 import type { ChatRequest, ChatResponse } from "../chat/types.js";
 import type { NodeContext } from "../graph/context.js";
-import type { JsonObject } from "../json/index.js";
+import type { JsonObject, JsonValue } from "../json/index.js";
 import type { AnyTool, ToolContext } from "../tools/types.js";
 
 /** What model hooks see. */
@@ -50,6 +50,14 @@ export interface ToolMiddlewareContext {
  * - `beforeTool(args, ctx)`: return new arguments to replace them, or nothing; throw
  *   `ToolDeniedError` to deny the call (it reaches the model as a tool message).
  * - `onToolError(error, ctx)`: sees a tool's error (or a result validation error) before it is handled.
+ * - `wrapModelCall(request, next, ctx)`: runs around the model call (after `beforeModel`,
+ *   before `afterModel`); call `next(request)` once or more (retries) and return its response.
+ *   The first middleware listed is the outermost wrapper. Each `next` call is one attempt: one
+ *   `chat <model>` span when the graph is traced.
+ * - `wrapToolCall(args, next, ctx)`: runs around the tool's own function and the check of its
+ *   result (after `beforeTool` and the argument check, before `onToolError`); call `next(args)`
+ *   once or more and return its result. Each `next` call is one attempt. A call whose result
+ *   is stored is never run again, so it never reaches this hook again.
  * - `tools()`: tools this middleware gives the model (added by `buildReactAgent`).
  */
 export interface Middleware {
@@ -72,5 +80,15 @@ export interface Middleware {
     ctx: ToolMiddlewareContext,
   ): JsonObject | undefined | void | Promise<JsonObject | undefined | void>;
   onToolError?(error: unknown, ctx: ToolMiddlewareContext): void | Promise<void>;
+  wrapModelCall?(
+    request: ChatRequest,
+    next: (request: ChatRequest) => Promise<ChatResponse>,
+    ctx: ModelMiddlewareContext,
+  ): Promise<ChatResponse>;
+  wrapToolCall?(
+    args: JsonObject,
+    next: (args: JsonObject) => Promise<JsonValue>,
+    ctx: ToolMiddlewareContext,
+  ): Promise<JsonValue>;
   tools?(): ReadonlyArray<AnyTool>;
 }

@@ -98,6 +98,7 @@ describe("nodestep server: routes", () => {
           "POST /api/threads",
           "GET /api/threads/:threadId/state",
           "GET /api/threads/:threadId/history",
+          "GET /api/threads/:threadId/usage",
           "POST /api/threads/:threadId/runs",
           "POST /api/threads/:threadId/runs/stream",
           "POST /api/threads/:threadId/fork",
