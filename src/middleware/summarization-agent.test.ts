@@ -19,6 +19,7 @@ import {
   SummarizationMiddleware,
   type SummarizationOptions,
 } from "./summarization.js";
+import { UsageLedger } from "./usage-totals.js";
 
 const lookup = tool(({ orderId }) => `${orderId} shipped`, {
   name: "lookup",
@@ -170,6 +171,30 @@ describe("SummarizationMiddleware in an agent", () => {
     expect(chat.requests[4]!.messages).toEqual(run3.slice(0, 3));
     expect(summarizer.remaining).toBe(0);
     expect(chat.remaining).toBe(0);
+  });
+
+  it("usage totals keep the summarized answers and count the kept ones once", async () => {
+    const store = new MemoryStateStore();
+    const usage = { inputTokens: 10, outputTokens: 2 };
+    const chat = new ScriptedChat([
+      { ...callA, usage },
+      { content: "A-1 has shipped.", usage },
+      { content: "Yes.", usage },
+    ]);
+    const agent = agentWith(store, chat, new ScriptedChat(["A-1 shipped."]));
+    await agent.invoke(ask("Where is order A-1?"), { threadId: "t" });
+    await agent.invoke(ask("Sure?"), { threadId: "t" });
+    const messages = (await agent.getState("t")).state.messages;
+    expect(messages.map((m) => m.type)).toEqual(["human", "ai", "human", "ai"]); // summarized
+    const totals = await new UsageLedger(store).thread("t");
+    expect(totals.usage).toEqual({
+      inputTokens: 30,
+      outputTokens: 6,
+      totalTokens: 36,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+      calls: 3,
+    });
   });
 
   it('a failed summary leaves the history exactly and the run goes on (onFailure "continue")', async () => {
