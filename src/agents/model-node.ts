@@ -29,6 +29,7 @@ import {
   appendMessages,
   checkStateFields,
   checkToolList,
+  emitMessages,
   readMessages,
 } from "./internal.js";
 
@@ -222,6 +223,9 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
         ? parseOutput(outputSchema, schemaName, textOf(response.content), onInvalid, ctx)
         : null;
     }
+    // The answer as a "messages" event, now that the node writes it (with its id, when streamed).
+    if (ctx.streamModes.includes("messages"))
+      update[messagesField] = appendMessages(ctx, history, emitMessages(ctx, [ai]));
     return update;
   };
   return node<S>(run, { name });

@@ -26,6 +26,7 @@ import {
   appendMessages,
   checkStateFields,
   checkToolList,
+  emitMessages,
   errorMessage,
   errorTypeName,
   jsonEqual,
@@ -245,7 +246,10 @@ export function toolRunner<S = Record<string, unknown>>(
     }
     const interrupts = outcomes.flatMap((o) => (o.kind === "interrupted" ? o.interrupts : []));
     if (interrupts.length > 0) throw new GraphInterrupt(interrupts);
-    const messages = outcomes.map((o) => (o as { message: ToolMessage }).message);
+    const messages = emitMessages(
+      ctx,
+      outcomes.map((o) => (o as { message: ToolMessage }).message),
+    );
     return {
       [messagesField]: appendMessages(ctx, history, messages),
       [toolCallsField]: [],

@@ -28,6 +28,7 @@ import type {
 import { frozenValue } from "./journal.js";
 import { runTask } from "./run-task.js";
 import { scheduleNext } from "./schedule.js";
+import { emitTaskFailed, emitTaskResult, emitTaskStart, watchesTasks } from "./stream-modes.js";
 import { endWithError, startSpan } from "./tracing.js";
 import type { StreamEvent } from "./types.js";
 
@@ -168,10 +169,18 @@ async function runSuperstep(
     else toRun.push(t);
   }
   if (toRun.length === 0) return results;
+  // "tasks" / "debug" streamed: each task's start and failure too (its result: afterTask).
+  const watch = watchesTasks(opts);
   if (toRun.length === 1) {
     const t = toRun[0]!;
-    const r = runTask(run, t);
-    results.set(t.id, r instanceof Promise ? await raceAbort(r, opts.signal, graph) : r);
+    if (watch) emitTaskStart(opts, step, t, pos.state);
+    try {
+      const r = runTask(run, t);
+      results.set(t.id, r instanceof Promise ? await raceAbort(r, opts.signal, graph) : r);
+    } catch (e) {
+      if (watch) emitTaskFailed(opts, step, t, e);
+      throw e;
+    }
     await afterTask(opts, step, t, results.get(t.id)!, true);
     return results;
   }
@@ -231,12 +240,17 @@ async function runSuperstep(
     let next = 0;
     let running = 0;
     let pumping = false;
+    const failTask = (e: unknown, t: TaskSpec) => {
+      if (watch && !failed) emitTaskFailed(opts, step, t, e);
+      fail(e, t);
+    };
     const start = (t: TaskSpec): boolean => {
       let r: TaskResult | Promise<TaskResult>;
+      if (watch) emitTaskStart(opts, step, t, pos.state);
       try {
         r = runTask(siblings, t);
       } catch (e) {
-        fail(e, t);
+        failTask(e, t);
         return false;
       }
       if (r instanceof Promise)
@@ -245,7 +259,7 @@ async function runSuperstep(
             if (limited) release();
             finish(t, res);
           },
-          (e) => fail(e, t),
+          (e) => failTask(e, t),
         );
       else {
         if (limited) release();
@@ -272,7 +286,7 @@ async function runSuperstep(
   return results;
 }
 
-/** Emit a finished task's update and give the journal its pending write (a promise only when it has one). */
+/** Emit a task's result (and a finished task's update) and give the journal its pending write (a promise only when it has one). */
 function afterTask(
   opts: EngineRunOptions,
   step: number,
@@ -280,6 +294,7 @@ function afterTask(
   r: TaskResult,
   defer = false,
 ): Promise<void> | void {
+  if (opts.emit && watchesTasks(opts)) emitTaskResult(opts, step, t, r);
   if (r.kind !== "done") return;
   if (opts.emit && opts.modes.has("updates")) {
     const e: StreamEvent = {

@@ -70,6 +70,13 @@ export {
   InProcessExecutor,
   runAgentJob,
 } from "./sub-agents.js";
+export type {
+  CheckpointData,
+  DebugEventData,
+  TaskEventData,
+  TaskResultData,
+  TaskStartData,
+} from "./stream-modes.js";
 export { type SubgraphOptions, subgraph } from "./subgraph.js";
 export type { ThreadPosition } from "./thread-state.js";
 export { type TraceScope, traced } from "./tracing.js";

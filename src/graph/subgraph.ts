@@ -188,13 +188,14 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       if (graph.memoryStore === null && ctx.memoryStore) runOptions.memoryStore = ctx.memoryStore;
       if (ctx.streamModes.length > 0) {
         runOptions.modes = ctx.streamModes;
+        // Every mode alike: the child's node and task ids under this node's, at this step
+        // (a "debug" event's data keeps the child's own step).
         runOptions.onEvent = (e: StreamEvent) =>
           ctx.emitEvent({
-            mode: e.mode,
+            ...e,
             node: e.node === null ? name : `${name}/${e.node}`,
             step: ctx.step,
             taskId: e.taskId === null ? ctx.taskId : `${ctx.taskId}/${e.taskId}`,
-            data: e.data,
           });
       }
       let input: Record<string, unknown> | null;
