@@ -129,9 +129,9 @@ describe('stream mode "tasks" and "checkpoints"', () => {
       }
       if (e.mode === "debug") expectTypeOf(e.data).toEqualTypeOf<DebugEventData<T>>();
     }
-    expectTypeOf<Extract<StreamEventOf<T>, { mode: "tasks" }>["data"]>().toEqualTypeOf<
-      TaskEventData
-    >();
+    expectTypeOf<
+      Extract<StreamEventOf<T>, { mode: "tasks" }>["data"]
+    >().toEqualTypeOf<TaskEventData>();
   });
 
   it("a parallel superstep: every start, results in the order the tasks finish, one commit in task order", async () => {
@@ -144,12 +144,7 @@ describe('stream mode "tasks" and "checkpoints"', () => {
       { name: "slow" },
     );
     const fast = node(async () => ({ log: ["fast"] }), { name: "fast" });
-    const g = new Graph(Log).flow(
-      START.to(fan),
-      fan.to([slow, fast]),
-      slow.to(END),
-      fast.to(END),
-    );
+    const g = new Graph(Log).flow(START.to(fan), fan.to([slow, fast]), slow.to(END), fast.to(END));
     const events = await collect(g.stream({}, { modes: ["tasks", "checkpoints"] }));
     expect(
       events.map((e) => [
@@ -282,9 +277,7 @@ describe('stream mode "tasks" and "checkpoints"', () => {
     // A new process: a new graph object on a new handle of the file.
     const second = new SqliteStateStore({ path: file });
     const g = make(second);
-    const resumed = await collect(
-      g.stream(null, { threadId: "t", resume: { go: "yes" }, modes }),
-    );
+    const resumed = await collect(g.stream(null, { threadId: "t", resume: { go: "yes" }, modes }));
     const commits = (await g.history("t")).filter((e) => e.type === "step_committed");
     await second.close();
     // "a" finished before the pause: it does not run again, so it has no events.
@@ -415,11 +408,7 @@ describe('stream mode "tasks" and "checkpoints"', () => {
     const sent = await collect(sends.stream({}, { modes: ["tasks"] }));
     expect(sent.map((e) => [e.node, e.taskId, e.data])).toEqual([
       ["fan", "0:0", { kind: "start", input: { log: [] }, payload: null }],
-      [
-        "fan",
-        "0:0",
-        result({}, { routes: [{ name: "item", payload: { log: ["one"] } }] }),
-      ],
+      ["fan", "0:0", result({}, { routes: [{ name: "item", payload: { log: ["one"] } }] })],
       ["item", "1:0", { kind: "start", input: { log: ["one"] }, payload: { log: ["one"] } }],
       ["item", "1:0", result({ log: ["got one"] })],
     ]);
@@ -496,8 +485,8 @@ describe('stream mode "debug"', () => {
     const g = textGraph();
     const both = await collect(g.stream({ text: "a b" }, { modes: ["tasks", "checkpoints"] }));
     const debug = await collect(g.stream({ text: "a b" }, { modes: ["debug"] }));
-    expect(debug.map((e) => [e.node, e.step, e.taskId, (e.data as DebugEventData).payload])).toEqual(
-      both.map((e) => [e.node, e.step, e.taskId, e.data]),
-    );
+    expect(
+      debug.map((e) => [e.node, e.step, e.taskId, (e.data as DebugEventData).payload]),
+    ).toEqual(both.map((e) => [e.node, e.step, e.taskId, e.data]));
   });
 });
