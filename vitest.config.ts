@@ -23,6 +23,8 @@ const COLD = [
   "src/graph/sub-agents.test.ts",
   "src/graph/cold-warm.test.ts",
   "src/graph/fork-children.test.ts",
+  "src/graph/stream-modes.test.ts",
+  "src/graph/subgraph-breakpoints.test.ts",
   "src/middleware/approval.test.ts",
   "test/durable/interrupts.test.ts",
   "test/durable/immutable-events.test.ts",

@@ -8,6 +8,7 @@
  * @module
  */
 import { ValueError } from "../errors/index.js";
+import type { JsonObject } from "../json/index.js";
 import type { CompiledFlow } from "./compile.js";
 import type { TaskSpec } from "./engine-types.js";
 
@@ -109,6 +110,26 @@ export function breakpointBefore(
   if (bps.before === null || passed === step) return null;
   const nodes = matching(bps.before, tasks);
   return nodes.length > 0 ? { when: "before", step, nodes } : null;
+}
+
+/**
+ * The breakpoint a subgraph's child paused at, as its parent shows it: the child's `when`,
+ * the parent's superstep `step` (the one that runs again when the parent continues) and the
+ * child's nodes named `"<subgraph>/<node>"`. The subgraph node keeps it in its task cache
+ * (`childBreakpoint`, written by `subgraph.ts`) while the child is paused there.
+ * @returns the breakpoint of the first paused task whose child paused at one (the nodes of all
+ *   such tasks, in task order), or `null` when no child did.
+ */
+export function childBreakpoint(step: number, caches: Iterable<JsonObject>): Breakpoint | null {
+  let found: Breakpoint | null = null;
+  for (const cache of caches) {
+    const b = cache.childBreakpoint as { when?: unknown; nodes?: unknown } | undefined;
+    if (!b || (b.when !== "before" && b.when !== "after") || !Array.isArray(b.nodes)) continue;
+    found ??= { when: b.when, step, nodes: [] };
+    for (const n of b.nodes)
+      if (typeof n === "string" && !found.nodes.includes(n)) found.nodes.push(n);
+  }
+  return found;
 }
 
 /**

@@ -59,6 +59,13 @@ export {
   when,
 } from "./routing.js";
 export type { UpdateStateOptions } from "./state-update.js";
+export type {
+  CheckpointData,
+  DebugEventData,
+  TaskEventData,
+  TaskResultData,
+  TaskStartData,
+} from "./stream-modes.js";
 export {
   type AgentExecutor,
   type AgentGraph as SubAgentGraph,
@@ -70,13 +77,6 @@ export {
   InProcessExecutor,
   runAgentJob,
 } from "./sub-agents.js";
-export type {
-  CheckpointData,
-  DebugEventData,
-  TaskEventData,
-  TaskResultData,
-  TaskStartData,
-} from "./stream-modes.js";
 export { type SubgraphOptions, subgraph } from "./subgraph.js";
 export type { ThreadPosition } from "./thread-state.js";
 export { type TraceScope, traced } from "./tracing.js";

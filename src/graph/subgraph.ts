@@ -230,6 +230,13 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       }
       if (result.status === "interrupted") {
         cache.childPaused = true;
+        // A child paused at a static breakpoint pauses the parent too, which shows it.
+        if (result.breakpoint)
+          cache.childBreakpoint = {
+            when: result.breakpoint.when,
+            nodes: result.breakpoint.nodes.map((n) => `${name}/${n}`),
+          };
+        else delete cache.childBreakpoint;
         if (threadId !== null) {
           cache.childThread = threadId;
           // Where the child paused: a fork of the parent from here forks the child from there.
