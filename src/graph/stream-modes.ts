@@ -37,12 +37,25 @@ export interface TaskResultData {
   cached: boolean;
 }
 
-/** `data` of a `"tasks"` event: a task's start or its result. */
+/**
+ * `data` of a `"tasks"` event: a task's start or its result, told apart by `kind`.
+ * @example
+ * ```ts
+ * for await (const e of graph.stream(input, { modes: ["tasks"] }))
+ *   if (e.mode === "tasks" && e.data.kind === "result") console.log(e.node, e.data.update, e.data.error);
+ * ```
+ */
 export type TaskEventData = TaskStartData | TaskResultData;
 
 /**
  * `data` of a `"checkpoints"` event: the thread's position after a committed superstep (the
- * event's `step`), as `getState` shows it then.
+ * event's `step`), as `getState` shows it then. `S` is the graph's state (a subgraph's
+ * checkpoints, `node: "<name>"`, hold the child's).
+ * @example
+ * ```ts
+ * for await (const e of graph.stream(input, { threadId: "t", modes: ["checkpoints"] }))
+ *   if (e.mode === "checkpoints" && e.node === null) saved.push(e.data.eventId); // fork points
+ * ```
  */
 export interface CheckpointData<S = Record<string, unknown>> {
   /** The run's thread, or `null` for a run without one. */
@@ -64,7 +77,12 @@ export interface CheckpointData<S = Record<string, unknown>> {
 /**
  * `data` of a `"debug"` event (LangGraph's debug mode): a task start (`"task"`), a task result
  * (`"task_result"`) or a commit (`"checkpoint"`), with the superstep of the graph that sent it
- * and the time it was sent (ISO 8601, UTC).
+ * and the time it was sent (ISO 8601, UTC, ms precision).
+ * @example
+ * ```ts
+ * for await (const e of graph.stream(input, { modes: ["debug"] }))
+ *   if (e.mode === "debug") console.log(e.data.timestamp, e.data.type, e.data.step);
+ * ```
  */
 export type DebugEventData<S = Record<string, unknown>> =
   | { type: "task"; step: number; timestamp: string; payload: TaskStartData }
