@@ -1,4 +1,7 @@
-import { describe, expect, expectTypeOf, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { type ChatStreamChunk, HumanMessage, type Message, ScriptedChat } from "../chat/index.js";
 import { Graph } from "../graph/graph.js";
@@ -6,6 +9,7 @@ import { START } from "../graph/node.js";
 import { END } from "../graph/routing.js";
 import { subgraph } from "../graph/subgraph.js";
 import type { StreamEvent } from "../graph/types.js";
+import { SqliteStateStore } from "../integrations/sqlite/index.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import { tool } from "../tools/tool.js";
 import { AgentState } from "./agent-state.js";
@@ -24,6 +28,9 @@ const script = () =>
     { toolCalls: [{ id: "c1", name: "status", arguments: { orderId: "A-1" } }] },
     "A-1 has shipped.",
   ]);
+
+const dir = mkdtempSync(join(tmpdir(), "nodestep-messages-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ask = { messages: [HumanMessage({ content: "where is A-1?" })] };
 
@@ -107,6 +114,50 @@ describe('stream mode "messages"', () => {
       } else seen.push(e.mode);
     }
     expect(seen).toEqual(["token Hi.", "token -", "message ai", "updates"]);
+  });
+
+  it("a tool that asks first: nothing from act until the answer; a cold resume sends its message, then the answer's", async () => {
+    const refund = tool((_args, ctx) => (ctx.interrupt("Refund?") === true ? "refunded" : "no"), {
+      name: "refund",
+      description: "Refund an order.",
+      input: z.object({}),
+      output: z.string(),
+    });
+    const file = join(dir, "approve.db");
+    const first = new SqliteStateStore({ path: file });
+    const agent = buildReactAgent(
+      new ScriptedChat([{ toolCalls: [{ id: "c1", name: "refund", arguments: {} }] }]),
+      { tools: [refund], stateStore: first },
+    );
+    const paused = await collect(agent.stream(ask, { threadId: "r", modes: ["messages"] }));
+    await first.close();
+    expect(paused.map((e) => [e.node, e.step, (e.data as Message).type])).toEqual([
+      ["think", 0, "ai"],
+    ]);
+    // A new process: a new agent (its model has the one answer left) on a reopened file.
+    const second = new SqliteStateStore({ path: file });
+    const again = buildReactAgent(new ScriptedChat(["Refunded."]), {
+      tools: [refund],
+      stateStore: second,
+    });
+    const resumed = await collect(
+      again.stream(null, { threadId: "r", resume: { "1:0#c1": true }, modes: ["messages"] }),
+    );
+    const { state } = await again.getState("r");
+    await second.close();
+    expect(
+      resumed.map((e) => [
+        e.node,
+        e.step,
+        e.taskId,
+        (e.data as Message).type,
+        (e.data as Message).content,
+      ]),
+    ).toEqual([
+      ["act", 1, "1:0", "tool", '{"result":"refunded"}'],
+      ["think", 2, "2:0", "ai", "Refunded."],
+    ]);
+    expect([...paused, ...resumed].map((e) => e.data)).toEqual(state.messages.slice(1));
   });
 
   it("is not sent to a run that does not stream it", async () => {

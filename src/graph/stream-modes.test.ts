@@ -414,6 +414,53 @@ describe('stream mode "tasks" and "checkpoints"', () => {
     ]);
   });
 
+  it("with maxConcurrency, a task starts (and says so) when a slot frees", async () => {
+    const wait = (name: string, ms: number) =>
+      node(
+        async () => {
+          await new Promise((r) => setTimeout(r, ms));
+          return { log: [name] };
+        },
+        { name },
+      );
+    const [a, b, c] = [wait("a", 200), wait("b", 5), wait("c", 1)];
+    const g = new Graph(Log).flow(START.to([a, b, c]), a.to(END), b.to(END), c.to(END));
+    const events = await collect(g.stream({}, { modes: ["tasks"], maxConcurrency: 2 }));
+    expect(events.map((e) => `${(e.data as TaskEventData).kind} ${e.node}`)).toEqual([
+      "start a",
+      "start b",
+      // b's slot starts c before b's result is sent.
+      "start c",
+      "result b",
+      "result c",
+      "result a",
+    ]);
+  });
+
+  it("a subgraph's cached results keep cached: true in its updates events", async () => {
+    const x = node(() => ({ log: ["x"] }), { name: "x", cache: {} });
+    const child = new Graph(Log, { name: "child" }).flow(START.to(x), x.to(END));
+    const sub = subgraph("sub", child, {
+      stateIn: () => ({}),
+      stateOut: (c: L) => ({ log: c.log }),
+      childThread: "fresh",
+    });
+    const g = new Graph(Log).flow(START.to(sub), sub.to(END));
+    await g.invoke({});
+    const events = await collect(g.stream({}, { modes: ["updates"] }));
+    expect(events).toEqual([
+      {
+        mode: "updates",
+        node: "sub/x",
+        step: 0,
+        taskId: "0:0/0:0",
+        data: { log: ["x"] },
+        cached: true,
+      },
+      { mode: "updates", node: "sub", step: 0, taskId: "0:0", data: { log: ["x"] } },
+    ]);
+  });
+
   it("unknown modes are refused with the list of modes", () => {
     expect(() => textGraph().stream({}, { modes: ["everything" as StreamMode] })).toThrow(
       new ValueError(
