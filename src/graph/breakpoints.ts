@@ -8,9 +8,8 @@
  * @module
  */
 import { ValueError } from "../errors/index.js";
-import type { JsonObject } from "../json/index.js";
 import type { CompiledFlow } from "./compile.js";
-import type { TaskSpec } from "./engine-types.js";
+import type { TaskResult, TaskSpec } from "./engine-types.js";
 
 /** Node names to pause at, or `"*"` for every node. */
 export type BreakpointNodes = readonly string[] | "*";
@@ -117,13 +116,19 @@ export function breakpointBefore(
  * the parent's superstep `step` (the one that runs again when the parent continues) and the
  * child's nodes named `"<subgraph>/<node>"`. The subgraph node keeps it in its task cache
  * (`childBreakpoint`, written by `subgraph.ts`) while the child is paused there.
- * @returns the breakpoint of the first paused task whose child paused at one (the nodes of all
- *   such tasks, in task order), or `null` when no child did.
+ * @returns the breakpoint of the first paused task of superstep `step` (of `tasks`) whose child
+ *   paused at one (the nodes of all such tasks, in task order), or `null` when no child did.
  */
-export function childBreakpoint(step: number, caches: Iterable<JsonObject>): Breakpoint | null {
+export function childBreakpoint(
+  step: number,
+  tasks: readonly TaskSpec[],
+  results: ReadonlyMap<string, TaskResult>,
+): Breakpoint | null {
   let found: Breakpoint | null = null;
-  for (const cache of caches) {
-    const b = cache.childBreakpoint as { when?: unknown; nodes?: unknown } | undefined;
+  for (const t of tasks) {
+    const r = results.get(t.id);
+    if (r?.kind !== "interrupted") continue;
+    const b = r.cache.childBreakpoint as { when?: unknown; nodes?: unknown } | undefined;
     if (!b || (b.when !== "before" && b.when !== "after") || !Array.isArray(b.nodes)) continue;
     found ??= { when: b.when, step, nodes: [] };
     for (const n of b.nodes)

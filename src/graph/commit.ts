@@ -17,7 +17,6 @@ import type {
   TaskResult,
   TaskSpec,
 } from "./engine-types.js";
-import { emitCheckpoint } from "./stream-modes.js";
 
 /**
  * The state after the superstep of `pos.tasks`: their updates applied in task order to one
@@ -58,7 +57,7 @@ async function discardAndThrow(
   throw e;
 }
 
-/** Move `pos` past superstep `step` to `state` and the `next` tasks; emit the state in `"values"` mode, the position in `"checkpoints"` and `"debug"`. */
+/** Move `pos` past superstep `step` to `state` and the `next` tasks; emit the state in `"values"` mode. */
 export function commitStep(
   pos: RunPosition,
   state: Record<string, unknown>,
@@ -73,9 +72,6 @@ export function commitStep(
   pos.caches = new Map();
   // Answers belong to the superstep they were given in, as folding the log has them.
   pos.answers = {};
-  if (opts.emit) {
-    if (opts.modes.has("values"))
-      opts.emit({ mode: "values", node: null, step, taskId: null, data: copyState(state) });
-    emitCheckpoint(opts, step, state, next, opts.journal?.lastEventId ?? null);
-  }
+  if (opts.emit && opts.modes.has("values"))
+    opts.emit({ mode: "values", node: null, step, taskId: null, data: copyState(state) });
 }

@@ -28,7 +28,13 @@ import type {
 import { frozenValue } from "./journal.js";
 import { runTask } from "./run-task.js";
 import { scheduleNext } from "./schedule.js";
-import { emitTaskFailed, emitTaskResult, emitTaskStart, watchesTasks } from "./stream-modes.js";
+import {
+  emitCheckpoint,
+  emitTaskFailed,
+  emitTaskResult,
+  emitTaskStart,
+  watchesTasks,
+} from "./stream-modes.js";
 import { endWithError, startSpan } from "./tracing.js";
 import type { StreamEvent } from "./types.js";
 
@@ -116,6 +122,8 @@ export async function runLoop(
     const ran = pos.tasks;
     commitStep(pos, state, next, opts, step);
     stepsThisRun++;
+    if (opts.emit)
+      emitCheckpoint(opts, step, pos.state, pos.tasks, opts.journal?.lastEventId ?? null);
     if (opts.breakpoints) {
       const breakpoint = breakpointAfter(opts.breakpoints, ran, next, step);
       if (breakpoint)
@@ -181,6 +189,7 @@ async function runSuperstep(
       if (watch) emitTaskFailed(opts, step, t, e);
       throw e;
     }
+    if (watch) emitTaskResult(opts, step, t, results.get(t.id)!);
     await afterTask(opts, step, t, results.get(t.id)!, true);
     return results;
   }
@@ -223,6 +232,7 @@ async function runSuperstep(
     const finish = (t: TaskSpec, res: TaskResult) => {
       if (failed) return;
       results.set(t.id, res);
+      if (watch) emitTaskResult(opts, step, t, res);
       let after: Promise<void> | void;
       try {
         after = afterTask(opts, step, t, res);
@@ -286,7 +296,7 @@ async function runSuperstep(
   return results;
 }
 
-/** Emit a task's result (and a finished task's update) and give the journal its pending write (a promise only when it has one). */
+/** Emit a finished task's update and give the journal its pending write (a promise only when it has one). */
 function afterTask(
   opts: EngineRunOptions,
   step: number,
@@ -294,7 +304,6 @@ function afterTask(
   r: TaskResult,
   defer = false,
 ): Promise<void> | void {
-  if (opts.emit && watchesTasks(opts)) emitTaskResult(opts, step, t, r);
   if (r.kind !== "done") return;
   if (opts.emit && opts.modes.has("updates")) {
     const e: StreamEvent = {

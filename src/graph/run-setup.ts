@@ -34,8 +34,6 @@ import {
   type RunPosition,
   runLoop,
   startTasks,
-  type TaskResult,
-  type TaskSpec,
 } from "./engine.js";
 import type { Graph, GraphInput, GraphState } from "./graph.js";
 import { type CachedPosition, ThreadJournal } from "./journal.js";
@@ -221,7 +219,7 @@ export async function runGraph<D extends StateDefinition | null>(
     interrupts: end.status === "interrupted" ? end.interrupts : [],
     breakpoint:
       end.status === "interrupted"
-        ? (end.breakpoint ?? childBreakpoint(pos.step, pausedCaches(pos.tasks, end.results)))
+        ? (end.breakpoint ?? childBreakpoint(pos.step, pos.tasks, end.results))
         : null,
   });
 
@@ -353,7 +351,7 @@ export async function runGraph<D extends StateDefinition | null>(
     }
     if (pos.passed != null && pos.passed === pos.step) folded.passed = pos.passed;
     if (end.status === "interrupted") {
-      const inner = childBreakpoint(pos.step, pausedCaches(pos.tasks, end.results));
+      const inner = childBreakpoint(pos.step, pos.tasks, end.results);
       await journal.interrupted(pos.step, pos.tasks, end.results, end.interrupts, inner);
       folded.breakpoint = inner;
       for (const [id, r] of end.results) {
@@ -374,17 +372,6 @@ export async function runGraph<D extends StateDefinition | null>(
     return result(pos, end);
   } finally {
     await journal.close();
-  }
-}
-
-/** The caches of the paused tasks of a superstep, in task order. */
-function* pausedCaches(
-  tasks: readonly TaskSpec[],
-  results: Map<string, TaskResult>,
-): Iterable<JsonObject> {
-  for (const t of tasks) {
-    const r = results.get(t.id);
-    if (r?.kind === "interrupted") yield r.cache;
   }
 }
 
