@@ -7,7 +7,7 @@ import type { Message } from "../chat/messages.js";
 import { GraphConfigError } from "../errors/index.js";
 import type { NodeContext } from "../graph/context.js";
 import { isPlainObject } from "../json/index.js";
-import { addMessages, newMessageId } from "../state/add-messages.js";
+import { addMessages } from "../state/add-messages.js";
 import type { AnyTool } from "../tools/types.js";
 
 export type { AnyTool };
@@ -123,18 +123,6 @@ export function appendMessages(
   added: Message[],
 ): Message[] {
   return ctx.stateSchema === null ? addMessages(current, added) : added;
-}
-
-/**
- * Send `written` as `"messages"` stream events (one a message, in order), when the run streams
- * that mode; a message without an id gets its id here, so the event and the state hold the same
- * one. Returns the messages to write (the same objects when nobody streams messages).
- */
-export function emitMessages(ctx: NodeContext, written: Message[]): Message[] {
-  if (!ctx.streamModes.includes("messages")) return written;
-  const out = written.map((m) => (m.id === null ? { ...m, id: newMessageId() } : m));
-  for (const m of out) ctx.emit(m, { mode: "messages" });
-  return out;
 }
 
 /** The type name of an error, as `"Tool error: <type>: <message>"` shows it. */

@@ -29,9 +29,9 @@ import {
   appendMessages,
   checkStateFields,
   checkToolList,
-  emitMessages,
   readMessages,
 } from "./internal.js";
+import { emitMessages } from "./stream-events.js";
 
 /** What `modelNode` does with a final answer that does not validate against `outputSchema`. */
 export type OnInvalid = "raise" | "emit";

@@ -6,7 +6,9 @@
  */
 import type { Message } from "../chat/messages.js";
 import type { ChatStreamChunk } from "../chat/types.js";
+import type { NodeContext } from "../graph/context.js";
 import type { StreamEvent, StreamEventFields } from "../graph/types.js";
+import { newMessageId } from "../state/add-messages.js";
 
 /** A `"tokens"` event: one chunk of a streamed model call (`modelNode(..., { stream: true })`). */
 export type TokensEvent = StreamEventFields & { mode: "tokens"; data: ChatStreamChunk };
@@ -40,4 +42,17 @@ export function isTokensEvent(e: Pick<StreamEvent, "mode">): e is TokensEvent {
  */
 export function isMessagesEvent(e: Pick<StreamEvent, "mode">): e is MessagesEvent {
   return e.mode === "messages";
+}
+
+/**
+ * Send `written` as `"messages"` events (one a message, in order) when the run streams that
+ * mode; a message without an id gets its id here, so the event and the state hold the same one.
+ * Returns the messages to write (the same array when nobody streams messages). Used by
+ * `modelNode` and `toolRunner`; not exported from the package.
+ */
+export function emitMessages(ctx: NodeContext, written: Message[]): Message[] {
+  if (!ctx.streamModes.includes("messages")) return written;
+  const out = written.map((m) => (m.id === null ? { ...m, id: newMessageId() } : m));
+  for (const m of out) ctx.emit(m, { mode: "messages" });
+  return out;
 }

@@ -26,12 +26,12 @@ import {
   appendMessages,
   checkStateFields,
   checkToolList,
-  emitMessages,
   errorMessage,
   errorTypeName,
   jsonEqual,
   readMessages,
 } from "./internal.js";
+import { emitMessages } from "./stream-events.js";
 
 /**
  * What a tool runner does when a tool call fails (an unknown tool, invalid arguments, or an
