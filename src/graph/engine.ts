@@ -177,7 +177,7 @@ async function runSuperstep(
     else toRun.push(t);
   }
   if (toRun.length === 0) return results;
-  // "tasks" / "debug" streamed: each task's start and failure too (its result: afterTask).
+  // "tasks" / "debug" streamed: each task's start, result and failure (stream-modes.ts).
   const watch = watchesTasks(opts);
   if (toRun.length === 1) {
     const t = toRun[0]!;
