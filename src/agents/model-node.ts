@@ -33,6 +33,7 @@ import {
   checkToolList,
   readMessages,
 } from "./internal.js";
+import { emitMessages } from "./stream-events.js";
 
 /** What `modelNode` does with a final answer that does not validate against `outputSchema`. */
 export type OnInvalid = "raise" | "emit";
@@ -253,6 +254,9 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
         ? parseOutput(outputSchema, schemaName, textOf(response.content), onInvalid, ctx)
         : null;
     }
+    // The answer as a "messages" event, now that the node writes it (with its id, when streamed).
+    if (ctx.streamModes.includes("messages"))
+      update[messagesField] = appendMessages(ctx, history, emitMessages(ctx, [ai]));
     return update;
   };
   return node<S>(run, { name });
