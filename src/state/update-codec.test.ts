@@ -71,6 +71,26 @@ describe("encodeUpdate / decodeUpdate: a list that keeps the items it held (exte
     expect(encodeUpdate(null, { messages: [m1, m2, m3] }).extend).toBeNull();
   });
 
+  it("leaves out a part carried over unchanged (equal as JSON, key order included) in a single-task superstep", () => {
+    const before = { chart: image, tags: ["a"] };
+    const update = {
+      chart: structuredClone(image),
+      tags: ["a"],
+      other: { ...image, mediaType: "image/jpeg" },
+    };
+    expect(encodeUpdate(null, update, before)).toEqual({
+      update: { other: { ...image, mediaType: "image/jpeg" } },
+      same: null,
+      extend: null,
+    });
+    const reordered = { mediaType: "image/png", type: "image", data: image.data };
+    expect(encodeUpdate(null, { chart: reordered }, before).update).toEqual({
+      chart: reordered,
+    });
+    // Without the state before (a superstep of several tasks), it is kept.
+    expect(encodeUpdate(null, { chart: image }).update).toEqual({ chart: image });
+  });
+
   it("does not extend a field with a reducer or a codec", () => {
     const Declared = defineState({
       messages: messagesField(),

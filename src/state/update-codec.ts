@@ -59,8 +59,8 @@ export interface EncodedUpdate {
  * Encode a prepared update for the event log (see the module comment).
  *
  * @param before - the state the update is the only one applied to, when it is (a single-task
- *   superstep): a field without a reducer that it sets to the primitive value it already has,
- *   or to `[]` or `{}` when it holds one, is left out, since applying it changes nothing.
+ *   superstep): a field without a reducer that it sets to the value it already has (the same
+ *   primitive, or a list or object equal as JSON) is left out, since applying it changes nothing.
  * @param node - the update's writer, named in errors (`"__input__"` for the run input).
  * @param base - the state the update is applied to (alone), when known: a list written to a
  *   field without a reducer or codec that begins with the items the field holds in it is
@@ -206,16 +206,15 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Whether writing `value` over `current` changes nothing: the same primitive, or both `[]` or both `{}`. */
+/**
+ * Whether writing `value` over `current` changes nothing: the same primitive, or a list or
+ * object equal to it as JSON, key order included (a part carried over unchanged is then not
+ * stored again).
+ */
 function unchanged(current: unknown, value: unknown): boolean {
   if (value === null || typeof value !== "object") return current === value;
   if (current === null || typeof current !== "object" || isReplacement(value)) return false;
-  if (Array.isArray(value))
-    return Array.isArray(current) && value.length === 0 && current.length === 0;
-  if (Array.isArray(current)) return false;
-  for (const _ in value) return false;
-  for (const _ in current) return false;
-  return true;
+  return sameJson(current, value);
 }
 
 /**
