@@ -197,6 +197,16 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error("expected the call to fail, but it succeeded");
 }
 
+/** The first turn of the reasoning scenario. */
+function first(): ChatRequest {
+  return makeRequest({
+    messages: [
+      SystemMessage({ content: SYSTEM }),
+      HumanMessage({ content: "Where is order A-1001?" }),
+    ],
+  });
+}
+
 /** The next turn after an answer with reasoning: the answer, with its reasoning, then a question. */
 function nextTurn(reasoning: ReasoningPart[]): ChatRequest {
   return makeRequest({
@@ -323,15 +333,5 @@ export function describePartsConformance(
         expect(sent).toContain(inJson("And order B-2002?"));
       });
     }
-  });
-}
-
-/** The first turn of the reasoning scenario. */
-function first(): ChatRequest {
-  return makeRequest({
-    messages: [
-      SystemMessage({ content: SYSTEM }),
-      HumanMessage({ content: "Where is order A-1001?" }),
-    ],
   });
 }
