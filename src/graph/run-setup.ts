@@ -263,13 +263,17 @@ export async function runGraph<D extends StateDefinition | null>(
           `Graph "${graph.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
         );
       }
-      await journal.runStarted(tp.step, {
-        // A new thread records the state it starts from (defaults made by functions included).
-        init: tp.lastSeq === 0 ? tp.state : null,
-        input: prepared as JsonObject,
-        tasks: pos.tasks,
-        resume: {},
-      });
+      await journal.runStarted(
+        tp.step,
+        {
+          // A new thread records the state it starts from (defaults made by functions included).
+          init: tp.lastSeq === 0 ? tp.state : null,
+          input: prepared as JsonObject,
+          tasks: pos.tasks,
+          resume: {},
+        },
+        tp.state,
+      );
     } else {
       if (tp.lastSeq === 0) {
         throw new UnknownBranchError(
