@@ -8,9 +8,6 @@
  * @module
  */
 
-// First: with zod 3 installed, stop here with a clear error (see zod-version.ts).
-import "./zod-version.js";
-
 export * from "./agents/index.js";
 export {
   AIMessage,

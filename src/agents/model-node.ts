@@ -4,7 +4,7 @@
  * @module
  */
 
-import { z } from "zod";
+import type { z } from "zod";
 import { assembleStream } from "../chat/assemble-stream.js";
 import { AIMessage, type Message, SystemMessage } from "../chat/messages.js";
 import { textOf } from "../chat/parts.js";
@@ -23,6 +23,7 @@ import { traced } from "../graph/tracing.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
+import { checkZodType, zod } from "../zod-runtime.js";
 import { checkHistory, repairHistory as repairCopy } from "./history.js";
 import {
   type AnyTool,
@@ -141,7 +142,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     );
   }
   const outputSchema = (options.outputSchema ?? null) as z.ZodType | null;
-  if (outputSchema !== null && !(outputSchema instanceof z.ZodType)) {
+  if (outputSchema !== null && !checkZodType(outputSchema)) {
     throw new TypeError(`${owner}: outputSchema must be a zod schema`);
   }
   const jsonSchema = outputSchema === null ? null : outputJsonSchema(owner, outputSchema);
@@ -231,7 +232,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
 function outputJsonSchema(owner: string, schema: z.ZodType): JsonObject {
   let json: JsonObject;
   try {
-    json = z.toJSONSchema(schema) as JsonObject;
+    json = zod().toJSONSchema(schema) as JsonObject;
   } catch (e) {
     throw new TypeError(
       `${owner}: outputSchema cannot be written as JSON schema: ${(e as Error).message}`,

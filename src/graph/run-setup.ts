@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { randomBytes } from "node:crypto";
 import type { Context } from "@opentelemetry/api";
 import {
   GraphConfigError,
@@ -16,6 +15,7 @@ import {
   ValueError,
 } from "../errors/index.js";
 import { findNonJson, type JsonObject } from "../json/index.js";
+import { memo, nodeCrypto } from "../lazy.js";
 import {
   applyUpdate,
   initialState,
@@ -50,11 +50,12 @@ import type { RunOptions, RunResult, StreamEvent } from "./types.js";
 export type PositionCache = WeakMap<StateStore, Map<string, CachedPosition>>;
 
 let runCounter = 0;
-const runPrefix = randomBytes(4).toString("hex");
+/** The process prefix of run ids, drawn on the first run. */
+const runPrefix = memo(() => nodeCrypto().randomBytes(4).toString("hex"));
 
 /** A new run id: a process prefix and a counter (no crypto per run). */
 export function newRunId(): string {
-  return `run-${runPrefix}-${(++runCounter).toString(36)}`;
+  return `run-${runPrefix()}-${(++runCounter).toString(36)}`;
 }
 
 /**
