@@ -15,7 +15,6 @@ import {
   ValueError,
 } from "../errors/index.js";
 import { findNonJson, type JsonObject } from "../json/index.js";
-import { memo, nodeCrypto } from "../lazy.js";
 import {
   applyUpdate,
   initialState,
@@ -39,6 +38,7 @@ import type { Graph, GraphInput, GraphState } from "./graph.js";
 import { type CachedPosition, ThreadJournal } from "./journal.js";
 import { MemoryNodeCache, type NodeCache } from "./policies.js";
 import { Command } from "./routing.js";
+import { newRunId } from "./run-id.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
 import { planStateUpdate } from "./state-update.js";
 import { SubAgents } from "./sub-agents.js";
@@ -48,15 +48,6 @@ import type { RunOptions, RunResult, StreamEvent } from "./types.js";
 
 /** Thread positions a graph keeps, by store, then by `threadId\u0000branchId` (least recently used first). */
 export type PositionCache = WeakMap<StateStore, Map<string, CachedPosition>>;
-
-let runCounter = 0;
-/** The process prefix of run ids, drawn on the first run. */
-const runPrefix = memo(() => nodeCrypto().randomBytes(4).toString("hex"));
-
-/** A new run id: a process prefix and a counter (no crypto per run). */
-export function newRunId(): string {
-  return `run-${runPrefix()}-${(++runCounter).toString(36)}`;
-}
 
 /**
  * Run `graph` once: to the end, or to a pause. `emit` receives the events of `modeList`.
