@@ -28,6 +28,12 @@ export {
   type ReactAgentOptions,
   runAgent,
 } from "./agents/react-agent.js";
+export {
+  isMessagesEvent,
+  isTokensEvent,
+  type MessagesEvent,
+  type TokensEvent,
+} from "./agents/stream-events.js";
 export { type ToolErrorPolicy, type ToolRunnerOptions, toolRunner } from "./agents/tool-runner.js";
 // chat/: what the root exports of nodestep/chat, from the modules that define it
 export {
@@ -119,6 +125,13 @@ export {
   type WhenEdgeSpec,
 } from "./graph/spec.js";
 export type { UpdateStateOptions } from "./graph/state-update.js";
+export type {
+  CheckpointData,
+  DebugEventData,
+  TaskEventData,
+  TaskResultData,
+  TaskStartData,
+} from "./graph/stream-modes.js";
 export {
   type AgentExecutor,
   type AgentGraph as SubAgentGraph,
@@ -187,6 +200,13 @@ export {
   DENIED_BY_PERSON,
 } from "./middleware/approval.js";
 export {
+  type BackoffOptions,
+  backoffDelay,
+  type RetryClock,
+  systemClock,
+} from "./middleware/backoff.js";
+export { historyChange, runRewriteHistory } from "./middleware/history-hooks.js";
+export {
   estimateTokens,
   HistoryTrimMiddleware,
   type HistoryTrimOptions,
@@ -197,6 +217,22 @@ export {
   type ModelCallLimitOptions,
 } from "./middleware/model-call-limit.js";
 export {
+  isRetryableModelError,
+  type ModelRetryEvent,
+  ModelRetryMiddleware,
+  type ModelRetryOptions,
+  RETRY_STATUSES,
+} from "./middleware/model-retry.js";
+export {
+  type Cost,
+  checkPrices,
+  costOf,
+  type ModelPrice,
+  type PriceTable,
+  priceOf,
+  usageCost,
+} from "./middleware/prices.js";
+export {
   middlewareName,
   middlewareTools,
   runAfterModel,
@@ -204,6 +240,16 @@ export {
   runBeforeTool,
   runOnToolError,
 } from "./middleware/run-hooks.js";
+export {
+  isSummaryMessage,
+  SUMMARY_ID_PREFIX,
+  SUMMARY_PREFIX,
+  SUMMARY_PROMPT,
+  type SummarizationFailedEvent,
+  SummarizationMiddleware,
+  type SummarizationOptions,
+} from "./middleware/summarization.js";
+export { summaryTranscript } from "./middleware/summary-transcript.js";
 export {
   TODO_INSTRUCTIONS,
   type Todo,
@@ -214,11 +260,38 @@ export {
   todosFromMessages,
 } from "./middleware/todo.js";
 export { ToolLimitMiddleware, type ToolLimitOptions } from "./middleware/tool-limit.js";
+export {
+  type ErrorClass,
+  type ToolRetryEvent,
+  ToolRetryMiddleware,
+  type ToolRetryOptions,
+  type ToolRetryPolicy,
+} from "./middleware/tool-retry.js";
 export type {
   Middleware,
   ModelMiddlewareContext,
   ToolMiddlewareContext,
 } from "./middleware/types.js";
+export {
+  UsageBudgetMiddleware,
+  type UsageBudgetOptions,
+  type UsageBudgetRequest,
+} from "./middleware/usage-budget.js";
+export {
+  type UsageReport,
+  usageReport,
+  type WithUsage,
+  type WithUsageOptions,
+  withUsage,
+} from "./middleware/usage-report.js";
+export {
+  emptyTotals,
+  UsageLedger,
+  type UsageSummary,
+  type UsageTotals,
+  usageFromEvents,
+} from "./middleware/usage-totals.js";
+export { runWrapModelCall, runWrapToolCall } from "./middleware/wrap-hooks.js";
 // state/ (its index.ts, flattened: one module less to load)
 export {
   addMessages,
