@@ -28,19 +28,20 @@ export {
 } from "./chat/index.js";
 export * from "./errors/index.js";
 export * from "./graph/index.js";
+export { toMermaid } from "./graph/mermaid.js";
 export {
   type EdgeSpec,
   type FromSpecOptions,
   fromSpec,
   type GraphSpec,
   GraphSpecSchema,
+  type JoinEdgeSpec,
   type NodeSpec,
   type Resolved,
   refResolver,
   START_NAME,
   type StateFieldSpec,
   type StaticEdgeSpec,
-  toMermaid,
   toSpec,
   type WhenEdgeSpec,
 } from "./graph/spec.js";

@@ -17,6 +17,7 @@ import type {
   TaskResult,
   TaskSpec,
 } from "./engine-types.js";
+import { setWaiting, type Waiting } from "./joins.js";
 
 /**
  * The state after the superstep of `pos.tasks`: their updates applied in task order to one
@@ -57,14 +58,19 @@ async function discardAndThrow(
   throw e;
 }
 
-/** Move `pos` past superstep `step` to `state` and the `next` tasks; emit the state in `"values"` mode. */
+/**
+ * Move `pos` past superstep `step` to `state` and the `next` tasks (and, in a flow with joins
+ * or deferred nodes, to what waits after it); emit the state in `"values"` mode.
+ */
 export function commitStep(
   pos: RunPosition,
   state: Record<string, unknown>,
   next: TaskSpec[],
   opts: EngineRunOptions,
   step: number,
+  waiting: Waiting | null = null,
 ): void {
+  if (waiting) setWaiting(pos, waiting);
   pos.state = state;
   pos.step = step + 1;
   pos.tasks = next;

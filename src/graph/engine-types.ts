@@ -15,6 +15,7 @@ import type { Breakpoint, Breakpoints } from "./breakpoints.js";
 import type { CompiledFlow } from "./compile.js";
 import type { PendingInterrupt, StreamMode, TaskHost } from "./context.js";
 import type { ErrorHandler, TaskError } from "./error-handler.js";
+import type { Waiting } from "./joins.js";
 import type { NodeCache, RetryPolicy } from "./policies.js";
 import type { SubAgents } from "./sub-agents.js";
 import type { StreamEvent } from "./types.js";
@@ -82,8 +83,8 @@ export interface RunJournal {
   saveCache(step: number, taskId: string, node: string, cache: JsonObject): Promise<void> | void;
 }
 
-/** The mutable position of a run: the state and what runs next. */
-export interface RunPosition {
+/** The mutable position of a run: the state, what runs next, and what waits (joins, deferred tasks). */
+export interface RunPosition extends Waiting {
   state: Record<string, unknown>;
   step: number;
   tasks: TaskSpec[];
@@ -130,6 +131,7 @@ export interface EngineRunOptions {
         next: readonly TaskSpec[],
         state: Record<string, unknown>,
         before: Record<string, unknown>,
+        waiting: Waiting | null,
       ) => Promise<void> | void)
     | null;
 }

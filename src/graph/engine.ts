@@ -25,6 +25,7 @@ import type {
   TaskResult,
   TaskSpec,
 } from "./engine-types.js";
+import { settleNext, type Waiting } from "./joins.js";
 import { frozenValue } from "./journal.js";
 import { runTask } from "./run-task.js";
 import { scheduleNext } from "./schedule.js";
@@ -108,12 +109,20 @@ export async function runLoop(
     // Apply the updates in task order, schedule the next superstep, and commit it.
     const applied = applyUpdates(graph, pos, results, opts.journal, step);
     const state = applied instanceof Promise ? await applied : applied;
-    const next: TaskSpec[] = [];
+    let next: TaskSpec[] = [];
     const pending = scheduleNext(graph, pos.tasks, results, state, next, new Set(), step + 1);
     if (pending) await pending;
-    if (opts.onStepCommitted) await opts.onStepCommitted(step, pos.tasks, next, state, pos.state);
+    // Joins and deferred nodes (only in flows that have them, or a position that holds some).
+    let waiting: Waiting | null = null;
+    if (graph.flow.waits || pos.deferred) {
+      const settled = settleNext(graph.flow, pos.tasks, results, next, pos, step + 1);
+      next = settled.next;
+      waiting = settled.waiting;
+    }
+    if (opts.onStepCommitted)
+      await opts.onStepCommitted(step, pos.tasks, next, state, pos.state, waiting);
     const ran = pos.tasks;
-    commitStep(pos, state, next, opts, step);
+    commitStep(pos, state, next, opts, step, waiting);
     stepsThisRun++;
     if (opts.breakpoints) {
       const breakpoint = breakpointAfter(opts.breakpoints, ran, next, step);

@@ -20,6 +20,7 @@ import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import { deleteGraphThread } from "./delete-thread.js";
 import type { ErrorHandler } from "./error-handler.js";
+import { toMermaid } from "./mermaid.js";
 import type { Edge } from "./node.js";
 import { type NodeCache, nodeCachePrefix, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
@@ -32,7 +33,7 @@ import {
   checkRunOptions,
 } from "./run-options.js";
 import { type PositionCache, runGraph } from "./run-setup.js";
-import { type FromSpecOptions, fromSpec, type GraphSpec, toMermaid, toSpec } from "./spec.js";
+import { type FromSpecOptions, fromSpec, type GraphSpec, toSpec } from "./spec.js";
 import { type UpdateStateOptions, updateThreadState } from "./state-update.js";
 import { forkThread, getThreadState, type ThreadSnapshot, threadHistory } from "./thread-ops.js";
 import { resolveTracer } from "./tracing.js";

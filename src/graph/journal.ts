@@ -17,6 +17,7 @@ import type { NewEvent, StateStore } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
 import { coldMode } from "./cold-mode.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
+import { encodeWaiting, type Waiting } from "./joins.js";
 import { indexParts, type PartIndex, resolveParts, shrinkParts } from "./snapshot-parts.js";
 import {
   emptyPosition,
@@ -353,8 +354,11 @@ export class ThreadJournal implements RunJournal {
     order: readonly TaskSpec[],
     next: readonly TaskSpec[],
     before: Record<string, unknown>,
+    waiting: Waiting | null = null,
   ): Promise<void> {
     let data: JsonObject = { next: encodeTasks(step + 1, next) };
+    // What waits after the superstep (joins heard from, deferred tasks), when anything does.
+    if (waiting) Object.assign(data, encodeWaiting(waiting));
     const inline = this.#inline;
     if (inline) {
       if (inline.step === step && order.length === 1 && order[0]!.id === inline.task.id) {

@@ -36,6 +36,7 @@ import {
   startTasks,
 } from "./engine.js";
 import type { Graph, GraphInput, GraphState } from "./graph.js";
+import { settleNext, setWaiting } from "./joins.js";
 import { type CachedPosition, ThreadJournal } from "./journal.js";
 import { MemoryNodeCache, type NodeCache } from "./policies.js";
 import { Command } from "./routing.js";
@@ -207,7 +208,8 @@ export async function runGraph<D extends StateDefinition | null>(
     journal,
     traceContext,
     onStepCommitted: journal
-      ? (step, order, next, _state, before) => journal.stepCommitted(step, order, next, before)
+      ? (step, order, next, _state, before, waiting) =>
+          journal.stepCommitted(step, order, next, before, waiting)
       : null,
   });
   const result = (pos: RunPosition, end: LoopEnd): RunResult<GraphState<D>> => ({
@@ -231,7 +233,7 @@ export async function runGraph<D extends StateDefinition | null>(
       caches: new Map(),
       answers: {},
     };
-    pos.tasks = await startTasks(engine, state, 0);
+    await scheduleStart(engine, pos, 0);
     return result(pos, await loop(pos, null));
   }
 
@@ -254,7 +256,7 @@ export async function runGraph<D extends StateDefinition | null>(
       const prepared = prepareUpdate(graph.state, input, "__input__", false);
       const state = applyUpdate(graph.state, tp.state, prepared, "__input__");
       pos = { state, step: tp.step, tasks: [], known: new Map(), caches: new Map(), answers: {} };
-      pos.tasks = await startTasks(engine, state, tp.step);
+      await scheduleStart(engine, pos, tp.step);
       if (options.resume !== undefined) {
         throw new ValueError(
           `Graph "${graph.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
@@ -266,6 +268,7 @@ export async function runGraph<D extends StateDefinition | null>(
         input: prepared as JsonObject,
         tasks: pos.tasks,
         resume: {},
+        waiting: pos,
       });
     } else {
       if (tp.lastSeq === 0) {
@@ -314,6 +317,7 @@ export async function runGraph<D extends StateDefinition | null>(
         // Continuing from a breakpoint goes past it.
         passed: tp.breakpoint ? tp.breakpoint.step : (tp.passed ?? null),
       };
+      setWaiting(pos, tp);
       originRunId = tp.originRunId ?? runId;
       await journal.runStarted(tp.step, { input: null, tasks: null, resume });
     }
@@ -340,6 +344,7 @@ export async function runGraph<D extends StateDefinition | null>(
       originRunId,
       lastStatus: end.status,
     };
+    setWaiting(folded, pos);
     if (end.status === "interrupted" && end.breakpoint) {
       await journal.pausedAt(pos.step, end.breakpoint);
       // The next load folds the log (what the paused superstep already knew stays as stored).
@@ -368,6 +373,18 @@ export async function runGraph<D extends StateDefinition | null>(
   } finally {
     await journal.close();
   }
+}
+
+/** Schedule a run's start tasks into `pos` (deferred ones wait when others run). */
+async function scheduleStart(engine: EngineGraph, pos: RunPosition, step: number): Promise<void> {
+  const tasks = await startTasks(engine, pos.state, step);
+  if (!engine.flow.waits) {
+    pos.tasks = tasks;
+    return;
+  }
+  const settled = settleNext(engine.flow, null, null, tasks, {}, step);
+  pos.tasks = settled.next;
+  setWaiting(pos, settled.waiting);
 }
 
 /** The graph's node cache; a `MemoryNodeCache` is made (and kept on the graph) on first need. */

@@ -1,6 +1,6 @@
 /**
  * Graph specs and pictures: `toSpec` (a JSON description of a graph), `fromSpec` (the graph
- * built back, importing only through a resolver), and `toMermaid` (a flowchart).
+ * built back, importing only through a resolver). `toMermaid` (a flowchart) is in `mermaid.ts`.
  *
  * @module
  */
@@ -11,6 +11,7 @@ import { addMessages } from "../state/add-messages.js";
 import type { StateDefinition } from "../state/define-state.js";
 import { END_NAME } from "./compile.js";
 import { Graph, type GraphOptions } from "./graph.js";
+import { isJoin, join } from "./joins.js";
 import { type Edge, isNode, type Node, type NodeHandler, node, START } from "./node.js";
 import {
   type AnyNode,
@@ -42,6 +43,8 @@ export interface NodeSpec {
   timeoutMs: number | null;
   /** Declared `goto` targets by name (`"__end__"` for END), or `null`. */
   goto: string[] | null;
+  /** `true` for a deferred node (`node(fn, { defer: true })`); absent otherwise. */
+  defer?: true;
 }
 
 /** A plain edge: `from` (`"__start__"` for START) leads to every node of `to` (`"__end__"` for END). */
@@ -60,8 +63,14 @@ export interface WhenEdgeSpec {
   otherwise: string[] | null;
 }
 
+/** A join edge: `join(...sources).to(...to)`; the targets run once every source has finished. */
+export interface JoinEdgeSpec {
+  join: string[];
+  to: string[];
+}
+
 /** An edge in a {@link GraphSpec}. */
-export type EdgeSpec = StaticEdgeSpec | WhenEdgeSpec;
+export type EdgeSpec = StaticEdgeSpec | WhenEdgeSpec | JoinEdgeSpec;
 
 /**
  * A JSON description of a graph (`graph.toSpec()`): plain data, stable for a given graph.
@@ -106,6 +115,7 @@ export const GraphSpecSchema: z.ZodType<GraphSpec> = z.strictObject({
       ref: z.string().min(1).nullable(),
       timeoutMs: z.number().positive().nullable(),
       goto: names.nullable(),
+      defer: z.literal(true).optional(),
     }),
   ),
   edges: z.array(
@@ -117,6 +127,7 @@ export const GraphSpecSchema: z.ZodType<GraphSpec> = z.strictObject({
         target: names,
         otherwise: names.nullable(),
       }),
+      z.strictObject({ join: names.min(2), to: names.min(1) }),
     ]),
   ),
   interruptBefore: z.union([z.literal("*"), names]).optional(),
@@ -138,7 +149,7 @@ function isWhen(t: unknown): t is Conditional<unknown> {
 }
 
 /** A spec edge with the condition function it came from (for diagram labels). */
-interface DescribedEdge {
+export interface DescribedEdge {
   spec: EdgeSpec;
   condition: Condition<unknown> | null;
 }
@@ -146,6 +157,14 @@ interface DescribedEdge {
 function describeEdges(edges: readonly Edge[]): DescribedEdge[] {
   const out: DescribedEdge[] = [];
   for (const e of edges) {
+    if (isJoin(e.from)) {
+      const to = e.to as TargetRef | ReadonlyArray<TargetRef>;
+      out.push({
+        spec: { join: e.from.sources.map(targetName), to: targetNames(to) },
+        condition: null,
+      });
+      continue;
+    }
     const from = e.from.name;
     const whenEdge = (c: Conditional<unknown>): DescribedEdge => ({
       spec: {
@@ -209,7 +228,8 @@ function nodeOrder(
     for (const g of gotoOf.get(name) ?? []) visit(g);
   };
   for (const e of edges) {
-    visit(e.from);
+    if ("join" in e) e.join.forEach(visit);
+    else visit(e.from);
     if ("to" in e) e.to.forEach(visit);
     else {
       e.target.forEach(visit);
@@ -220,7 +240,8 @@ function nodeOrder(
   return order;
 }
 
-function describeGraph(graph: Graph<StateDefinition | null>): {
+/** A graph's spec, with the condition functions of its edges (for `toMermaid`'s labels). */
+export function describeGraph(graph: Graph<StateDefinition | null>): {
   spec: GraphSpec;
   edges: DescribedEdge[];
 } {
@@ -234,6 +255,7 @@ function describeGraph(graph: Graph<StateDefinition | null>): {
       ref: n.ref,
       timeoutMs: n.timeoutMs,
       goto: c.goto === null ? null : [...c.goto],
+      ...(n.defer ? { defer: true as const } : {}),
     });
   }
   const gotoOf = new Map([...byName].map(([k, v]) => [k, v.goto] as const));
@@ -361,7 +383,12 @@ export async function fromSpec<D extends StateDefinition | null = null>(
   const inEdges = new Set<string>();
   for (const [i, e] of s.edges.entries()) {
     const where = `edge ${i + 1}`;
-    if (e.from !== START_NAME) {
+    if ("join" in e) {
+      for (const src of e.join) {
+        if (!specs.has(src)) fail(`${where} joins unknown node "${src}"`);
+        inEdges.add(src);
+      }
+    } else if (e.from !== START_NAME) {
       if (e.from === END_NAME || !specs.has(e.from))
         fail(`${where} starts from unknown node "${e.from}"`);
       inEdges.add(e.from);
@@ -414,6 +441,7 @@ export async function fromSpec<D extends StateDefinition | null = null>(
       ...(n.ref === null ? {} : { ref: n.ref }),
       ...(n.timeoutMs === null ? {} : { timeoutMs: n.timeoutMs }),
       ...(goto === undefined ? {} : { goto }),
+      ...(n.defer ? { defer: true } : {}),
     }) as AnyNode;
     building.delete(name);
     built.set(name, made);
@@ -427,6 +455,10 @@ export async function fromSpec<D extends StateDefinition | null = null>(
     list.length === 1 ? target(list[0] as string) : list.map(target);
   const edges: Edge[] = [];
   for (const e of s.edges) {
+    if ("join" in e) {
+      edges.push(join(...e.join.map((n) => built.get(n) as AnyNode)).to(targets(e.to)));
+      continue;
+    }
     const from = e.from === START_NAME ? START : (built.get(e.from) as AnyNode);
     if ("to" in e) {
       edges.push(from.to(targets(e.to)));
@@ -529,76 +561,4 @@ export function refResolver(
     }
     return m[name] as Resolved;
   };
-}
-
-/** Escape a label for Mermaid (inside quotes or pipes). */
-function mermaidText(text: string): string {
-  return text.replace(/[#"|<>]/g, (c) => `#${c.charCodeAt(0)};`);
-}
-
-/**
- * Draw a graph as a Mermaid flowchart.
- *
- * START and END are rounded (`([START])`, `([END])`; END only when something leads to it),
- * nodes are boxes labelled with their names (and ` (pause before)`, ` (pause after)` or
- * ` (pause before, after)` for a node of `interruptBefore` / `interruptAfter`), plain edges are solid arrows, conditional edges
- * are dashed arrows labelled with the condition (the export name of its `ref`, else the
- * function's name, else `when`) and `not <condition>` for the `otherwise` side, and declared
- * `goto` targets are dashed arrows labelled `goto`. Node ids are `n0`, `n1`, … in spec order.
- *
- * @param graph - a graph whose `flow()` was set.
- * @returns the flowchart text (`flowchart TD` first, lines indented by two spaces, no final newline).
- * @throws GraphConfigError when the graph has no flow.
- * @example
- * ```ts
- * console.log(graph.toMermaid());
- * // flowchart TD
- * //   __start__([START])
- * //   n0["think"]
- * //   ...
- * ```
- */
-export function toMermaid(graph: Graph<StateDefinition | null>): string {
-  const { spec, edges } = describeGraph(graph);
-  const ids = new Map<string, string>([
-    [START_NAME, START_NAME],
-    [END_NAME, END_NAME],
-  ]);
-  for (const [i, n] of spec.nodes.entries()) ids.set(n.name, `n${i}`);
-  const id = (name: string): string => ids.get(name) ?? name;
-  const arrows: string[] = [];
-  let endUsed = false;
-  const link = (from: string, to: string, style: string): void => {
-    if (to === END_NAME) endUsed = true;
-    arrows.push(`  ${id(from)} ${style} ${id(to)}`);
-  };
-  for (const { spec: e, condition } of edges) {
-    if ("to" in e) {
-      for (const t of e.to) link(e.from, t, "-->");
-      continue;
-    }
-    const fromRef = e.when.ref === null ? "" : e.when.ref.slice(e.when.ref.lastIndexOf("#") + 1);
-    const label = mermaidText(fromRef || condition?.name || "when");
-    for (const t of e.target) link(e.from, t, `-.->|${label}|`);
-    for (const t of e.otherwise ?? []) link(e.from, t, `-.->|not ${label}|`);
-  }
-  for (const n of spec.nodes) for (const g of n.goto ?? []) link(n.name, g, "-.->|goto|");
-  return [
-    "flowchart TD",
-    `  ${START_NAME}([START])`,
-    ...spec.nodes.map((n) => `  ${id(n.name)}["${mermaidText(n.name)}${pauses(spec, n.name)}"]`),
-    ...(endUsed ? [`  ${END_NAME}([END])`] : []),
-    ...arrows,
-  ].join("\n");
-}
-
-/** A node's breakpoints as a label suffix: ` (pause before)`, ` (pause after)`, ` (pause before, after)`. */
-function pauses(spec: GraphSpec, name: string): string {
-  const has = (l: string[] | "*" | undefined) => l === "*" || (l?.includes(name) ?? false);
-  const which = [
-    has(spec.interruptBefore) ? "before" : "",
-    has(spec.interruptAfter) ? "after" : "",
-  ];
-  const text = which.filter(Boolean).join(", ");
-  return text ? ` (pause ${text})` : "";
 }

@@ -21,12 +21,13 @@ import { decodeUpdate, encodeUpdate, type UpdatePath } from "../state/update-cod
 import type { StoredEvent } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
 import type { TaskOutcome, TaskRoutes, TaskSpec } from "./engine-types.js";
+import { decodeWaiting, encodeWaiting, setWaiting, type Waiting } from "./joins.js";
 
 /** Version of the folded-thread format kept in snapshots. */
 export const THREAD_FORMAT = 1;
 
-/** A thread's position after some event. All JSON. */
-export interface ThreadPosition {
+/** A thread's position after some event (with what waits: join progress, deferred tasks). All JSON. */
+export interface ThreadPosition extends Waiting {
   format: number;
   /** The state after the last committed superstep. */
   state: Record<string, unknown>;
@@ -88,6 +89,8 @@ export interface RunStartedData {
   tasks: TaskSpec[] | null;
   /** Answers given with this run. */
   resume: Record<string, JsonValue>;
+  /** Deferred start tasks that wait (a flow with deferred nodes), or absent. */
+  waiting?: Waiting | null;
 }
 
 /**
@@ -177,6 +180,7 @@ export function encodeRunStarted(
     out.input = update;
     if (same) out.same = same as unknown as JsonValue;
     out.tasks = encodeTasks(step, data.tasks ?? []);
+    Object.assign(out, encodeWaiting(data.waiting));
   }
   if (Object.keys(data.resume).length > 0) out.resume = data.resume;
   return out;
@@ -195,6 +199,8 @@ export interface StateUpdatedData {
   asNode: string | null;
   /** The tasks of the superstep after `step`, or `null` when the tasks that were next stay next. */
   next: TaskSpec[] | null;
+  /** With `next`: what waits after the update (joins heard from, deferred tasks); absent for nothing. */
+  waiting?: Waiting | null;
 }
 
 /** Store a `state_updated` event's data (see {@link StateUpdatedData}). @throws StateStoreError as {@link encodeOutcome}. */
@@ -215,7 +221,10 @@ export function encodeStateUpdated(
     ),
   );
   if (data.asNode !== null) out.asNode = data.asNode;
-  if (data.next !== null) out.next = encodeTasks(step + 1, data.next);
+  if (data.next !== null) {
+    out.next = encodeTasks(step + 1, data.next);
+    Object.assign(out, encodeWaiting(data.waiting));
+  }
   return out;
 }
 
@@ -244,6 +253,7 @@ export function applyStateUpdated(
     pos.answers = {};
     if (pos.breakpoint) pos.breakpoint = { ...pos.breakpoint, step: pos.step };
     pos.passed = null;
+    setWaiting(pos, data.waiting ?? {});
   }
 }
 
@@ -283,6 +293,8 @@ export function foldEvents(
             pos.originRunId = e.runId;
             pos.breakpoint = null;
             pos.passed = null;
+            // New input starts the flow over: joins heard from before are forgotten.
+            setWaiting(pos, decodeWaiting(d));
           } else if (pos.breakpoint) {
             // A run that continues the thread goes past the breakpoint it paused at.
             pos.passed = pos.breakpoint.step;
@@ -354,6 +366,7 @@ export function foldEvents(
           pos.answers = {};
           pos.breakpoint = null;
           pos.passed = null;
+          setWaiting(pos, decodeWaiting(d));
           break;
         }
         case "run_finished":
@@ -370,6 +383,7 @@ export function foldEvents(
             update: decodeOutcome(def, d).update,
             asNode: (d.asNode ?? null) as string | null,
             next: d.next === undefined ? null : decodeTasks(step + 1, d.next),
+            waiting: decodeWaiting(d),
           });
           break;
         }
