@@ -17,6 +17,7 @@ import type {
   TaskResult,
   TaskSpec,
 } from "./engine-types.js";
+import { pickOutput } from "./io-schema.js";
 import { setWaiting, type Waiting } from "./joins.js";
 
 /**
@@ -60,7 +61,7 @@ async function discardAndThrow(
 
 /**
  * Move `pos` past superstep `step` to `state` and the `next` tasks (and, in a flow with joins
- * or deferred nodes, to what waits after it); emit the state in `"values"` mode.
+ * or deferred nodes, to what waits after it); emit the state (its `output` fields) in `"values"` mode.
  */
 export function commitStep(
   pos: RunPosition,
@@ -79,5 +80,11 @@ export function commitStep(
   // Answers belong to the superstep they were given in, as folding the log has them.
   pos.answers = {};
   if (opts.emit && opts.modes.has("values"))
-    opts.emit({ mode: "values", node: null, step, taskId: null, data: copyState(state) });
+    opts.emit({
+      mode: "values",
+      node: null,
+      step,
+      taskId: null,
+      data: copyState(pickOutput(state, opts.output ?? null)),
+    });
 }

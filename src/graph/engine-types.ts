@@ -113,6 +113,8 @@ export interface EngineRunOptions {
   maxSteps: number;
   /** At most this many tasks of a superstep run at once; absent or 0: no limit. */
   maxConcurrency?: number;
+  /** The fields `"values"` events show (the graph's `output`); absent or `null`: all. */
+  output?: readonly string[] | null;
   /** The run's `interruptBefore` / `interruptAfter`, or `null` for none. */
   breakpoints?: Breakpoints | null;
   journal: RunJournal | null;

@@ -20,6 +20,7 @@ import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import { deleteGraphThread } from "./delete-thread.js";
 import type { ErrorHandler } from "./error-handler.js";
+import { type FieldSchema, resolveFieldSchema } from "./io-schema.js";
 import { toMermaid } from "./mermaid.js";
 import type { Edge } from "./node.js";
 import { type NodeCache, nodeCachePrefix, type RetryPolicy, resolveRetry } from "./policies.js";
@@ -75,6 +76,19 @@ export interface GraphOptions {
   onError?: ErrorHandler;
   /** At most this many tasks of one superstep run at once (a positive integer); default no limit. A run's `maxConcurrency` replaces it. LangGraph's `maxConcurrency`. See docs/concurrency.md. */
   maxConcurrency?: number;
+  /**
+   * The fields a run's input may have (LangGraph's `input` schema): a list of state field
+   * names, or a `defineState` definition whose fields are fields of this state. `invoke` and
+   * `stream` refuse an input with another field (`StateUpdateError` naming it). Default: every
+   * field. See docs/input-output.md.
+   */
+  input?: FieldSchema;
+  /**
+   * The fields a run's result and its `"values"` events show (LangGraph's `output` schema),
+   * as for `input`. The thread's state keeps every field (`getState` shows them all). Default:
+   * every field.
+   */
+  output?: FieldSchema;
 }
 
 /** The state type of a graph built on a definition, or a plain object. */
@@ -135,6 +149,10 @@ export class Graph<D extends StateDefinition | null = null> {
   readonly onError: ErrorHandler | null;
   /** At most this many tasks of a superstep at once, or `null` for no limit. */
   readonly maxConcurrency: number | null;
+  /** The fields a run's input may have (see {@link GraphOptions.input}), or `null` for every field. */
+  readonly inputFields: readonly string[] | null;
+  /** The fields a result and a `"values"` event show (see {@link GraphOptions.output}), or `null` for every field. */
+  readonly outputFields: readonly string[] | null;
   #flow: CompiledFlow | null = null;
   #positions: PositionCache = new WeakMap();
 
@@ -142,8 +160,10 @@ export class Graph<D extends StateDefinition | null = null> {
    * @param state - a {@link defineState} definition, or `null` for a plain-object state (last write wins).
    * @param options - see {@link GraphOptions}; any other key is refused.
    * @throws TypeError if `state` is neither, `options` is not an object or has a key that is
-   *   not a graph option (a misspelled `maxStep`, say), or `stateStore` is not a store;
-   *   ValueError if `maxSteps` or `maxConcurrency` is not a positive integer.
+   *   not a graph option (a misspelled `maxStep`, say), `stateStore` is not a store, or
+   *   `input` / `output` is neither a non-empty list of field names nor a state definition;
+   *   ValueError if `maxSteps` or `maxConcurrency` is not a positive integer, or `input` /
+   *   `output` names a field the state does not have.
    */
   constructor(state: D = null as D, options: GraphOptions = {}) {
     if (state !== null && state !== undefined && !isStateDefinition(state)) {
@@ -181,6 +201,8 @@ export class Graph<D extends StateDefinition | null = null> {
       );
     }
     this.onError = options.onError ?? null;
+    this.inputFields = resolveFieldSchema(this.name, "input", options.input, this.state);
+    this.outputFields = resolveFieldSchema(this.name, "output", options.output, this.state);
     const maxSteps = options.maxSteps ?? 25;
     if (!Number.isInteger(maxSteps) || maxSteps < 1)
       throw new ValueError(
@@ -255,8 +277,9 @@ export class Graph<D extends StateDefinition | null = null> {
    * Run the graph to the end (or to a pause) and return the final state.
    *
    * @param input - an update applied to the initial (or the thread's) state; `null` continues a thread.
-   * @returns `{ state, runId, threadId, branchId, status, interrupts }`.
-   * @throws StateUpdateError for invalid input or updates; GraphExecutionError, StepLimitError, NodeTimeoutError, RunCancelledError; whatever a node throws.
+   * @returns `{ state, runId, threadId, branchId, status, interrupts }`; `state` has only the
+   *   graph's `output` fields when it has an output schema.
+   * @throws StateUpdateError for invalid input or updates (and an input field outside the graph's `input`); GraphExecutionError, StepLimitError, NodeTimeoutError, RunCancelledError; whatever a node throws.
    */
   async invoke(input: GraphInput<D>, options: RunOptions = {}): Promise<RunResult<GraphState<D>>> {
     checkRunOptions(this.name, options);

@@ -36,6 +36,7 @@ import {
   startTasks,
 } from "./engine.js";
 import type { Graph, GraphInput, GraphState } from "./graph.js";
+import { checkInputFields, pickOutput } from "./io-schema.js";
 import { settleNext, setWaiting } from "./joins.js";
 import { type CachedPosition, ThreadJournal } from "./journal.js";
 import { MemoryNodeCache, type NodeCache } from "./policies.js";
@@ -204,6 +205,7 @@ export async function runGraph<D extends StateDefinition | null>(
     emit,
     maxSteps,
     maxConcurrency: options.maxConcurrency ?? graph.maxConcurrency ?? 0,
+    output: graph.outputFields,
     breakpoints,
     journal,
     traceContext,
@@ -213,7 +215,7 @@ export async function runGraph<D extends StateDefinition | null>(
       : null,
   });
   const result = (pos: RunPosition, end: LoopEnd): RunResult<GraphState<D>> => ({
-    state: copyState(pos.state) as GraphState<D>,
+    state: copyState(pickOutput(pos.state, graph.outputFields)) as GraphState<D>,
     runId,
     threadId,
     branchId,
@@ -222,6 +224,7 @@ export async function runGraph<D extends StateDefinition | null>(
     breakpoint: (end.status === "interrupted" && end.breakpoint) || null,
   });
 
+  if (!command) checkInputFields(graph.name, input, graph.inputFields);
   if (threadId === null) {
     const prepared = prepareUpdate(graph.state, input, "__input__", false);
     const state = applyUpdate(graph.state, initialState(graph.state), prepared, "__input__");
