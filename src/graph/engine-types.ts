@@ -17,6 +17,7 @@ import type { PendingInterrupt, StreamMode, TaskHost } from "./context.js";
 import type { ErrorHandler, TaskError } from "./error-handler.js";
 import type { Waiting } from "./joins.js";
 import type { NodeCache, RetryPolicy } from "./policies.js";
+import type { Command } from "./routing.js";
 import type { SubAgents } from "./sub-agents.js";
 import type { StreamEvent } from "./types.js";
 
@@ -38,6 +39,8 @@ export interface TaskOutcome {
   error?: TaskError;
   /** `true` when the outcome came from the node cache (never stored in the log). */
   cached?: boolean;
+  /** A `Command.PARENT` the node returned: the run ends with it (never stored in the log). */
+  toParent?: Command;
 }
 
 /** A finished task's result: its outcome, marked done (one object, as 10,000 tasks of a fan-out hold theirs until the commit). */
@@ -113,6 +116,8 @@ export interface EngineRunOptions {
   maxSteps: number;
   /** At most this many tasks of a superstep run at once; absent or 0: no limit. */
   maxConcurrency?: number;
+  /** Whether the run is a child run of `subgraph(...)` (its nodes may return `Command.PARENT`). */
+  subgraph?: boolean;
   /** The fields `"values"` events show (the graph's `output`); absent or `null`: all. */
   output?: readonly string[] | null;
   /** The run's `interruptBefore` / `interruptAfter`, or `null` for none. */

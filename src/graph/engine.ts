@@ -27,6 +27,7 @@ import type {
 } from "./engine-types.js";
 import { settleNext, type Waiting } from "./joins.js";
 import { frozenValue } from "./journal.js";
+import { ParentCommand } from "./parent-command.js";
 import { runTask } from "./run-task.js";
 import { scheduleNext } from "./schedule.js";
 import { endWithError, startSpan } from "./tracing.js";
@@ -95,7 +96,19 @@ export async function runLoop(
       }
     } else results = await runSuperstep(graph, pos, opts, host, step);
     let interrupted = false;
-    for (const r of results.values()) if (r.kind === "interrupted") interrupted = true;
+    let toParent = false;
+    for (const r of results.values()) {
+      if (r.kind === "interrupted") interrupted = true;
+      else if (r.toParent) toParent = true;
+    }
+    if (toParent) {
+      // A node returned Command.PARENT: the run ends there, its superstep not applied.
+      for (const t of pos.tasks) {
+        const r = results.get(t.id);
+        if (r?.kind === "done" && r.toParent)
+          throw new ParentCommand(r.toParent, t.name, graph.name);
+      }
+    }
     if (interrupted) {
       const interrupts: InterruptInfo[] = [];
       for (const t of pos.tasks) {
@@ -289,7 +302,8 @@ function afterTask(
   r: TaskResult,
   defer = false,
 ): Promise<void> | void {
-  if (r.kind !== "done") return;
+  // A Command.PARENT is neither an update of this graph nor stored: the run ends with it.
+  if (r.kind !== "done" || r.toParent) return;
   if (opts.emit && opts.modes.has("updates")) {
     const e: StreamEvent = {
       mode: "updates",

@@ -134,7 +134,7 @@ describe("argument checks", () => {
     await expectError(
       () => new Command({ updates: { count: 1 } } as never),
       TypeError,
-      'new Command(init): unknown key "updates"; a Command takes only update, goto and resume',
+      'new Command(init): unknown key "updates"; a Command takes only update, goto, resume and graph',
     );
     await expectError(
       () => new Command({ update: [1] as never }),

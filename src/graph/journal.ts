@@ -435,6 +435,21 @@ export class ThreadJournal implements RunJournal {
     return this.append([this.#event("run_finished", step, null, null, { status: "completed" })]);
   }
 
+  /**
+   * The run ended with a node's `Command.PARENT` (`run_finished`, status `"completed"`, with
+   * `toParent`: the node): its superstep is not applied, and nothing is left to run.
+   */
+  async handedToParent(step: number, node: string): Promise<void> {
+    try {
+      this.#flushInline();
+    } catch {
+      // As in failed(): a result its codecs cannot store is dropped.
+    }
+    await this.append([
+      this.#event("run_finished", step, null, null, { status: "completed", toParent: node }),
+    ]);
+  }
+
   /** Record a failure (best effort: a store that is down is not asked twice). */
   async failed(step: number, error: unknown): Promise<void> {
     const e = error as { name?: unknown; message?: unknown };

@@ -39,6 +39,7 @@ import type { Graph, GraphInput, GraphState } from "./graph.js";
 import { checkInputFields, pickOutput } from "./io-schema.js";
 import { settleNext, setWaiting } from "./joins.js";
 import { type CachedPosition, ThreadJournal } from "./journal.js";
+import { isSubgraphRun, ParentCommand } from "./parent-command.js";
 import { MemoryNodeCache, type NodeCache } from "./policies.js";
 import { Command } from "./routing.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
@@ -205,6 +206,7 @@ export async function runGraph<D extends StateDefinition | null>(
     emit,
     maxSteps,
     maxConcurrency: options.maxConcurrency ?? graph.maxConcurrency ?? 0,
+    subgraph: isSubgraphRun(options),
     output: graph.outputFields,
     breakpoints,
     journal,
@@ -330,7 +332,11 @@ export async function runGraph<D extends StateDefinition | null>(
     } catch (e) {
       // A run that lost its lease ends with that, whatever its nodes made of the abort.
       const error = journal.lost ?? e;
-      await journal.failed(pos.step, error);
+      if (error instanceof ParentCommand) {
+        // The child's run ends with its node's Command.PARENT; the subgraph node applies it.
+        await journal.handedToParent(pos.step, error.node);
+        positionsOf(positions, store).delete(`${threadId}\u0000${branchId}`);
+      } else await journal.failed(pos.step, error);
       throw error;
     }
     const folded: ThreadPosition = {

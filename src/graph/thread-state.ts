@@ -371,6 +371,15 @@ export function foldEvents(
         }
         case "run_finished":
           pos.lastStatus = (d.status as "completed" | "interrupted") ?? "completed";
+          if (typeof d.toParent === "string") {
+            // A subgraph's run that handed a Command to its parent ends there: nothing is next.
+            pos.tasks = [];
+            pos.known = {};
+            pos.caches = {};
+            pos.interrupts = [];
+            pos.answers = {};
+            setWaiting(pos, {});
+          }
           if (d.breakpoint) pos.breakpoint = d.breakpoint as unknown as Breakpoint;
           break;
         case "run_failed":
