@@ -33,24 +33,24 @@ import {
   type LoopEnd,
   type RunPosition,
   runLoop,
-  startTasks,
 } from "./engine.js";
 import type { Graph, GraphInput, GraphState } from "./graph.js";
 import { checkInputFields, pickOutput } from "./io-schema.js";
-import { settleNext, setWaiting } from "./joins.js";
-import { type CachedPosition, ThreadJournal } from "./journal.js";
+import { setWaiting } from "./joins.js";
+import { ThreadJournal } from "./journal.js";
 import { isSubgraphRun, ParentCommand } from "./parent-command.js";
 import { MemoryNodeCache, type NodeCache } from "./policies.js";
+import { type PositionCache, positionsOf, rememberPosition } from "./position-cache.js";
 import { Command } from "./routing.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
+import { scheduleStart } from "./schedule.js";
 import { planStateUpdate } from "./state-update.js";
 import { SubAgents } from "./sub-agents.js";
 import { applyStateUpdated, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
 import { endWithError, startSpan } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent } from "./types.js";
 
-/** Thread positions a graph keeps, by store, then by `threadId\u0000branchId` (least recently used first). */
-export type PositionCache = WeakMap<StateStore, Map<string, CachedPosition>>;
+export { type PositionCache, positionsOf, rememberPosition } from "./position-cache.js";
 
 let runCounter = 0;
 const runPrefix = randomBytes(4).toString("hex");
@@ -384,18 +384,6 @@ export async function runGraph<D extends StateDefinition | null>(
   }
 }
 
-/** Schedule a run's start tasks into `pos` (deferred ones wait when others run). */
-async function scheduleStart(engine: EngineGraph, pos: RunPosition, step: number): Promise<void> {
-  const tasks = await startTasks(engine, pos.state, step);
-  if (!engine.flow.waits) {
-    pos.tasks = tasks;
-    return;
-  }
-  const settled = settleNext(engine.flow, null, null, tasks, {}, step);
-  pos.tasks = settled.next;
-  setWaiting(pos, settled.waiting);
-}
-
 /** The graph's node cache; a `MemoryNodeCache` is made (and kept on the graph) on first need. */
 function resolveNodeCache(
   graph: Graph<StateDefinition | null>,
@@ -411,36 +399,4 @@ function resolveNodeCache(
   return null;
 }
 
-/** The positions of `store`'s threads cached by a graph. */
-export function positionsOf(
-  positions: PositionCache,
-  store: StateStore,
-): Map<string, CachedPosition> {
-  let m = positions.get(store);
-  if (!m) {
-    m = new Map();
-    positions.set(store, m);
-  }
-  return m;
-}
-
-/** Cache a branch's position after a run, dropping the least recently used beyond the limit. */
-export function rememberPosition(
-  positions: PositionCache,
-  store: StateStore,
-  threadId: string,
-  branchId: string,
-  cached: CachedPosition,
-): void {
-  const m = positionsOf(positions, store);
-  const key = `${threadId}\u0000${branchId}`;
-  m.delete(key);
-  m.set(key, cached);
-  if (m.size > POSITION_CACHE_SIZE) {
-    const oldest = m.keys().next().value as string;
-    m.delete(oldest);
-  }
-}
-
-const POSITION_CACHE_SIZE = 256;
 const NEVER = new AbortController().signal;
