@@ -27,18 +27,15 @@ export {
   textOf,
 } from "./chat/index.js";
 export * from "./errors/index.js";
+export { type FromSpecOptions, fromSpec, type Resolved, refResolver } from "./graph/from-spec.js";
 export * from "./graph/index.js";
 export { toMermaid } from "./graph/mermaid.js";
 export {
   type EdgeSpec,
-  type FromSpecOptions,
-  fromSpec,
   type GraphSpec,
   GraphSpecSchema,
   type JoinEdgeSpec,
   type NodeSpec,
-  type Resolved,
-  refResolver,
   START_NAME,
   type StateFieldSpec,
   type StaticEdgeSpec,

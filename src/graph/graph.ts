@@ -15,6 +15,7 @@ import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import { deleteGraphThread } from "./delete-thread.js";
 import type { ErrorHandler } from "./error-handler.js";
+import { type FromSpecOptions, fromSpec } from "./from-spec.js";
 import type { GraphInput, GraphOptions, GraphState, GraphUpdate } from "./graph-options.js";
 import { resolveFieldSchema } from "./io-schema.js";
 import { toMermaid } from "./mermaid.js";
@@ -29,7 +30,7 @@ import {
   checkRunOptions,
 } from "./run-options.js";
 import { type PositionCache, runGraph } from "./run-setup.js";
-import { type FromSpecOptions, fromSpec, type GraphSpec, toSpec } from "./spec.js";
+import { type GraphSpec, toSpec } from "./spec.js";
 import { type UpdateStateOptions, updateThreadState } from "./state-update.js";
 import { forkThread, getThreadState, type ThreadSnapshot, threadHistory } from "./thread-ops.js";
 import { resolveTracer } from "./tracing.js";
