@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { expectError } from "../../test/helpers.js";
-import { GraphConfigError } from "../errors/index.js";
+import { GraphConfigError, ValueError } from "../errors/index.js";
 import { defineState, reducer } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import { Graph } from "./graph.js";
@@ -213,8 +213,10 @@ describe("joins and deferred nodes in specs and diagrams", () => {
       'Graph spec "graph": edge 5 joins unknown node "zz"',
     );
     const one = { ...spec, edges: [...spec.edges, { join: ["a"], to: ["c"] }] };
-    await expect(Graph.fromSpec(one, { state: S, resolve: () => refs.a })).rejects.toThrow(
-      "fromSpec: not a valid graph spec: edges.4",
+    await expectError(
+      () => Graph.fromSpec(one, { state: S, resolve: () => refs.a }),
+      ValueError,
+      "fromSpec: not a valid graph spec: edges.4.join: Too small: expected array to have >=2 items",
     );
   });
 
