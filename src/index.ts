@@ -64,6 +64,7 @@ export {
   type StreamMode,
 } from "./graph/context.js";
 export type { ErrorHandler, ErrorHandlerContext, TaskError } from "./graph/error-handler.js";
+export { type FromSpecOptions, fromSpec, type Resolved, refResolver } from "./graph/from-spec.js";
 export {
   Graph,
   type GraphInput,
@@ -73,6 +74,9 @@ export {
   newRunId,
   type ThreadSnapshot,
 } from "./graph/graph.js";
+export type { FieldSchema } from "./graph/io-schema.js";
+export { type JoinSource, join, type Waiting } from "./graph/joins.js";
+export { toMermaid } from "./graph/mermaid.js";
 export {
   type Edge,
   isNode,
@@ -110,17 +114,13 @@ export {
 } from "./graph/routing.js";
 export {
   type EdgeSpec,
-  type FromSpecOptions,
-  fromSpec,
   type GraphSpec,
   GraphSpecSchema,
+  type JoinEdgeSpec,
   type NodeSpec,
-  type Resolved,
-  refResolver,
   START_NAME,
   type StateFieldSpec,
   type StaticEdgeSpec,
-  toMermaid,
   toSpec,
   type WhenEdgeSpec,
 } from "./graph/spec.js";

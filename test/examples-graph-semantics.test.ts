@@ -31,6 +31,14 @@ const expected: Record<string, string> = {
     "sunny in Oslo (call 2) | cached: false",
     "",
   ].join("\n"),
+  "examples/graph-semantics/map-reduce.ts": [
+    "3,6,6",
+    "reduce@2: 15 (fetched+checked)",
+    "audit@3: 1 entries",
+    '  n4["audit (deferred)"]',
+    "  n1 & n3 ==>|join| n5",
+    "",
+  ].join("\n"),
 };
 
 describe("graph-semantics examples", () => {

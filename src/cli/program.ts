@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { HumanMessage } from "../chat/messages.js";
 import type { InterruptInfo } from "../errors/index.js";
+import { pickOutput } from "../graph/io-schema.js";
 import type { StreamEvent } from "../graph/types.js";
 import { prototypeKey } from "../json/depth.js";
 import type { JsonValue } from "../json/index.js";
@@ -484,7 +485,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return `the thread keeps its state from before the failed step; retry with: nodestep resume ${shellQuote(threadId)} --graph ${shellQuote(s.target)}${storeFlag(s)}${s.branchId !== "main" ? ` --branch ${shellQuote(s.branchId)}` : ""}`;
     }
     if (open) io.stdout("\n");
-    const after = await graph.getState(threadId, { branchId });
+    const snapshot = await graph.getState(threadId, { branchId });
+    // What the run returns: the graph's output fields (all of them without an output schema).
+    const after = { ...snapshot, state: pickOutput(snapshot.state, graph.outputFields) };
     if (json) {
       out(
         JSON.stringify({

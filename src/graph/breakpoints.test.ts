@@ -5,10 +5,10 @@ import { ValueError } from "../errors/index.js";
 import { defineState, reducer } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import type { StateStore } from "../stores/types.js";
+import { fromSpec, refResolver } from "./from-spec.js";
 import { Graph, type GraphOptions } from "./graph.js";
 import { node, START } from "./node.js";
 import { END } from "./routing.js";
-import { fromSpec, refResolver } from "./spec.js";
 
 const State = defineState({
   log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),

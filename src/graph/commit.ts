@@ -17,6 +17,8 @@ import type {
   TaskResult,
   TaskSpec,
 } from "./engine-types.js";
+import { pickOutput } from "./io-schema.js";
+import { setWaiting, type Waiting } from "./joins.js";
 
 /**
  * The state after the superstep of `pos.tasks`: their updates applied in task order to one
@@ -57,14 +59,19 @@ async function discardAndThrow(
   throw e;
 }
 
-/** Move `pos` past superstep `step` to `state` and the `next` tasks; emit the state in `"values"` mode. */
+/**
+ * Move `pos` past superstep `step` to `state` and the `next` tasks (and, in a flow with joins
+ * or deferred nodes, to what waits after it); emit the state (its `output` fields) in `"values"` mode.
+ */
 export function commitStep(
   pos: RunPosition,
   state: Record<string, unknown>,
   next: TaskSpec[],
   opts: EngineRunOptions,
   step: number,
+  waiting: Waiting | null = null,
 ): void {
+  if (waiting) setWaiting(pos, waiting);
   pos.state = state;
   pos.step = step + 1;
   pos.tasks = next;
@@ -73,5 +80,11 @@ export function commitStep(
   // Answers belong to the superstep they were given in, as folding the log has them.
   pos.answers = {};
   if (opts.emit && opts.modes.has("values"))
-    opts.emit({ mode: "values", node: null, step, taskId: null, data: copyState(state) });
+    opts.emit({
+      mode: "values",
+      node: null,
+      step,
+      taskId: null,
+      data: copyState(pickOutput(state, opts.output ?? null)),
+    });
 }

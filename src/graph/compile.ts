@@ -4,6 +4,7 @@
  * @module
  */
 import { GraphConfigError } from "../errors/index.js";
+import { type CompiledJoin, isJoin } from "./joins.js";
 import { type Edge, isNode } from "./node.js";
 import {
   type AnyNode,
@@ -41,12 +42,20 @@ export interface CompiledFlow {
   readonly start: readonly CompiledTarget[];
   /** The edges as given, for specs and diagrams. */
   readonly edges: readonly Edge[];
+  /** The join edges, in the order given (empty for most graphs). */
+  readonly joins: readonly CompiledJoin[];
+  /** Names of the deferred nodes (`defer: true`). */
+  readonly deferred: ReadonlySet<string>;
+  /** Whether the flow has joins or deferred nodes (the scheduler then settles what waits). */
+  readonly waits: boolean;
 }
 
 /**
  * Check a flow and compile it.
  * @throws GraphConfigError for no edge from START, an edge from END, an unknown node name, two
- *   different nodes with one name, a target that is not a node, or a node with no way out.
+ *   different nodes with one name, a target that is not a node, or a node with no way out;
+ *   for a join: fewer than two sources, a source named twice, a `when()` target, or the same
+ *   join twice.
  */
 export function compileFlow(graphName: string, edges: readonly Edge[]): CompiledFlow {
   const fail = (message: string, node?: string): never => {
@@ -80,6 +89,7 @@ export function compileFlow(graphName: string, edges: readonly Edge[]): Compiled
     }
     if (isEnd(e.from)) fail("an edge starts from END; END has no way out");
     if (isNode(e.from)) add(e.from as AnyNode);
+    if (isJoin(e.from)) for (const s of e.from.sources) collect(s, "a join");
     collect(e.to, `the edge from "${e.from.name}"`);
   }
   const resolve = (t: unknown, where: string, allowNested = true): string[] => {
@@ -133,7 +143,16 @@ export function compileFlow(graphName: string, edges: readonly Edge[]): Compiled
   };
   const start: CompiledTarget[] = [];
   const outgoing = new Map<string, CompiledTarget[]>();
+  const joins: CompiledJoin[] = [];
+  const joined = new Set<string>();
   for (const e of edges) {
+    if (isJoin(e.from)) {
+      const j = compileJoin(e.from.sources, e.to, resolve, fail);
+      if (joins.some((x) => x.key === j.key)) fail(`the join ${j.key} is given twice`);
+      joins.push(j);
+      for (const s of j.sources) joined.add(s);
+      continue;
+    }
     const from = e.from.name;
     const where = from === "__start__" ? "the edge from START" : `the edge from "${from}"`;
     const compiled = compileTarget(e.to, where);
@@ -151,7 +170,7 @@ export function compileFlow(graphName: string, edges: readonly Edge[]): Compiled
       ? new Set(n.goto.flatMap((g) => resolve(g, `the goto list of node "${name}"`, false)))
       : null;
     const out = outgoing.get(name) ?? [];
-    if (out.length === 0 && goto === null) {
+    if (out.length === 0 && goto === null && !joined.has(name)) {
       fail(
         `node "${name}" has no way out: add an edge from it (${name}.to(END) to finish there) or declare its goto targets`,
         name,
@@ -159,7 +178,32 @@ export function compileFlow(graphName: string, edges: readonly Edge[]): Compiled
     }
     nodes.set(name, { node: n, name, edges: out, goto });
   }
-  return { nodes, start, edges };
+  const deferred = new Set([...byName.values()].filter((n) => n.defer).map((n) => n.name));
+  return { nodes, start, edges, joins, deferred, waits: joins.length > 0 || deferred.size > 0 };
+}
+
+/** A join edge's sources and targets, checked and resolved to names. */
+function compileJoin(
+  sources: readonly unknown[],
+  to: unknown,
+  resolve: (t: unknown, where: string, allowNested?: boolean) => string[],
+  fail: (message: string, node?: string) => never,
+): CompiledJoin {
+  const names = sources.flatMap((s) => resolve(s, "a join", false));
+  const where = `the join of ${names.map((n) => `"${n}"`).join(", ")}`;
+  if (names.length < 2)
+    fail(
+      `${names.length === 0 ? "a join" : where} has ${names.length === 0 ? "no sources" : "one source"}; a join waits for two or more nodes`,
+    );
+  for (const [i, n] of names.entries()) {
+    if (n === END_NAME) fail(`${where} lists END as a source; END never finishes`);
+    if (names.indexOf(n) !== i) fail(`${where} names "${n}" twice`, n);
+  }
+  const list = Array.isArray(to) ? to : [to];
+  if (list.some(isWhen) || list.length === 0)
+    fail(`${where} must lead to nodes, node names or END; when() is for edges from one node`);
+  const targets = list.flatMap((t) => resolve(t, where, false));
+  return { key: `${names.join("+")}>${targets.join("+")}`, sources: names, targets };
 }
 
 function isWhen(t: unknown): t is Conditional<unknown> {

@@ -15,7 +15,9 @@ import type { Breakpoint, Breakpoints } from "./breakpoints.js";
 import type { CompiledFlow } from "./compile.js";
 import type { PendingInterrupt, StreamMode, TaskHost } from "./context.js";
 import type { ErrorHandler, TaskError } from "./error-handler.js";
+import type { Waiting } from "./joins.js";
 import type { NodeCache, RetryPolicy } from "./policies.js";
+import type { Command } from "./routing.js";
 import type { SubAgents } from "./sub-agents.js";
 import type { StreamEvent } from "./types.js";
 
@@ -37,6 +39,8 @@ export interface TaskOutcome {
   error?: TaskError;
   /** `true` when the outcome came from the node cache (never stored in the log). */
   cached?: boolean;
+  /** A `Command.PARENT` the node returned: the run ends with it (never stored in the log). */
+  toParent?: Command;
 }
 
 /** A finished task's result: its outcome, marked done (one object, as 10,000 tasks of a fan-out hold theirs until the commit). */
@@ -84,8 +88,8 @@ export interface RunJournal {
   readonly lastEventId?: string | null;
 }
 
-/** The mutable position of a run: the state and what runs next. */
-export interface RunPosition {
+/** The mutable position of a run: the state, what runs next, and what waits (joins, deferred tasks). */
+export interface RunPosition extends Waiting {
   state: Record<string, unknown>;
   step: number;
   tasks: TaskSpec[];
@@ -114,6 +118,10 @@ export interface EngineRunOptions {
   maxSteps: number;
   /** At most this many tasks of a superstep run at once; absent or 0: no limit. */
   maxConcurrency?: number;
+  /** Whether the run is a child run of `subgraph(...)` (its nodes may return `Command.PARENT`). */
+  subgraph?: boolean;
+  /** The fields `"values"` events show (the graph's `output`); absent or `null`: all. */
+  output?: readonly string[] | null;
   /** The run's `interruptBefore` / `interruptAfter`, or `null` for none. */
   breakpoints?: Breakpoints | null;
   journal: RunJournal | null;
@@ -132,6 +140,7 @@ export interface EngineRunOptions {
         next: readonly TaskSpec[],
         state: Record<string, unknown>,
         before: Record<string, unknown>,
+        waiting: Waiting | null,
       ) => Promise<void> | void)
     | null;
 }

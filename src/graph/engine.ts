@@ -25,7 +25,9 @@ import type {
   TaskResult,
   TaskSpec,
 } from "./engine-types.js";
+import { settleNext, type Waiting } from "./joins.js";
 import { frozenValue } from "./journal.js";
+import { ParentCommand } from "./parent-command.js";
 import { runTask } from "./run-task.js";
 import { scheduleNext } from "./schedule.js";
 import {
@@ -101,7 +103,19 @@ export async function runLoop(
       }
     } else results = await runSuperstep(graph, pos, opts, host, step);
     let interrupted = false;
-    for (const r of results.values()) if (r.kind === "interrupted") interrupted = true;
+    let toParent = false;
+    for (const r of results.values()) {
+      if (r.kind === "interrupted") interrupted = true;
+      else if (r.toParent) toParent = true;
+    }
+    if (toParent) {
+      // A node returned Command.PARENT: the run ends there, its superstep not applied.
+      for (const t of pos.tasks) {
+        const r = results.get(t.id);
+        if (r?.kind === "done" && r.toParent)
+          throw new ParentCommand(r.toParent, t.name, graph.name);
+      }
+    }
     if (interrupted) {
       const interrupts: InterruptInfo[] = [];
       for (const t of pos.tasks) {
@@ -115,12 +129,20 @@ export async function runLoop(
     // Apply the updates in task order, schedule the next superstep, and commit it.
     const applied = applyUpdates(graph, pos, results, opts.journal, step);
     const state = applied instanceof Promise ? await applied : applied;
-    const next: TaskSpec[] = [];
+    let next: TaskSpec[] = [];
     const pending = scheduleNext(graph, pos.tasks, results, state, next, new Set(), step + 1);
     if (pending) await pending;
-    if (opts.onStepCommitted) await opts.onStepCommitted(step, pos.tasks, next, state, pos.state);
+    // Joins and deferred nodes (only in flows that have them, or a position that holds some).
+    let waiting: Waiting | null = null;
+    if (graph.flow.waits || pos.deferred) {
+      const settled = settleNext(graph.flow, pos.tasks, results, next, pos, step + 1);
+      next = settled.next;
+      waiting = settled.waiting;
+    }
+    if (opts.onStepCommitted)
+      await opts.onStepCommitted(step, pos.tasks, next, state, pos.state, waiting);
     const ran = pos.tasks;
-    commitStep(pos, state, next, opts, step);
+    commitStep(pos, state, next, opts, step, waiting);
     stepsThisRun++;
     if (opts.emit)
       emitCheckpoint(opts, step, pos.state, pos.tasks, opts.journal?.lastEventId ?? null);
@@ -304,7 +326,8 @@ function afterTask(
   r: TaskResult,
   defer = false,
 ): Promise<void> | void {
-  if (r.kind !== "done") return;
+  // A Command.PARENT is neither an update of this graph nor stored: the run ends with it.
+  if (r.kind !== "done" || r.toParent) return;
   if (opts.emit && opts.modes.has("updates")) {
     const e: StreamEvent = {
       mode: "updates",

@@ -134,7 +134,7 @@ describe("argument checks", () => {
     await expectError(
       () => new Command({ updates: { count: 1 } } as never),
       TypeError,
-      'new Command(init): unknown key "updates"; a Command takes only update, goto and resume',
+      'new Command(init): unknown key "updates"; a Command takes only update, goto, resume and graph',
     );
     await expectError(
       () => new Command({ update: [1] as never }),
@@ -191,12 +191,12 @@ describe("argument checks", () => {
     await expectError(
       () => new Graph(State, { name: "g", maxStep: 3 } as never),
       TypeError,
-      'Graph "g": unknown option "maxStep"; the options of new Graph(state, options) are name, stateStore, workspace, memoryStore, maxSteps, middleware, leaseTtlMs, retry, nodeCache, tracer, interruptBefore, interruptAfter, maxConcurrency, onError',
+      'Graph "g": unknown option "maxStep"; the options of new Graph(state, options) are name, stateStore, workspace, memoryStore, maxSteps, middleware, leaseTtlMs, retry, nodeCache, tracer, interruptBefore, interruptAfter, maxConcurrency, onError, input, output',
     );
     await expectError(
       () => new Graph(State, { store: null, thread: "t" } as never),
       TypeError,
-      'Graph "graph": unknown options "store", "thread"; the options of new Graph(state, options) are name, stateStore, workspace, memoryStore, maxSteps, middleware, leaseTtlMs, retry, nodeCache, tracer, interruptBefore, interruptAfter, maxConcurrency, onError',
+      'Graph "graph": unknown options "store", "thread"; the options of new Graph(state, options) are name, stateStore, workspace, memoryStore, maxSteps, middleware, leaseTtlMs, retry, nodeCache, tracer, interruptBefore, interruptAfter, maxConcurrency, onError, input, output',
     );
     await expectError(
       () => new Graph(State, "g" as never),

@@ -1,28 +1,26 @@
 /**
- * `Graph`: a state definition, nodes and edges, run superstep by superstep. Its runs are set
- * up in `run-setup.ts`, its thread operations are in `thread-ops.ts`, and its option checks in
- * `run-options.ts`.
+ * `Graph`: a state definition, nodes and edges, run superstep by superstep. Its options and
+ * state types are in `graph-options.ts`, its runs are set up in `run-setup.ts`, its thread
+ * operations are in `thread-ops.ts`, and its option checks in `run-options.ts`.
  *
  * @module
  */
 import type { Tracer } from "@opentelemetry/api";
 import { GraphConfigError, RunCancelledError, ValueError } from "../errors/index.js";
 import type { MemoryStore } from "../memory/types.js";
-import {
-  isStateDefinition,
-  type StateDefinition,
-  type StateShape,
-  type UpdateOfShape,
-} from "../state/define-state.js";
+import { isStateDefinition, type StateDefinition } from "../state/define-state.js";
 import type { BranchInfo, DeleteThreadOptions, StateStore, StoredEvent } from "../stores/types.js";
 import type { BreakpointNodes } from "./breakpoints.js";
 import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import type { ErrorHandler } from "./error-handler.js";
+import { type FromSpecOptions, fromSpec } from "./from-spec.js";
+import type { GraphInput, GraphOptions, GraphState, GraphUpdate } from "./graph-options.js";
+import { resolveFieldSchema } from "./io-schema.js";
+import { toMermaid } from "./mermaid.js";
 import type { Edge } from "./node.js";
 import { type NodeCache, nodeCachePrefix, type RetryPolicy, resolveRetry } from "./policies.js";
 import { EventQueue } from "./queue.js";
-import type { Command } from "./routing.js";
 import {
   checkGraphOptions,
   checkMaxConcurrency,
@@ -31,12 +29,13 @@ import {
   checkRunOptions,
 } from "./run-options.js";
 import type { PositionCache } from "./run-setup.js";
-import { type FromSpecOptions, fromSpec, type GraphSpec, toMermaid, toSpec } from "./spec.js";
+import { type GraphSpec, toSpec } from "./spec.js";
 import type { UpdateStateOptions } from "./state-update.js";
 import type { ThreadSnapshot } from "./thread-ops.js";
 import { resolveTracer } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent, StreamEventOf, StreamOptions } from "./types.js";
 
+export type { GraphInput, GraphOptions, GraphState, GraphUpdate } from "./graph-options.js";
 export { newRunId } from "./run-id.js";
 export type { ThreadSnapshot } from "./thread-ops.js";
 
@@ -54,58 +53,6 @@ function withOperations<T>(f: (o: Operations) => Promise<T>): Promise<T> {
     return f(o);
   });
 }
-
-/** Options of {@link Graph}. */
-export interface GraphOptions {
-  /** Graph name, shown in errors and events; default `"graph"`. */
-  name?: string;
-  /** Store of threads, interrupts and history; `null` runs without threads. */
-  stateStore?: StateStore | null;
-  /** Workspace exposed to nodes and tools as `ctx.workspace`. */
-  workspace?: unknown;
-  /**
-   * Long-term memory shared across threads, exposed to nodes and tools as `ctx.memoryStore`
-   * (LangGraph: the graph's `store`); a run's `memoryStore` option replaces it. Default none.
-   */
-  memoryStore?: MemoryStore | null;
-  /** Superstep limit per call; default 25. */
-  maxSteps?: number;
-  /** Middleware of every run, in order; nodes see it as `ctx.middleware`. */
-  middleware?: readonly unknown[];
-  /** How long a run's single-writer lease on its thread lasts without renewal, in ms; default 30,000. A run renews it as it goes; a process that dies leaves it to expire. */
-  leaseTtlMs?: number;
-  /** Default retry policy of nodes that have none; default none. */
-  retry?: RetryPolicy;
-  /** Where the results of nodes with a `cache` policy live; default a `MemoryNodeCache` of this graph. `new StoreNodeCache(store)` shares it through a state store. */
-  nodeCache?: NodeCache;
-  /** OpenTelemetry tracer for spans of runs, supersteps, nodes, model and tool calls; `true` takes `trace.getTracer("nodestep")`. Default none: no span is made. */
-  tracer?: Tracer | boolean;
-  /** Pause every run on a thread before a superstep with a task of one of these nodes (`"*"`: any); LangGraph's `interruptBefore`. Checked against the flow when a run starts. See docs/breakpoints.md. */
-  interruptBefore?: BreakpointNodes;
-  /** Pause every run on a thread after a superstep with a task of one of these nodes (`"*"`: any), when something runs next; LangGraph's `interruptAfter`. */
-  interruptAfter?: BreakpointNodes;
-  /** Default error handler of nodes that have none (see `NodeOptions.onError`); default none. See docs/error-handlers.md. */
-  onError?: ErrorHandler;
-  /** At most this many tasks of one superstep run at once (a positive integer); default no limit. A run's `maxConcurrency` replaces it. LangGraph's `maxConcurrency`. See docs/concurrency.md. */
-  maxConcurrency?: number;
-}
-
-/** The state type of a graph built on a definition, or a plain object. */
-export type GraphState<D> =
-  D extends StateDefinition<infer S>
-    ? { [K in keyof S]: StateDefinition<S>["State"][K] }
-    : Record<string, unknown>;
-/**
- * The input type of a graph: an update of its state, `null` to continue a thread, or a
- * `Command` that continues a thread with `resume` answers, an `update` and a `goto`.
- */
-export type GraphInput<D> = GraphUpdate<D> | Command<GraphState<D>> | null;
-
-/** An update of a graph's state, as a node returns it and as `graph.updateState` takes it. */
-export type GraphUpdate<D> =
-  D extends StateDefinition<infer S extends StateShape>
-    ? UpdateOfShape<S>
-    : Record<string, unknown>;
 
 /**
  * A graph: nodes over a typed state, joined by edges, run superstep by superstep.
@@ -148,6 +95,10 @@ export class Graph<D extends StateDefinition | null = null> {
   readonly onError: ErrorHandler | null;
   /** At most this many tasks of a superstep at once, or `null` for no limit. */
   readonly maxConcurrency: number | null;
+  /** The fields a run's input may have (see {@link GraphOptions.input}), or `null` for every field. */
+  readonly inputFields: readonly string[] | null;
+  /** The fields a result and a `"values"` event show (see {@link GraphOptions.output}), or `null` for every field. */
+  readonly outputFields: readonly string[] | null;
   #flow: CompiledFlow | null = null;
   #positions: PositionCache = new WeakMap();
 
@@ -155,8 +106,10 @@ export class Graph<D extends StateDefinition | null = null> {
    * @param state - a {@link defineState} definition, or `null` for a plain-object state (last write wins).
    * @param options - see {@link GraphOptions}; any other key is refused.
    * @throws TypeError if `state` is neither, `options` is not an object or has a key that is
-   *   not a graph option (a misspelled `maxStep`, say), or `stateStore` is not a store;
-   *   ValueError if `maxSteps` or `maxConcurrency` is not a positive integer.
+   *   not a graph option (a misspelled `maxStep`, say), `stateStore` is not a store, or
+   *   `input` / `output` is neither a non-empty list of field names nor a state definition;
+   *   ValueError if `maxSteps` or `maxConcurrency` is not a positive integer, or `input` /
+   *   `output` names a field the state does not have.
    */
   constructor(state: D = null as D, options: GraphOptions = {}) {
     if (state !== null && state !== undefined && !isStateDefinition(state)) {
@@ -194,6 +147,8 @@ export class Graph<D extends StateDefinition | null = null> {
       );
     }
     this.onError = options.onError ?? null;
+    this.inputFields = resolveFieldSchema(this.name, "input", options.input, this.state);
+    this.outputFields = resolveFieldSchema(this.name, "output", options.output, this.state);
     const maxSteps = options.maxSteps ?? 25;
     if (!Number.isInteger(maxSteps) || maxSteps < 1)
       throw new ValueError(
@@ -268,8 +223,9 @@ export class Graph<D extends StateDefinition | null = null> {
    * Run the graph to the end (or to a pause) and return the final state.
    *
    * @param input - an update applied to the initial (or the thread's) state; `null` continues a thread.
-   * @returns `{ state, runId, threadId, branchId, status, interrupts }`.
-   * @throws StateUpdateError for invalid input or updates; GraphExecutionError, StepLimitError, NodeTimeoutError, RunCancelledError; whatever a node throws.
+   * @returns `{ state, runId, threadId, branchId, status, interrupts }`; `state` has only the
+   *   graph's `output` fields when it has an output schema.
+   * @throws StateUpdateError for invalid input or updates (and an input field outside the graph's `input`); GraphExecutionError, StepLimitError, NodeTimeoutError, RunCancelledError; whatever a node throws.
    */
   async invoke(input: GraphInput<D>, options: RunOptions = {}): Promise<RunResult<GraphState<D>>> {
     checkRunOptions(this.name, options);

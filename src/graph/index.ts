@@ -23,6 +23,8 @@ export {
   newRunId,
   type ThreadSnapshot,
 } from "./graph.js";
+export type { FieldSchema } from "./io-schema.js";
+export { type JoinSource, join, type Waiting } from "./joins.js";
 export {
   type Edge,
   isNode,

@@ -17,6 +17,7 @@ import {
 import { sameOneLevel } from "../state/state-copy.js";
 import { type CompiledNode, END_NAME } from "./compile.js";
 import type { DoneResult, EngineGraph, StepRun, TaskRoutes, TaskSpec } from "./engine-types.js";
+import { childOrigin, noParentError } from "./parent-command.js";
 import { Command, isEnd, Send } from "./routing.js";
 
 /** Turn a node's return value into a prepared update and routes. */
@@ -36,12 +37,19 @@ export function interpret(
       routes: checkGoto(graph, cn, [ret], step, "a returned END"),
     };
   if (ret instanceof Command) {
+    if (ret.graph === Command.PARENT) {
+      // The child's run ends with it; the subgraph node applies it in the parent.
+      if (!run.opts.subgraph) throw noParentError(graph.name, cn.name, step);
+      return { kind: "done", update: null, routes: [], toParent: ret };
+    }
     if (ret.resume !== null) {
       throw new GraphExecutionError(
         `Node "${cn.name}" returned a Command with resume; resume answers interrupts when a Command is the input of a run (graph.invoke(new Command({ resume }), { threadId })), not from a node`,
         { graph: graph.name, node: cn.name, step },
       );
     }
+    const origin = childOrigin(ret);
+    if (origin && ret.update !== null) checkParentFields(graph, origin, ret.update);
     const update = ret.update === null ? null : prepare(graph, cn, ret.update);
     const routes =
       ret.goto === null
@@ -52,6 +60,7 @@ export function interpret(
             Array.isArray(ret.goto) ? ret.goto : [ret.goto],
             step,
             "Command.goto",
+            origin,
           );
     return { kind: "done", update, routes };
   }
@@ -118,6 +127,7 @@ function checkGoto(
   targets: readonly unknown[],
   step: number,
   how: string,
+  origin?: { node: string; graphName: string },
 ): TaskRoutes {
   const routes: NonNullable<TaskRoutes> = [];
   for (const t of targets) {
@@ -127,7 +137,15 @@ function checkGoto(
       name = nameOf(t.node);
       payload = preparePayload(graph.state, t.payload, name);
     } else name = nameOf(t);
-    if (!cn.goto?.has(name)) {
+    if (origin) {
+      // A child's Command.PARENT: any node of this (the parent's) flow, or END.
+      if (name !== END_NAME && !graph.flow.nodes.has(name)) {
+        throw new GraphExecutionError(
+          `Node "${origin.node}" of graph "${origin.graphName}" routed its parent graph "${graph.name}" to "${name}" (Command.PARENT), which is not a node of the parent; its nodes: ${[...graph.flow.nodes.keys()].join(", ")}`,
+          { graph: graph.name, node: cn.name, step },
+        );
+      }
+    } else if (!cn.goto?.has(name)) {
       const shown = name === END_NAME ? "END" : `"${name}"`;
       throw new GraphExecutionError(
         `Node "${cn.name}" routed to ${shown} through ${how}, but ${shown} is not in its goto list${cn.goto ? ` (${[...cn.goto].map((g) => (g === END_NAME ? "END" : g)).join(", ")})` : ""}; declare it with node(fn, { goto: [...] })`,
@@ -138,6 +156,24 @@ function checkGoto(
     routes.push({ name, payload: payload ?? (t instanceof Send ? {} : null) });
   }
   return routes;
+}
+
+/** Refuse a child's `Command.PARENT` update with a field the parent's state does not have. */
+function checkParentFields(
+  graph: EngineGraph,
+  origin: { node: string; graphName: string },
+  update: Record<string, unknown>,
+): void {
+  const def = graph.state;
+  if (def === null) return;
+  for (const key of Object.keys(update)) {
+    if (update[key] !== undefined && !def.fields.has(key)) {
+      throw new StateUpdateError(
+        `Node "${origin.node}" of graph "${origin.graphName}" sent its parent graph "${graph.name}" field "${key}" (Command.PARENT), which is not a field of the parent's state; its fields: ${[...def.fields.keys()].join(", ")}`,
+        { node: origin.node, field: key },
+      );
+    }
+  }
 }
 
 function nameOf(t: unknown): string {

@@ -5,6 +5,7 @@
  */
 import type { NodeContext } from "./context.js";
 import type { ErrorHandler } from "./error-handler.js";
+import type { JoinSource } from "./joins.js";
 import type { CachePolicy, RetryPolicy } from "./policies.js";
 import { resolveRetry } from "./policies.js";
 import type { AnyNode, Command, EdgeTarget, EndSentinel, Send } from "./routing.js";
@@ -36,10 +37,10 @@ export type NodeHandler<S, C = unknown> = (
   ctx: NodeContext<C>,
 ) => NodeReturn<S> | Promise<NodeReturn<S>>;
 
-/** An edge from a node (or `START`) to its targets; made by `.to()`. */
+/** An edge from a node (or `START`, or a {@link join} of nodes) to its targets; made by `.to()`. */
 export interface Edge {
   readonly kind: "edge";
-  readonly from: AnyNode | StartSentinel;
+  readonly from: AnyNode | StartSentinel | JoinSource;
   readonly to: EdgeTarget;
 }
 
@@ -80,6 +81,13 @@ export interface NodeOptions<_S> {
    * a cancelled run. See docs/error-handlers.md.
    */
   onError?: ErrorHandler<_S>;
+  /**
+   * Defer the node (LangGraph's `defer: true`): when it is scheduled while other tasks are
+   * scheduled too, it waits (once, however often it is scheduled meanwhile) and runs in the
+   * first superstep that would otherwise have nothing to run. For map-reduce finalizers over
+   * branches of different lengths. Default `false`. See docs/joins.md.
+   */
+  defer?: boolean;
 }
 
 /** A graph step: a function plus its name and options. Made by {@link node}. */
@@ -95,6 +103,8 @@ export interface Node<S = Record<string, unknown>> {
   readonly cache: CachePolicy | null;
   /** Its error handler, or `null`. */
   readonly onError: ErrorHandler<S> | null;
+  /** Whether the node is deferred (see {@link NodeOptions.defer}). */
+  readonly defer: boolean;
   /** The wrapped function. */
   handler(state: S, ctx: NodeContext): NodeReturn<S> | Promise<NodeReturn<S>>;
   /** An edge from this node to `target`: a node, a name, `END`, `when(...)`, or a list (fan-out). */
@@ -107,8 +117,8 @@ const NAME_RESERVED = new Set(["__start__", "__end__", "__input__", "__send__"])
  * Turn a function into a graph node.
  *
  * @param fn - `(state, ctx) => update | state | Command | Send | Send[] | END | undefined`, sync or async.
- * @param options - `name`, `ref`, `timeoutMs`, `goto`.
- * @throws TypeError if `fn` is not a function, the name is missing, blank or reserved, `timeoutMs` is not a positive number, or `goto` is not a non-empty list of nodes, node names and `END`.
+ * @param options - `name`, `ref`, `timeoutMs`, `goto`, `retry`, `cache`, `onError`, `defer` (see {@link NodeOptions}).
+ * @throws TypeError if `fn` is not a function, the name is missing, blank or reserved, `timeoutMs` is not a positive number, `goto` is not a non-empty list of nodes, node names and `END`, or `defer` is not a boolean.
  * @example
  * ```ts
  * const greet = node((state: { name: string }) => ({ greeting: `Hello, ${state.name}` }), { name: "greet" });
@@ -164,6 +174,11 @@ export function node<S = Record<string, unknown>, C = unknown>(
   if (options.cache && options.cache.ttlMs !== undefined && !(options.cache.ttlMs > 0)) {
     throw new TypeError(`node "${name}": cache.ttlMs must be a positive number of milliseconds`);
   }
+  if (options.defer !== undefined && typeof options.defer !== "boolean") {
+    throw new TypeError(
+      `node "${name}": defer must be true or false, got ${String(options.defer)}`,
+    );
+  }
   const ref = options.ref ?? null;
   const n: Node<S> = {
     kind: "node",
@@ -174,6 +189,7 @@ export function node<S = Record<string, unknown>, C = unknown>(
     retry: options.retry ?? null,
     cache: options.cache ?? null,
     onError: options.onError ?? null,
+    defer: options.defer ?? false,
     handler: fn as Node<S>["handler"],
     to(target: EdgeTarget): Edge {
       return { kind: "edge", from: n, to: target };

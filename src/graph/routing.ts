@@ -111,14 +111,25 @@ export class Send {
  * interrupts by key, `update` is applied as `graph.updateState` applies it, and `goto` sets
  * the tasks that run next; `resume` is for run input only.
  *
- * @param init - `{ update?, goto?, resume? }`; omitted, the command does nothing and follows the edges.
- * @throws TypeError if `init` is not a plain object, has a key other than `update`, `goto` and `resume`,
+ * With `graph: Command.PARENT`, a node of a subgraph updates and routes its parent instead
+ * (LangGraph's `Command.PARENT`; see docs/subgraphs.md): the child's run ends there, and the
+ * parent applies `update` and `goto` as if the `subgraph(...)` node had returned them; the
+ * targets must be nodes of the parent's flow (its goto list is not needed).
+ *
+ * @param init - `{ update?, goto?, resume?, graph? }`; omitted, the command does nothing and follows the edges.
+ * @throws TypeError if `init` is not a plain object, has a key other than `update`, `goto`, `resume` and `graph`,
+ *   `graph` is neither `Command.PARENT` nor `null`, `graph` is given with `resume`,
  *   `resume` is not a plain object of answers,
  *   `update` is neither a plain object nor `null`, or `goto` is neither a node, a non-empty
  *   node name, `END`, a {@link Send} nor a list of them.
  * @example return new Command({ update: { answer }, goto: END });
+ * @example return new Command({ graph: Command.PARENT, update: { owner: "billing" }, goto: "billing" });
  */
 export class Command<S = Record<string, unknown>> {
+  /** `graph` of a command for the graph that runs this one as a subgraph: `"__parent__"`. */
+  static readonly PARENT = "__parent__" as const;
+  /** `Command.PARENT` when the command is for the parent graph; `null` for the node's own graph. */
+  readonly graph: typeof Command.PARENT | null;
   readonly update: Partial<S> | Record<string, unknown> | null;
   readonly goto: GotoTarget | ReadonlyArray<GotoTarget> | null;
   /** Answers to pending interrupts by key (run input only), or `null`. */
@@ -128,6 +139,7 @@ export class Command<S = Record<string, unknown>> {
       update?: Partial<S> | Record<string, unknown> | null;
       goto?: GotoTarget | ReadonlyArray<GotoTarget> | null;
       resume?: Readonly<Record<string, JsonValue>> | null;
+      graph?: typeof Command.PARENT | null;
     } = {},
   ) {
     if (!isPlainObject(init)) {
@@ -136,13 +148,24 @@ export class Command<S = Record<string, unknown>> {
       );
     }
     for (const key of Object.keys(init)) {
-      if (key !== "update" && key !== "goto" && key !== "resume") {
+      if (key !== "update" && key !== "goto" && key !== "resume" && key !== "graph") {
         throw new TypeError(
-          `new Command(init): unknown key "${key}"; a Command takes only update, goto and resume`,
+          `new Command(init): unknown key "${key}"; a Command takes only update, goto, resume and graph`,
         );
       }
     }
-    const { update, goto, resume } = init;
+    const { update, goto, resume, graph } = init;
+    if (graph !== undefined && graph !== null && graph !== Command.PARENT) {
+      throw new TypeError(
+        `new Command(init): graph must be Command.PARENT ("__parent__") or null, got ${describeValue(graph)}`,
+      );
+    }
+    if (graph === Command.PARENT && resume !== undefined && resume !== null) {
+      throw new TypeError(
+        "new Command(init): a Command for the parent graph cannot carry resume answers; resume answers are run input",
+      );
+    }
+    this.graph = graph ?? null;
     if (resume !== undefined && resume !== null && !isPlainObject(resume)) {
       throw new TypeError(
         `new Command(init): resume must be an object of answers by interrupt key or null, got ${describeValue(resume)}`,

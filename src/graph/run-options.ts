@@ -48,6 +48,8 @@ const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
   "interruptAfter",
   "maxConcurrency",
   "onError",
+  "input",
+  "output",
 ]);
 
 /** Check the options of `new Graph`: an object with only known keys. */

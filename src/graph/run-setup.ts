@@ -32,22 +32,25 @@ import {
   type LoopEnd,
   type RunPosition,
   runLoop,
-  startTasks,
 } from "./engine.js";
 import type { Graph, GraphInput, GraphState } from "./graph.js";
-import { type CachedPosition, ThreadJournal } from "./journal.js";
+import { checkInputFields, pickOutput } from "./io-schema.js";
+import { setWaiting } from "./joins.js";
+import { ThreadJournal } from "./journal.js";
+import { isSubgraphRun, ParentCommand } from "./parent-command.js";
 import { MemoryNodeCache, type NodeCache } from "./policies.js";
+import { type PositionCache, positionsOf, rememberPosition } from "./position-cache.js";
 import { Command } from "./routing.js";
 import { newRunId } from "./run-id.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
+import { scheduleStart } from "./schedule.js";
 import { planStateUpdate } from "./state-update.js";
 import { SubAgents } from "./sub-agents.js";
 import { applyStateUpdated, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
 import { endWithError, startSpan } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent } from "./types.js";
 
-/** Thread positions a graph keeps, by store, then by `threadId\u0000branchId` (least recently used first). */
-export type PositionCache = WeakMap<StateStore, Map<string, CachedPosition>>;
+export { type PositionCache, positionsOf, rememberPosition } from "./position-cache.js";
 
 /**
  * Run `graph` once: to the end, or to a pause. `emit` receives the events of `modeList`.
@@ -195,15 +198,18 @@ export async function runGraph<D extends StateDefinition | null>(
     emit,
     maxSteps,
     maxConcurrency: options.maxConcurrency ?? graph.maxConcurrency ?? 0,
+    subgraph: isSubgraphRun(options),
+    output: graph.outputFields,
     breakpoints,
     journal,
     traceContext,
     onStepCommitted: journal
-      ? (step, order, next, _state, before) => journal.stepCommitted(step, order, next, before)
+      ? (step, order, next, _state, before, waiting) =>
+          journal.stepCommitted(step, order, next, before, waiting)
       : null,
   });
   const result = (pos: RunPosition, end: LoopEnd): RunResult<GraphState<D>> => ({
-    state: copyState(pos.state) as GraphState<D>,
+    state: copyState(pickOutput(pos.state, graph.outputFields)) as GraphState<D>,
     runId,
     threadId,
     branchId,
@@ -215,6 +221,7 @@ export async function runGraph<D extends StateDefinition | null>(
         : null,
   });
 
+  if (!command) checkInputFields(graph.name, input, graph.inputFields);
   if (threadId === null) {
     const prepared = prepareUpdate(graph.state, input, "__input__", false);
     const state = applyUpdate(graph.state, initialState(graph.state), prepared, "__input__");
@@ -226,7 +233,7 @@ export async function runGraph<D extends StateDefinition | null>(
       caches: new Map(),
       answers: {},
     };
-    pos.tasks = await startTasks(engine, state, 0);
+    await scheduleStart(engine, pos, 0);
     return result(pos, await loop(pos, null));
   }
 
@@ -249,7 +256,7 @@ export async function runGraph<D extends StateDefinition | null>(
       const prepared = prepareUpdate(graph.state, input, "__input__", false);
       const state = applyUpdate(graph.state, tp.state, prepared, "__input__");
       pos = { state, step: tp.step, tasks: [], known: new Map(), caches: new Map(), answers: {} };
-      pos.tasks = await startTasks(engine, state, tp.step);
+      await scheduleStart(engine, pos, tp.step);
       if (options.resume !== undefined) {
         throw new ValueError(
           `Graph "${graph.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
@@ -263,6 +270,7 @@ export async function runGraph<D extends StateDefinition | null>(
           input: prepared as JsonObject,
           tasks: pos.tasks,
           resume: {},
+          waiting: pos,
         },
         tp.state,
       );
@@ -313,6 +321,7 @@ export async function runGraph<D extends StateDefinition | null>(
         // Continuing from a breakpoint goes past it.
         passed: tp.breakpoint ? tp.breakpoint.step : (tp.passed ?? null),
       };
+      setWaiting(pos, tp);
       originRunId = tp.originRunId ?? runId;
       await journal.runStarted(tp.step, { input: null, tasks: null, resume });
     }
@@ -322,7 +331,11 @@ export async function runGraph<D extends StateDefinition | null>(
     } catch (e) {
       // A run that lost its lease ends with that, whatever its nodes made of the abort.
       const error = journal.lost ?? e;
-      await journal.failed(pos.step, error);
+      if (error instanceof ParentCommand) {
+        // The child's run ends with its node's Command.PARENT; the subgraph node applies it.
+        await journal.handedToParent(pos.step, error.node);
+        positionsOf(positions, store).delete(`${threadId}\u0000${branchId}`);
+      } else await journal.failed(pos.step, error);
       throw error;
     }
     const folded: ThreadPosition = {
@@ -339,6 +352,7 @@ export async function runGraph<D extends StateDefinition | null>(
       originRunId,
       lastStatus: end.status,
     };
+    setWaiting(folded, pos);
     if (end.status === "interrupted" && end.breakpoint) {
       await journal.pausedAt(pos.step, end.breakpoint);
       // The next load folds the log (what the paused superstep already knew stays as stored).
@@ -386,36 +400,4 @@ function resolveNodeCache(
   return null;
 }
 
-/** The positions of `store`'s threads cached by a graph. */
-export function positionsOf(
-  positions: PositionCache,
-  store: StateStore,
-): Map<string, CachedPosition> {
-  let m = positions.get(store);
-  if (!m) {
-    m = new Map();
-    positions.set(store, m);
-  }
-  return m;
-}
-
-/** Cache a branch's position after a run, dropping the least recently used beyond the limit. */
-export function rememberPosition(
-  positions: PositionCache,
-  store: StateStore,
-  threadId: string,
-  branchId: string,
-  cached: CachedPosition,
-): void {
-  const m = positionsOf(positions, store);
-  const key = `${threadId}\u0000${branchId}`;
-  m.delete(key);
-  m.set(key, cached);
-  if (m.size > POSITION_CACHE_SIZE) {
-    const oldest = m.keys().next().value as string;
-    m.delete(oldest);
-  }
-}
-
-const POSITION_CACHE_SIZE = 256;
 const NEVER = new AbortController().signal;

@@ -121,7 +121,7 @@ async function runWithPolicies(
       if (opts.signal.aborted) throw e;
       continue;
     }
-    if (r.kind === "done" && cacheKey !== null && graph.nodeCache) {
+    if (r.kind === "done" && !r.toParent && cacheKey !== null && graph.nodeCache) {
       await graph.nodeCache.set(
         cacheKey,
         { update: r.update, routes: r.routes } as unknown as JsonValue,

@@ -6,7 +6,15 @@
  */
 
 import { type CompiledTarget, END_NAME } from "./compile.js";
-import type { DoneResult, EngineGraph, TaskResult, TaskRoutes, TaskSpec } from "./engine-types.js";
+import type {
+  DoneResult,
+  EngineGraph,
+  RunPosition,
+  TaskResult,
+  TaskRoutes,
+  TaskSpec,
+} from "./engine-types.js";
+import { settleNext, setWaiting } from "./joins.js";
 
 /** Start tasks for a run: the targets of START's edges, evaluated on `state`. */
 export async function startTasks(
@@ -18,6 +26,22 @@ export async function startTasks(
   const seen = new Set<string>();
   await addTargets(graph.flow.start, state, out, seen, step);
   return out;
+}
+
+/** Schedule a run's start tasks into `pos` (deferred ones wait when others run). */
+export async function scheduleStart(
+  engine: EngineGraph,
+  pos: RunPosition,
+  step: number,
+): Promise<void> {
+  const tasks = await startTasks(engine, pos.state, step);
+  if (!engine.flow.waits) {
+    pos.tasks = tasks;
+    return;
+  }
+  const settled = settleNext(engine.flow, null, null, tasks, {}, step);
+  pos.tasks = settled.next;
+  setWaiting(pos, settled.waiting);
 }
 
 /**

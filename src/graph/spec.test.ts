@@ -3,10 +3,12 @@ import { z } from "zod";
 import { expectError } from "../../test/helpers.js";
 import { GraphConfigError, ValueError } from "../errors/index.js";
 import { defineState, messagesField, reducer } from "../state/define-state.js";
+import { fromSpec, refResolver } from "./from-spec.js";
 import { Graph } from "./graph.js";
+import { toMermaid } from "./mermaid.js";
 import { node, START } from "./node.js";
 import { Command, END, when } from "./routing.js";
-import { fromSpec, type GraphSpec, refResolver, toMermaid, toSpec } from "./spec.js";
+import { type GraphSpec, toSpec } from "./spec.js";
 
 const State = defineState({
   messages: messagesField(),

@@ -18,6 +18,7 @@ import {
 import type { StateStore } from "../stores/types.js";
 import { type CompiledFlow, END_NAME } from "./compile.js";
 import type { EngineGraph, TaskResult, TaskSpec } from "./engine-types.js";
+import { settleNext } from "./joins.js";
 import { ThreadJournal } from "./journal.js";
 import { type GotoTarget, isEnd, Send } from "./routing.js";
 import { newRunId } from "./run-id.js";
@@ -77,6 +78,7 @@ export async function planStateUpdate(
   const state = prepared ? applyUpdate(graph.state, tp.state, prepared, writer) : tp.state;
   let next: TaskSpec[] | null = null;
   const step = tp.step + 1;
+  const init = tp.lastSeq === 0 ? tp.state : null;
   if (asNode !== null) {
     next = [];
     const task: TaskSpec = { id: "update", name: asNode, payload: null };
@@ -93,8 +95,19 @@ export async function planStateUpdate(
       step,
     );
     if (pending) await pending;
-  } else if (goto !== null) next = gotoTasks(graph, goto, step);
-  return { init: tp.lastSeq === 0 ? tp.state : null, update: prepared, asNode, next };
+    if (graph.flow.waits || tp.deferred) {
+      // asNode counts for the joins it is a source of, as if it had run.
+      const settled = settleNext(graph.flow, [task], results, next, tp, step);
+      return { init, update: prepared, asNode, next: settled.next, waiting: settled.waiting };
+    }
+  } else if (goto !== null) {
+    next = gotoTasks(graph, goto, step);
+    if (graph.flow.waits || tp.deferred) {
+      const settled = settleNext(graph.flow, null, null, next, tp, step);
+      return { init, update: prepared, asNode, next: settled.next, waiting: settled.waiting };
+    }
+  }
+  return { init, update: prepared, asNode, next };
 }
 
 /** The tasks a run-input `Command.goto` sets: each `Send` a task of its own, a node named twice once, END none. */

@@ -18,6 +18,8 @@ import { registerChildGraph } from "./child-states.js";
 import { GraphInterrupt, type NodeContext } from "./context.js";
 import type { Graph } from "./graph.js";
 import { type Node, node } from "./node.js";
+import { markFromChild, markSubgraphRun, ParentCommand } from "./parent-command.js";
+import { Command } from "./routing.js";
 import type { RunOptions, StreamEvent } from "./types.js";
 
 /** Options of {@link subgraph}: exactly one of `stateIn` with `stateOut`, or `share`. */
@@ -180,6 +182,7 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
         rootRunId: ctx.rootRunId,
         stateStore: store,
       };
+      markSubgraphRun(runOptions);
       if (threadId !== null) {
         runOptions.threadId = threadId;
         runOptions.branchId = childBranch;
@@ -220,6 +223,12 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       try {
         result = await graph.invoke(input as never, runOptions);
       } catch (e) {
+        if (e instanceof ParentCommand) {
+          // A child's node routed this graph: the subgraph node returns its update and goto
+          // (targets checked against this graph's flow, fields against its state).
+          const c = e.command;
+          return markFromChild(new Command({ update: c.update, goto: c.goto }), e) as never;
+        }
         if (e instanceof ThreadBusyError) {
           throw new GraphExecutionError(
             `subgraph "${name}": its child thread "${threadId}" is already running`,

@@ -13,6 +13,7 @@ import { cors } from "hono/cors";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { HumanMessage } from "../chat/messages.js";
+import { pickOutput } from "../graph/io-schema.js";
 import type { StreamEvent } from "../graph/types.js";
 import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
 import type { PriceTable } from "../middleware/prices.js";
@@ -383,7 +384,8 @@ export function createServer(options: ServerOptions): Hono {
           status: after.status,
           interrupts: after.interrupts,
           lastEventId: after.lastEventId,
-          state: after.state,
+          // The run's result: the graph's output fields (all of them without an output schema).
+          state: pickOutput(after.state, graph.outputFields),
           threadUsage: await usage.thread(threadId, branchId),
         });
       } catch (e) {

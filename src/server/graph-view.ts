@@ -15,8 +15,8 @@ export const END_VIEW_NAME = "__end__";
 export interface GraphViewEdge {
   from: string;
   to: string;
-  /** `"edge"`: always taken; `"when"` / `"otherwise"`: the two sides of a `when()`; `"goto"`: a declared `Command` target. */
-  kind: "edge" | "when" | "otherwise" | "goto";
+  /** `"edge"`: always taken; `"when"` / `"otherwise"`: the two sides of a `when()`; `"goto"`: a declared `Command` target; `"join"`: one source of a `join()` (taken once all its sources finished). */
+  kind: "edge" | "when" | "otherwise" | "goto" | "join";
 }
 
 /** A graph's nodes and edges; `"__start__"` and `"__end__"` stand for START and END. */
@@ -52,5 +52,7 @@ export function describeGraph(graph: ServedGraph): GraphView {
     addTargets(name, n.edges);
     for (const to of n.goto ?? []) add(name, to, "goto");
   }
+  for (const j of flow.joins)
+    for (const from of j.sources) for (const to of j.targets) add(from, to, "join");
   return { name: graph.name, nodes: [...flow.nodes.keys()], edges };
 }

@@ -1,0 +1,80 @@
+/**
+ * The options of `new Graph(state, options)` and the types a graph's state definition gives
+ * its state, input and updates.
+ *
+ * @module
+ */
+import type { Tracer } from "@opentelemetry/api";
+import type { MemoryStore } from "../memory/types.js";
+import type { StateDefinition, StateShape, UpdateOfShape } from "../state/define-state.js";
+import type { StateStore } from "../stores/types.js";
+import type { BreakpointNodes } from "./breakpoints.js";
+import type { ErrorHandler } from "./error-handler.js";
+import type { FieldSchema } from "./io-schema.js";
+import type { NodeCache, RetryPolicy } from "./policies.js";
+import type { Command } from "./routing.js";
+
+/** Options of {@link Graph}. */
+export interface GraphOptions {
+  /** Graph name, shown in errors and events; default `"graph"`. */
+  name?: string;
+  /** Store of threads, interrupts and history; `null` runs without threads. */
+  stateStore?: StateStore | null;
+  /** Workspace exposed to nodes and tools as `ctx.workspace`. */
+  workspace?: unknown;
+  /**
+   * Long-term memory shared across threads, exposed to nodes and tools as `ctx.memoryStore`
+   * (LangGraph: the graph's `store`); a run's `memoryStore` option replaces it. Default none.
+   */
+  memoryStore?: MemoryStore | null;
+  /** Superstep limit per call; default 25. */
+  maxSteps?: number;
+  /** Middleware of every run, in order; nodes see it as `ctx.middleware`. */
+  middleware?: readonly unknown[];
+  /** How long a run's single-writer lease on its thread lasts without renewal, in ms; default 30,000. A run renews it as it goes; a process that dies leaves it to expire. */
+  leaseTtlMs?: number;
+  /** Default retry policy of nodes that have none; default none. */
+  retry?: RetryPolicy;
+  /** Where the results of nodes with a `cache` policy live; default a `MemoryNodeCache` of this graph. `new StoreNodeCache(store)` shares it through a state store. */
+  nodeCache?: NodeCache;
+  /** OpenTelemetry tracer for spans of runs, supersteps, nodes, model and tool calls; `true` takes `trace.getTracer("nodestep")`. Default none: no span is made. */
+  tracer?: Tracer | boolean;
+  /** Pause every run on a thread before a superstep with a task of one of these nodes (`"*"`: any); LangGraph's `interruptBefore`. Checked against the flow when a run starts. See docs/breakpoints.md. */
+  interruptBefore?: BreakpointNodes;
+  /** Pause every run on a thread after a superstep with a task of one of these nodes (`"*"`: any), when something runs next; LangGraph's `interruptAfter`. */
+  interruptAfter?: BreakpointNodes;
+  /** Default error handler of nodes that have none (see `NodeOptions.onError`); default none. See docs/error-handlers.md. */
+  onError?: ErrorHandler;
+  /** At most this many tasks of one superstep run at once (a positive integer); default no limit. A run's `maxConcurrency` replaces it. LangGraph's `maxConcurrency`. See docs/concurrency.md. */
+  maxConcurrency?: number;
+  /**
+   * The fields a run's input may have (LangGraph's `input` schema): a list of state field
+   * names, or a `defineState` definition whose fields are fields of this state. `invoke` and
+   * `stream` refuse an input with another field (`StateUpdateError` naming it). Default: every
+   * field. See docs/input-output.md.
+   */
+  input?: FieldSchema;
+  /**
+   * The fields a run's result and its `"values"` events show (LangGraph's `output` schema),
+   * as for `input`. The thread's state keeps every field (`getState` shows them all). Default:
+   * every field.
+   */
+  output?: FieldSchema;
+}
+
+/** The state type of a graph built on a definition, or a plain object. */
+export type GraphState<D> =
+  D extends StateDefinition<infer S>
+    ? { [K in keyof S]: StateDefinition<S>["State"][K] }
+    : Record<string, unknown>;
+/**
+ * The input type of a graph: an update of its state, `null` to continue a thread, or a
+ * `Command` that continues a thread with `resume` answers, an `update` and a `goto`.
+ */
+export type GraphInput<D> = GraphUpdate<D> | Command<GraphState<D>> | null;
+
+/** An update of a graph's state, as a node returns it and as `graph.updateState` takes it. */
+export type GraphUpdate<D> =
+  D extends StateDefinition<infer S extends StateShape>
+    ? UpdateOfShape<S>
+    : Record<string, unknown>;

@@ -1,0 +1,127 @@
+/**
+ * Loading a branch's position: the graph's in-memory position when it is current, else the
+ * branch's snapshot plus the events after it, folded (`foldEvents`). A load that folds a long
+ * tail writes a snapshot (large parts that events hold kept as references).
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue } from "../json/index.js";
+import { nodeCrypto } from "../lazy.js";
+import { initialState, type StateDefinition } from "../state/define-state.js";
+import type { StateStore } from "../stores/types.js";
+import { coldMode } from "./cold-mode.js";
+import { indexParts, type PartIndex, resolveParts, shrinkParts } from "./snapshot-parts.js";
+import { emptyPosition, foldEvents, type ThreadPosition } from "./thread-state.js";
+
+/** A folded position and the seq of the branch's snapshot it was last compared with. */
+export interface CachedPosition {
+  position: ThreadPosition;
+  snapshotSeq: number;
+}
+
+/** Load a branch's position: the process cache when it is current, else the snapshot plus the tail. */
+export async function loadPosition(
+  store: StateStore,
+  def: StateDefinition | null,
+  threadId: string,
+  branchId: string,
+  cache: Map<string, CachedPosition> | null,
+): Promise<CachedPosition> {
+  const key = `${threadId}\u0000${branchId}`;
+  const branch = await store.getBranch(threadId, branchId);
+  const cached = coldMode.on ? undefined : cache?.get(key);
+  if (cached && branch && cached.position.lastSeq === branch.lastSeq) return cached;
+  const snapshot = branch ? await store.loadSnapshot(threadId, branchId) : null;
+  let base = emptyPosition(def);
+  let snapshotSeq = 0;
+  const folder = definitionKey(def);
+  const parts: PartIndex = new Map();
+  if (snapshot && isPosition(snapshot.data, folder)) {
+    // A snapshot that refers to parts held by events reads them back; if it cannot, it is not used.
+    const data =
+      (snapshot.data as JsonObject).format === WITH_PART_REFS
+        ? await resolveParts(snapshot.data, store, threadId, branchId, parts)
+        : snapshot.data;
+    if (data !== null) {
+      const { definition: _, ...position } = data as JsonObject;
+      base = { ...position, format: 1 } as unknown as ThreadPosition;
+      snapshotSeq = snapshot.seq;
+    }
+  }
+  const events = await store.read(
+    threadId,
+    branchId,
+    snapshotSeq > 0 ? { afterSeq: snapshotSeq } : {},
+  );
+  const position = foldEvents(def, base, events);
+  if (events.length >= SNAPSHOT_AFTER_EVENTS && branch) {
+    // This load had to fold a long tail: keep a snapshot so the next cold load does not.
+    // (Runs write none: a process that keeps a thread's position in memory never needs one,
+    // and the log then holds each message once.)
+    // Large parts that events of the branch hold are kept as references, not repeated.
+    try {
+      indexParts(events, parts);
+      const data = { ...position, definition: folder } as unknown as JsonValue;
+      const shrunk = shrinkParts(data, parts);
+      await store.saveSnapshot(threadId, branchId, {
+        seq: position.lastSeq,
+        data: shrunk === null ? data : { ...(shrunk as JsonObject), format: WITH_PART_REFS },
+      });
+      snapshotSeq = position.lastSeq;
+    } catch {
+      // A snapshot only saves time; a failed one changes nothing.
+    }
+  }
+  return { position, snapshotSeq };
+}
+
+/** The `format` of a snapshot that refers to parts held by events (older readers, which know format 1 only, do not use it). */
+const WITH_PART_REFS = 2;
+
+/** A load that folds at least this many events writes a snapshot. */
+export const SNAPSHOT_AFTER_EVENTS = 64;
+
+/**
+ * Whether a snapshot holds a position folded by a definition like `def`: the fold depends on
+ * the fields' reducers, codecs and defaults, so a snapshot kept by a reader with another
+ * definition (a plain-object graph, an older version of the state) is not used (nor one
+ * written before snapshots said which definition folded them).
+ */
+function isPosition(data: JsonValue, definition: string): boolean {
+  return (
+    typeof data === "object" &&
+    data !== null &&
+    !Array.isArray(data) &&
+    (data.format === 1 || data.format === WITH_PART_REFS) &&
+    data.definition === definition
+  );
+}
+
+const definitionKeys = new WeakMap<StateDefinition, string>();
+
+/**
+ * A short key of what folding depends on in `def`: each field's name, reducer and codec, and
+ * whether it starts with a value. Not the initial values themselves: a default made by a
+ * function (a time, an id) differs from one call to the next, and a snapshot holds the values
+ * the thread started with.
+ */
+function definitionKey(def: StateDefinition | null): string {
+  if (def === null) return "plain";
+  let key = definitionKeys.get(def);
+  if (key === undefined) {
+    const initial = initialState(def);
+    const fields = [...def.fields.values()].map((f) => [
+      f.name,
+      f.reducer ? String(f.reducer) : null,
+      f.codec ? [String(f.codec.encode), String(f.codec.decode)] : null,
+      Object.hasOwn(initial, f.name),
+    ]);
+    key = nodeCrypto()
+      .createHash("sha256")
+      .update(JSON.stringify(fields))
+      .digest("base64url")
+      .slice(0, 22);
+    definitionKeys.set(def, key);
+  }
+  return key;
+}
