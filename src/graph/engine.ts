@@ -25,7 +25,7 @@ import type {
   TaskResult,
   TaskSpec,
 } from "./engine-types.js";
-import { frozenValue } from "./journal.js";
+import { frozenValue } from "./frozen-value.js";
 import { runTask } from "./run-task.js";
 import { scheduleNext } from "./schedule.js";
 import { endWithError, startSpan } from "./tracing.js";

@@ -17,6 +17,7 @@ import type { NewEvent, StateStore } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
 import { coldMode } from "./cold-mode.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
+import { frozenValue } from "./frozen-value.js";
 import { indexParts, type PartIndex, resolveParts, shrinkParts } from "./snapshot-parts.js";
 import {
   emptyPosition,
@@ -526,19 +527,6 @@ export class ThreadJournal implements RunJournal {
     await this.#tail;
     // Also after a lost lease: releasing is a no-op when another owner holds it now.
     await this.store.releaseLease(this.threadId, this.branchId, this.runId).catch(() => {});
-  }
-}
-
-/**
- * A copy of JSON data that shares nothing mutable with it (primitives as they are); data
- * that cannot be copied is kept as it is, for the store to refuse with its path.
- */
-export function frozenValue<T>(value: T): T {
-  if (value === null || typeof value !== "object") return value;
-  try {
-    return structuredClone(value);
-  } catch {
-    return value;
   }
 }
 
