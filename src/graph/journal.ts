@@ -246,11 +246,11 @@ export class ThreadJournal implements RunJournal {
     }
     const batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
     this.#buffer = [];
-    const run = async (b: NewEvent[]) => {
+    const run = async (b: NewEvent[], queued: boolean) => {
       try {
         // A renewal may have failed (or not come in time) while earlier appends were queued:
-        // this one is not sent.
-        this.#checkLease();
+        // this one is not sent. (Not queued: checked just above.)
+        if (queued) this.#checkLease();
         if (this.#lost) throw this.#lost;
         const stored = await this.store.append(this.threadId, this.branchId, b, this.lastSeq);
         const last = stored[stored.length - 1];
@@ -264,10 +264,10 @@ export class ThreadJournal implements RunJournal {
     };
     this.#inFlight++;
     let p: Promise<void>;
-    if (this.#inFlight === 1) p = run(batch);
+    if (this.#inFlight === 1) p = run(batch, false);
     else {
       const frozen = batch.map(frozenEvent);
-      p = this.#tail.then(() => run(frozen));
+      p = this.#tail.then(() => run(frozen, true));
     }
     this.#tail = p.catch(() => {});
     return p;
