@@ -23,7 +23,12 @@ const COLD = [
   "src/graph/sub-agents.test.ts",
   "src/graph/cold-warm.test.ts",
   "src/graph/fork-children.test.ts",
+  "src/graph/stream-modes.test.ts",
+  "src/graph/subgraph-breakpoints.test.ts",
   "src/middleware/approval.test.ts",
+  "src/middleware/retry.test.ts",
+  "src/middleware/usage.test.ts",
+  "src/middleware/summarization-agent.test.ts",
   "test/durable/interrupts.test.ts",
   "test/durable/immutable-events.test.ts",
 ];

@@ -7,7 +7,7 @@ import type { Message } from "../chat/messages.js";
 import { GraphConfigError } from "../errors/index.js";
 import type { NodeContext } from "../graph/context.js";
 import { isPlainObject } from "../json/index.js";
-import { addMessages } from "../state/add-messages.js";
+import { addMessages, type RemoveMessage } from "../state/add-messages.js";
 import type { AnyTool } from "../tools/types.js";
 
 export type { AnyTool };
@@ -113,15 +113,15 @@ export function readMessages(
 }
 
 /**
- * The update that appends `added` to the messages field: the new messages for a declared
- * state (its `addMessages` reducer merges them), the whole merged list for a plain-object
- * state (last write wins).
+ * The update that appends `added` (messages and `RemoveMessage` markers) to the messages
+ * field: the list itself for a declared state (its `addMessages` reducer merges it), the whole
+ * merged list for a plain-object state (last write wins).
  */
 export function appendMessages(
   ctx: NodeContext,
   current: readonly Message[],
-  added: Message[],
-): Message[] {
+  added: Array<Message | RemoveMessage>,
+): Array<Message | RemoveMessage> {
   return ctx.stateSchema === null ? addMessages(current, added) : added;
 }
 

@@ -390,6 +390,8 @@ describe("modelNode: what it writes", () => {
       reasoning: [],
       finishReason: "tool_calls",
       usage: { totalTokens: 3 },
+      // A response with usage records the model it is billed for (the usage totals price by it).
+      responseMetadata: { model: "scripted" },
     });
     expect(typeof ai.id).toBe("string");
     expect("raw" in ai).toBe(false);

@@ -21,8 +21,10 @@ import type { NodeContext } from "../graph/context.js";
 import { type Node, node } from "../graph/node.js";
 import { traced } from "../graph/tracing.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
+import { historyChange, runRewriteHistory } from "../middleware/history-hooks.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
+import { markStreamed, runWrapModelCall } from "../middleware/wrap-hooks.js";
 import { checkHistory, repairHistory as repairCopy } from "./history.js";
 import {
   type AnyTool,
@@ -31,6 +33,7 @@ import {
   checkToolList,
   readMessages,
 } from "./internal.js";
+import { emitMessages } from "./stream-events.js";
 
 /** What `modelNode` does with a final answer that does not validate against `outputSchema`. */
 export type OnInvalid = "raise" | "emit";
@@ -82,18 +85,27 @@ export interface ModelNodeOptions<O extends z.ZodType | null = null> {
  *
  * When it runs, the node:
  * 1. checks the state (a declared state only): the messages field must use `addMessages`, and
- *    every field it writes must be declared (`GraphConfigError`);
+ *    every field it writes must be declared (`GraphConfigError`); then runs the
+ *    `rewriteHistory` hooks of the run's middleware (such as `SummarizationMiddleware`), and
+ *    goes on with the conversation they return;
  * 2. checks that the history is consistent (`ChatHistoryError`), or with `repairHistory`
  *    sends a repaired copy (the state is not changed);
  * 3. builds a `ChatRequest`: the system prompt first, then the messages; the tools'
  *    definitions; `toolChoice`; the output schema as JSON schema;
  * 4. runs the `beforeModel` hooks of the run's middleware, calls `chat.complete` (or
- *    `chat.stream`, each chunk sent as a `"tokens"` event), then the `afterModel` hooks;
- * 5. appends the response as an `AIMessage` to the messages field and writes the tool calls
+ *    `chat.stream`, each chunk sent as a `"tokens"` event) inside the `wrapModelCall` hooks
+ *    (each call of their `next` is one attempt, one `chat <model>` span), then the
+ *    `afterModel` hooks;
+ * 5. appends the response as an `AIMessage` to the messages field (after the change a
+ *    `rewriteHistory` hook made, in the same update: its removals and new messages, then the
+ *    answer) and writes the tool calls
  *    and the answer text (`null` when the model calls tools or refuses); with an output schema,
  *    the answer parsed as JSON and validated (`null` on tool-call or refusal turns).
  *
- * The response's `raw` field is not stored. With a plain-object state (no `defineState`) the
+ * The response's `raw` field is not stored. When the response reports token usage, the
+ * message's `responseMetadata.model` records the model it is billed for (the response's
+ * `model`, else `chat.model`), unless the metadata names one already; the usage totals
+ * (`UsageLedger`) price the message by it. With a plain-object state (no `defineState`) the
  * declaration checks are skipped and the whole new message list is written.
  *
  * @param name - node name.
@@ -164,7 +176,12 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
 
   const run = async (state: S, ctx: NodeContext): Promise<Record<string, unknown>> => {
     checkStateFields("modelNode", ctx, messagesField, written);
-    const history = readMessages("modelNode", ctx, state, messagesField);
+    const stored = readMessages("modelNode", ctx, state, messagesField);
+    const middleware = ctx.middleware as readonly Middleware[];
+    const mctx: ModelMiddlewareContext = { model: chat.model, node: ctx, state };
+    const rewritten = await runRewriteHistory(middleware, stored, mctx);
+    const history = rewritten ?? stored;
+    const change = rewritten === null ? [] : historyChange(stored, rewritten);
     let sent: Message[];
     if (repair) sent = repairCopy(history);
     else {
@@ -172,8 +189,6 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       sent = history.slice();
     }
     if (systemPrompt !== null) sent.unshift(SystemMessage({ content: systemPrompt }));
-    const middleware = ctx.middleware as readonly Middleware[];
-    const mctx: ModelMiddlewareContext = { model: chat.model, node: ctx, state };
     let request = ChatRequest({
       messages: sent,
       tools: definitions.slice(),
@@ -181,25 +196,42 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       outputSchema: jsonSchema,
     });
     request = await runBeforeModel(middleware, request, mctx);
-    const sending = request;
-    let response: ChatResponse = await traced(
-      ctx.trace,
-      `chat ${chat.model}`,
-      { "gen_ai.operation.name": "chat", "gen_ai.request.model": chat.model },
-      async () =>
-        stream
-          ? assembleStream(emitting(chat.stream(sending, { signal: ctx.signal }), ctx))
-          : ChatResponse(await chat.complete(sending, { signal: ctx.signal })),
-      (span, r) => {
-        if (r.model !== null) span.setAttribute("gen_ai.response.model", r.model);
-        if (r.finishReason !== null)
-          span.setAttribute("gen_ai.response.finish_reasons", [r.finishReason]);
-        const input = r.usage.inputTokens;
-        const output = r.usage.outputTokens;
-        if (typeof input === "number") span.setAttribute("gen_ai.usage.input_tokens", input);
-        if (typeof output === "number") span.setAttribute("gen_ai.usage.output_tokens", output);
-      },
-    );
+    let attempt = 0;
+    const attemptCall = (sending: ChatRequest): Promise<ChatResponse> => {
+      attempt++;
+      return traced(
+        ctx.trace,
+        `chat ${chat.model}`,
+        {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.request.model": chat.model,
+          ...(attempt > 1 ? { "nodestep.attempt": attempt } : {}),
+        },
+        async () => {
+          if (!stream) return ChatResponse(await chat.complete(sending, { signal: ctx.signal }));
+          const sent = { chunks: 0 };
+          try {
+            return await assembleStream(
+              emitting(chat.stream(sending, { signal: ctx.signal }), ctx, sent),
+            );
+          } catch (e) {
+            // Its tokens are out: retrying would send them twice (see ModelRetryMiddleware).
+            if (sent.chunks > 0) markStreamed(e);
+            throw e;
+          }
+        },
+        (span, r) => {
+          if (r.model !== null) span.setAttribute("gen_ai.response.model", r.model);
+          if (r.finishReason !== null)
+            span.setAttribute("gen_ai.response.finish_reasons", [r.finishReason]);
+          const input = r.usage.inputTokens;
+          const output = r.usage.outputTokens;
+          if (typeof input === "number") span.setAttribute("gen_ai.usage.input_tokens", input);
+          if (typeof output === "number") span.setAttribute("gen_ai.usage.output_tokens", output);
+        },
+      );
+    };
+    let response: ChatResponse = await runWrapModelCall(middleware, request, attemptCall, mctx);
     response = await runAfterModel(middleware, response, mctx);
     const toolCalls = checkToolCalls(response.toolCalls, chat.model, name);
     const ai = AIMessage({
@@ -209,11 +241,11 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       reasoning: response.reasoning,
       finishReason: response.finishReason,
       usage: response.usage,
-      responseMetadata: response.responseMetadata ?? null,
+      responseMetadata: withBilledModel(response, chat.model),
     });
     const answered = toolCalls.length === 0 && response.refusal === null;
     const update: Record<string, unknown> = {
-      [messagesField]: appendMessages(ctx, history, [ai]),
+      [messagesField]: appendMessages(ctx, stored, [...change, ai]),
       [toolCallsField]: toolCalls,
       [finalTextField]: answered ? textOf(response.content) : null,
     };
@@ -222,9 +254,25 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
         ? parseOutput(outputSchema, schemaName, textOf(response.content), onInvalid, ctx)
         : null;
     }
+    // The answer as a "messages" event, now that the node writes it (with its id, when streamed).
+    if (ctx.streamModes.includes("messages"))
+      update[messagesField] = appendMessages(ctx, history, emitMessages(ctx, [ai]));
     return update;
   };
   return node<S>(run, { name });
+}
+
+/**
+ * The response's metadata, with `model` (the model the response names, else the chat model's
+ * name) added when the response reports token usage and names no model there yet: the usage
+ * totals price a message by it.
+ */
+function withBilledModel(response: ChatResponse, chatModel: string): JsonObject | null {
+  const meta = response.responseMetadata ?? null;
+  const u = response.usage;
+  const counted = [u.inputTokens, u.outputTokens, u.totalTokens].some((n) => typeof n === "number");
+  if (!counted || (meta !== null && "model" in meta)) return meta;
+  return { ...(meta ?? {}), model: response.model ?? chatModel };
 }
 
 /** The JSON schema of an output schema, without `$schema`. */
@@ -245,8 +293,10 @@ function outputJsonSchema(owner: string, schema: z.ZodType): JsonObject {
 async function* emitting(
   chunks: AsyncIterable<ChatStreamChunk>,
   ctx: NodeContext,
+  sent: { chunks: number },
 ): AsyncGenerator<ChatStreamChunk> {
   for await (const chunk of chunks) {
+    sent.chunks++;
     ctx.emit(chunk, { mode: "tokens" });
     yield chunk;
   }

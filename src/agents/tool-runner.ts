@@ -19,6 +19,7 @@ import { GraphInterrupt, type NodeContext, type PendingInterrupt } from "../grap
 import { type Node, node } from "../graph/node.js";
 import { traced } from "../graph/tracing.js";
 import { isPlainObject, type JsonObject, type JsonValue } from "../json/index.js";
+import { attemptSpans } from "../tools/attempt-span.js";
 import { callTool, toolResultContent } from "../tools/call-tool.js";
 import { ToolContext } from "../tools/tool-context.js";
 import {
@@ -31,6 +32,7 @@ import {
   jsonEqual,
   readMessages,
 } from "./internal.js";
+import { emitMessages } from "./stream-events.js";
 
 /**
  * What a tool runner does when a tool call fails (an unknown tool, invalid arguments, or an
@@ -165,6 +167,8 @@ export function toolRunner<S = Record<string, unknown>>(
           "gen_ai.tool.call.id": call.id,
         },
         () => callTool(tool, call.arguments as JsonObject, toolCtx),
+        undefined,
+        (span) => attemptSpans.set(toolCtx, span),
       );
       const ranWith = result.arguments as JsonObject;
       return {
@@ -245,7 +249,10 @@ export function toolRunner<S = Record<string, unknown>>(
     }
     const interrupts = outcomes.flatMap((o) => (o.kind === "interrupted" ? o.interrupts : []));
     if (interrupts.length > 0) throw new GraphInterrupt(interrupts);
-    const messages = outcomes.map((o) => (o as { message: ToolMessage }).message);
+    const messages = emitMessages(
+      ctx,
+      outcomes.map((o) => (o as { message: ToolMessage }).message),
+    );
     return {
       [messagesField]: appendMessages(ctx, history, messages),
       [toolCallsField]: [],

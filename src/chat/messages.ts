@@ -49,7 +49,8 @@ export interface AIMessage {
   /**
    * What the chat layer recorded about the call, when it recorded something; absent otherwise.
    * `fallbackChat` sets `fallback: { model, skipped }` (which model answered, and why the ones
-   * before it were skipped). JSON, stored with the message.
+   * before it were skipped); `modelNode` sets `model` (the model the usage is billed for) when
+   * the response reports usage. JSON, stored with the message.
    */
   responseMetadata?: JsonObject;
 }

@@ -15,6 +15,7 @@ import type { InterruptInfo } from "../errors/index.js";
 import type { StreamEvent } from "../graph/types.js";
 import { prototypeKey } from "../json/depth.js";
 import type { JsonValue } from "../json/index.js";
+import { checkPrices, type PriceTable } from "../middleware/prices.js";
 import { classNames } from "../server/errors.js";
 import { createServer, DEFAULT_PORT, LOOPBACK_HOSTS, listen } from "../server/index.js";
 import type { ServedGraph } from "../server/types.js";
@@ -321,9 +322,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     )
     .option("--api-key <key>", "require Authorization: Bearer <key> (default $NODESTEP_API_KEY)")
     .option("--cors-origin <origin...>", "browser origins allowed to call the API (default none)")
+    .option(
+      "--prices <file>",
+      "a JSON price table (USD per million tokens) for the usage routes' cost",
+    )
     .addOption(storeOption())
     .addOption(modelOption())
     .action(async (target: string | undefined, o: ServeOpts) => {
+      const prices = o.prices === undefined ? null : readPrices(o.prices);
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         throw new UsageError(`--port must be a port number, got "${o.port}"`);
@@ -337,6 +343,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           context: loaded.context,
           corsOrigins: o.corsOrigin ?? [],
           allowedHosts: loopback ? LOOPBACK_HOSTS : null,
+          prices,
         });
         const server = await listen(app, { port, host: o.host });
         out(`nodestep studio for graph "${loaded.graph.name}": ${server.url}/`);
@@ -538,6 +545,28 @@ interface ServeOpts extends StoreOpts {
   host: string;
   apiKey?: string;
   corsOrigin?: string[];
+  prices?: string;
+}
+
+/** The price table of `serve --prices <file>`, read and checked; `UsageError` saying what is wrong. */
+function readPrices(file: string): PriceTable {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new UsageError(`--prices: cannot read ${file}: ${(e as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--prices: ${file} is not JSON: ${(e as Error).message}`);
+  }
+  try {
+    return checkPrices(json, `--prices ${file}`);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }
 
 /** A commander parser of an integer ≥ `min` for option `name`. */

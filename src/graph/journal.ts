@@ -382,6 +382,7 @@ export class ThreadJournal implements RunJournal {
     tasks: readonly TaskSpec[],
     results: Map<string, TaskResult>,
     interrupts: InterruptInfo[],
+    breakpoint: Breakpoint | null = null,
   ): Promise<void> {
     const events: NewEvent[] = [];
     for (const t of tasks) {
@@ -399,6 +400,8 @@ export class ThreadJournal implements RunJournal {
       this.#event("run_finished", step, null, null, {
         status: "interrupted",
         interrupts: interrupts as unknown as JsonValue,
+        // A subgraph's child paused at a static breakpoint (see childBreakpoint).
+        ...(breakpoint ? { breakpoint: breakpoint as unknown as JsonValue } : {}),
       }),
     );
     await this.append(events);

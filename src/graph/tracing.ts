@@ -13,6 +13,11 @@
  *   `gen_ai.usage.output_tokens`.
  * - `execute_tool <name>`: `gen_ai.operation.name` = `execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`.
  *
+ * Retries (`ModelRetryMiddleware`, `ToolRetryMiddleware`): each model attempt is its own
+ * `chat <model>` span, with `nodestep.attempt` (2, 3 …) from the second on; a tool call keeps one
+ * span, with a `nodestep.attempt` event per attempt (`nodestep.attempt`, `nodestep.attempt.ok`,
+ * and `exception.type` / `exception.message` for a failed one) once there is a second attempt.
+ *
  * A failure records the exception on its span and sets the status to ERROR.
  *
  * @module
@@ -74,7 +79,7 @@ export function endWithError(span: Span, error: unknown): void {
 
 /**
  * Run `fn` inside a child span of `scope` (a no-op wrapper when `scope` is null). `onResult` may
- * add attributes from the result before the span ends.
+ * add attributes from the result before the span ends; `onStart` gets the span before `fn` runs.
  *
  * @example
  * ```ts
@@ -87,9 +92,11 @@ export async function traced<T>(
   attributes: Attributes,
   fn: () => Promise<T>,
   onResult?: (span: Span, result: T) => void,
+  onStart?: (span: Span) => void,
 ): Promise<T> {
   if (!scope) return fn();
   const { span } = startSpan(scope.tracer, name, attributes, scope.context);
+  onStart?.(span);
   try {
     const result = await fn();
     onResult?.(span, result);

@@ -1,6 +1,7 @@
 /**
- * Middleware: the hook contract, the hook runners the agent nodes use, and
- * `ToolLimitMiddleware`.
+ * Middleware: the hook contract, the hook runners the agent nodes use, the built-in
+ * middleware (limits, approval, history trim, to-dos, retries, usage budget), and the usage
+ * totals and prices they read.
  *
  * @module
  */
@@ -12,6 +13,8 @@ export {
   type ApprovalRequest,
   DENIED_BY_PERSON,
 } from "./approval.js";
+export { type BackoffOptions, backoffDelay, type RetryClock, systemClock } from "./backoff.js";
+export { historyChange, runRewriteHistory } from "./history-hooks.js";
 export {
   estimateTokens,
   HistoryTrimMiddleware,
@@ -20,6 +23,22 @@ export {
 } from "./history-trim.js";
 export { ModelCallLimitMiddleware, type ModelCallLimitOptions } from "./model-call-limit.js";
 export {
+  isRetryableModelError,
+  type ModelRetryEvent,
+  ModelRetryMiddleware,
+  type ModelRetryOptions,
+  RETRY_STATUSES,
+} from "./model-retry.js";
+export {
+  type Cost,
+  checkPrices,
+  costOf,
+  type ModelPrice,
+  type PriceTable,
+  priceOf,
+  usageCost,
+} from "./prices.js";
+export {
   middlewareName,
   middlewareTools,
   runAfterModel,
@@ -27,6 +46,16 @@ export {
   runBeforeTool,
   runOnToolError,
 } from "./run-hooks.js";
+export {
+  isSummaryMessage,
+  SUMMARY_ID_PREFIX,
+  SUMMARY_PREFIX,
+  SUMMARY_PROMPT,
+  type SummarizationFailedEvent,
+  SummarizationMiddleware,
+  type SummarizationOptions,
+} from "./summarization.js";
+export { summaryTranscript } from "./summary-transcript.js";
 export {
   TODO_INSTRUCTIONS,
   type Todo,
@@ -37,4 +66,31 @@ export {
   todosFromMessages,
 } from "./todo.js";
 export { ToolLimitMiddleware, type ToolLimitOptions } from "./tool-limit.js";
+export {
+  type ErrorClass,
+  type ToolRetryEvent,
+  ToolRetryMiddleware,
+  type ToolRetryOptions,
+  type ToolRetryPolicy,
+} from "./tool-retry.js";
 export type { Middleware, ModelMiddlewareContext, ToolMiddlewareContext } from "./types.js";
+export {
+  UsageBudgetMiddleware,
+  type UsageBudgetOptions,
+  type UsageBudgetRequest,
+} from "./usage-budget.js";
+export {
+  type UsageReport,
+  usageReport,
+  type WithUsage,
+  type WithUsageOptions,
+  withUsage,
+} from "./usage-report.js";
+export {
+  emptyTotals,
+  UsageLedger,
+  type UsageSummary,
+  type UsageTotals,
+  usageFromEvents,
+} from "./usage-totals.js";
+export { runWrapModelCall, runWrapToolCall } from "./wrap-hooks.js";

@@ -3,15 +3,17 @@
  * the engine does not know about them.
  *
  * Order: hooks run in the order the middleware is listed (for `buildReactAgent`, its
- * `ToolLimitMiddleware` first). `beforeModel` and `beforeTool` may return a replacement;
+ * `ToolLimitMiddleware` first). `rewriteHistory` hooks run before every `beforeModel` hook.
+ * `rewriteHistory`, `beforeModel` and `beforeTool` may return a replacement;
  * `afterModel` may return a replacement response; `onToolError` observes (and may return a
  * replacement error).
  *
  * @module
  */
+import type { Message } from "../chat/messages.js";
 import type { ChatRequest, ChatResponse } from "../chat/types.js";
 import type { NodeContext } from "../graph/context.js";
-import type { JsonObject } from "../json/index.js";
+import type { JsonObject, JsonValue } from "../json/index.js";
 import type { AnyTool, ToolContext } from "../tools/types.js";
 
 /** What model hooks see. */
@@ -37,16 +39,34 @@ export interface ToolMiddlewareContext {
 /**
  * Middleware: any of these hooks.
  *
- * - `beforeModel(request, ctx)`: return a new `ChatRequest` to replace it, or nothing.
+ * - `rewriteHistory(history, ctx)`: return a new conversation to store in place of the
+ *   stored one, or nothing. The model node sends the new one and stores the change (removals
+ *   of the messages that are gone, the new messages) in the same state update as the model's
+ *   answer, so the change is one event of the log and a failed step changes nothing. Messages
+ *   kept from the old history must keep their ids. Used by `SummarizationMiddleware`.
+ * - `beforeModel(request, ctx)`: return a new `ChatRequest` to replace it, or nothing; only
+ *   the request changes, never the state.
  * - `afterModel(response, ctx)`: return a new `ChatResponse` to replace it, or nothing.
  * - `beforeTool(args, ctx)`: return new arguments to replace them, or nothing; throw
  *   `ToolDeniedError` to deny the call (it reaches the model as a tool message).
  * - `onToolError(error, ctx)`: sees a tool's error (or a result validation error) before it is handled.
+ * - `wrapModelCall(request, next, ctx)`: runs around the model call (after `beforeModel`,
+ *   before `afterModel`); call `next(request)` once or more (retries) and return its response.
+ *   The first middleware listed is the outermost wrapper. Each `next` call is one attempt: one
+ *   `chat <model>` span when the graph is traced.
+ * - `wrapToolCall(args, next, ctx)`: runs around the tool's own function and the check of its
+ *   result (after `beforeTool` and the argument check, before `onToolError`); call `next(args)`
+ *   once or more and return its result. Each `next` call is one attempt. A call whose result
+ *   is stored is never run again, so it never reaches this hook again.
  * - `tools()`: tools this middleware gives the model (added by `buildReactAgent`).
  */
 export interface Middleware {
   /** Name for errors and docs. */
   readonly name?: string;
+  rewriteHistory?(
+    history: readonly Message[],
+    ctx: ModelMiddlewareContext,
+  ): Message[] | undefined | void | Promise<Message[] | undefined | void>;
   beforeModel?(
     request: ChatRequest,
     ctx: ModelMiddlewareContext,
@@ -60,5 +80,15 @@ export interface Middleware {
     ctx: ToolMiddlewareContext,
   ): JsonObject | undefined | void | Promise<JsonObject | undefined | void>;
   onToolError?(error: unknown, ctx: ToolMiddlewareContext): void | Promise<void>;
+  wrapModelCall?(
+    request: ChatRequest,
+    next: (request: ChatRequest) => Promise<ChatResponse>,
+    ctx: ModelMiddlewareContext,
+  ): Promise<ChatResponse>;
+  wrapToolCall?(
+    args: JsonObject,
+    next: (args: JsonObject) => Promise<JsonValue>,
+    ctx: ToolMiddlewareContext,
+  ): Promise<JsonValue>;
   tools?(): ReadonlyArray<AnyTool>;
 }

@@ -15,12 +15,14 @@ import { z } from "zod";
 import { HumanMessage } from "../chat/messages.js";
 import type { StreamEvent } from "../graph/types.js";
 import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
+import type { PriceTable } from "../middleware/prices.js";
 import type { StateStore } from "../stores/types.js";
 import { studioHtml } from "../studio/page.js";
 import { studioScript } from "../studio/script.js";
 import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 import { describeGraph } from "./graph-view.js";
 import type { ServedGraph } from "./types.js";
+import { addUsageRoute } from "./usage-route.js";
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
@@ -44,12 +46,26 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** How long a streamed run may take to its first event before the SSE answer starts anyway, in ms; default 1,000. */
   streamStartMs?: number;
+  /**
+   * Prices by model (see `PriceTable`, docs/usage-and-cost.md): with them, `GET
+   * /api/threads/:id/usage` and a run's answer carry `cost` in US dollars; without, `cost` is `null`.
+   */
+  prices?: PriceTable | null;
 }
 
 /** The default loopback host names of {@link ServerOptions.allowedHosts}. */
 export const LOOPBACK_HOSTS: readonly string[] = ["127.0.0.1", "localhost", "[::1]"];
 
-const STREAM_MODES = ["updates", "values", "custom", "tokens"] as const;
+const STREAM_MODES = [
+  "updates",
+  "values",
+  "custom",
+  "tokens",
+  "messages",
+  "tasks",
+  "checkpoints",
+  "debug",
+] as const;
 const Id = z
   .string()
   .min(1)
@@ -83,6 +99,7 @@ const API_ROUTES = [
   "POST /api/threads",
   "GET /api/threads/:threadId/state",
   "GET /api/threads/:threadId/history",
+  "GET /api/threads/:threadId/usage",
   "POST /api/threads/:threadId/runs",
   "POST /api/threads/:threadId/runs/stream",
   "POST /api/threads/:threadId/fork",
@@ -95,12 +112,14 @@ const API_ROUTES = [
  *
  * Routes (see docs/server.md): `GET /` (the studio), `GET /health`, and under `/api`:
  * `GET /graph`, `GET|POST /threads`, `GET /threads/:id/state`, `GET /threads/:id/history`,
- * `POST /threads/:id/runs`, `POST /threads/:id/runs/stream` (server-sent events),
+ * `GET /threads/:id/usage` (token totals and cost), `POST /threads/:id/runs` (its answer has
+ * the run's `usage` and the branch's `threadUsage`; the stream's `end` event `threadUsage`), `POST /threads/:id/runs/stream` (server-sent events),
  * `POST /threads/:id/fork`, `DELETE /threads/:id`. Errors answer `{ error: { type, message } }` with a 4xx status for
  * the client's mistakes (malformed JSON 400, unknown thread, branch or event 404, busy thread
  * 409, …) and 500 only when the graph's run itself fails.
  *
  * @throws TypeError when the graph has no state store, or `store` is not the graph's.
+ * @throws ValueError when `prices` is not a valid price table.
  * @example
  * ```ts
  * const app = createServer({ graph, apiKey: process.env.NODESTEP_API_KEY });
@@ -215,6 +234,8 @@ export function createServer(options: ServerOptions): Hono {
   app.get("/api", (c) => c.json({ graph: graph.name, routes: API_ROUTES }));
   app.get("/api/graph", (c) => c.json(view));
 
+  // After the host, CORS and API key checks above, like every /api route.
+  const usage = addUsageRoute(app, store, options.prices ?? null, { param, query });
   app.get("/api/threads", async (c) => {
     const limit = count(query(c, "limit"), "limit", 1);
     const offset = count(query(c, "offset"), "offset", 0);
@@ -303,6 +324,8 @@ export function createServer(options: ServerOptions): Hono {
       interrupts: result.interrupts,
       state: result.state,
       lastEventId: after.lastEventId,
+      usage: await usage.run(threadId, branchId, result.runId),
+      threadUsage: await usage.thread(threadId, branchId),
     });
   });
 
@@ -361,6 +384,7 @@ export function createServer(options: ServerOptions): Hono {
           interrupts: after.interrupts,
           lastEventId: after.lastEventId,
           state: after.state,
+          threadUsage: await usage.thread(threadId, branchId),
         });
       } catch (e) {
         if (!closed) await send("error", errorAnswer(e).body);

@@ -8,9 +8,11 @@ import { z } from "zod";
 import { type ContentPart, ContentPartSchema, type MessageContent } from "../chat/parts.js";
 import { ValidationError } from "../errors/index.js";
 import { isGraphInterrupt } from "../graph/context.js";
-import { findNonJson, type JsonObject } from "../json/index.js";
+import { findNonJson, type JsonObject, type JsonValue } from "../json/index.js";
 import { runBeforeTool, runOnToolError } from "../middleware/run-hooks.js";
 import type { ToolMiddlewareContext } from "../middleware/types.js";
+import { runWrapToolCall } from "../middleware/wrap-hooks.js";
+import { recordAttempt } from "./attempt-span.js";
 import { describe, isTool } from "./tool.js";
 import { emptyToolContext } from "./tool-context.js";
 import type { AnyTool, Tool, ToolCallResult, ToolContext } from "./types.js";
@@ -43,8 +45,12 @@ function issueText(issues: readonly Issue[]): string {
  * 4. the result (`undefined` counts as `null`) is parsed by `tool.output` when there is one,
  *    and must be JSON.
  *
- * An error thrown by the tool, or a result that fails validation, goes through every
- * `onToolError(error, ...)` hook in order and is then rethrown as it is. A `GraphInterrupt`
+ * Steps 3 and 4 run inside every `wrapToolCall(args, next, ...)` hook of `ctx.middleware`
+ * (the first listed outermost); each `next` call is one attempt of them (`ToolRetryMiddleware`
+ * calls it again after a failure).
+ *
+ * An error thrown by the tool, or a result that fails validation (after the last attempt),
+ * goes through every `onToolError(error, ...)` hook in order and is then rethrown as it is. A `GraphInterrupt`
  * thrown by the tool passes through untouched.
  *
  * @param tool - a tool made by `tool()`.
@@ -87,8 +93,27 @@ export async function callTool<I, O, C>(
 
   let value: O;
   try {
-    const raw: unknown = await tool.fn(parsed.data, tctx);
-    value = validateResult<I, O, C>(tool, raw === undefined ? null : raw);
+    let attempt = 0;
+    let firstError: unknown;
+    const run = async (): Promise<JsonValue> => {
+      // Each attempt parses the arguments afresh: a tool that changed its input object in a
+      // failed attempt does not see the change in the next one.
+      const n = ++attempt;
+      // Attempts are recorded on the call's span once there is a second one.
+      if (n === 2) recordAttempt(tctx, 1, firstError);
+      try {
+        const input = n === 1 ? parsed.data : (tool.input.parse(finalArgs) as I);
+        const raw: unknown = await tool.fn(input, tctx);
+        const result = validateResult<I, O, C>(tool, raw === undefined ? null : raw) as JsonValue;
+        if (n > 1) recordAttempt(tctx, n, undefined);
+        return result;
+      } catch (e) {
+        if (n === 1) firstError = e;
+        else if (!isGraphInterrupt(e)) recordAttempt(tctx, n, e);
+        throw e;
+      }
+    };
+    value = (await runWrapToolCall(middleware, finalArgs, run, mctx)) as O;
   } catch (e) {
     if (isGraphInterrupt(e)) throw e;
     await runOnToolError(middleware, e, mctx);

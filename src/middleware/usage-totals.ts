@@ -1,0 +1,242 @@
+/**
+ * Token usage totals of a thread (a branch) and of a run, folded from the stored events
+ * alone: the `AIMessage`s that tasks wrote, with their `usage`. No state is rebuilt and no
+ * node runs; `UsageLedger` keeps a running total per branch and reads only the events after it.
+ *
+ * @module
+ */
+import { isPlainObject, type JsonObject } from "../json/index.js";
+import type { StateStore, StoredEvent } from "../stores/types.js";
+
+/** Token totals (each a number of tokens) and the number of model responses counted. */
+export interface UsageTotals {
+  /** Input tokens, cached ones included. */
+  inputTokens: number;
+  /** Output tokens, reasoning included. */
+  outputTokens: number;
+  /** Input + output (the response's own `totalTokens` when it reported one). */
+  totalTokens: number;
+  /** Input tokens read from the provider's prompt cache. */
+  cachedInputTokens: number;
+  /** Output tokens spent on reasoning. */
+  reasoningTokens: number;
+  /** Model responses counted. */
+  calls: number;
+}
+
+/** Totals of a thread's branch or of a run. */
+export interface UsageSummary {
+  /** All models together. */
+  usage: UsageTotals;
+  /**
+   * By model: the `AIMessage`'s `responseMetadata.model` (which `modelNode` records with
+   * usage), else `"unknown"`.
+   */
+  byModel: Record<string, UsageTotals>;
+  /**
+   * Budget raises approved on this branch by answers to `UsageBudgetMiddleware`'s pauses
+   * (`{ approve: true, addTokens, addCostUsd }`): tokens and US dollars.
+   */
+  approved: { tokens: number; usd: number };
+}
+
+/**
+ * Totals with nothing counted.
+ * @example emptyTotals() // { inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, calls: 0 }
+ */
+export function emptyTotals(): UsageTotals {
+  return {
+    inputTokens: 0,
+    outputTokens: 0,
+    totalTokens: 0,
+    cachedInputTokens: 0,
+    reasoningTokens: 0,
+    calls: 0,
+  };
+}
+
+function emptySummary(): UsageSummary {
+  return { usage: emptyTotals(), byModel: {}, approved: { tokens: 0, usd: 0 } };
+}
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+function add(t: UsageTotals, u: JsonObject): void {
+  const input = num(u.inputTokens);
+  const output = num(u.outputTokens);
+  t.inputTokens += input;
+  t.outputTokens += output;
+  t.totalTokens += typeof u.totalTokens === "number" ? num(u.totalTokens) : input + output;
+  t.cachedInputTokens += num(u.cachedInputTokens);
+  t.reasoningTokens += num(u.reasoningTokens);
+  t.calls += 1;
+}
+
+/** The key budget pauses are asked under: `"usage-budget:<taskId>"`. */
+export const BUDGET_KEY_PREFIX = "usage-budget:";
+
+/** Running fold state: the summary, and the messages already counted (by id). */
+interface Acc {
+  summary: UsageSummary;
+  seen: Set<string>;
+}
+
+function newAcc(): Acc {
+  return { summary: emptySummary(), seen: new Set() };
+}
+
+function countMessage(acc: Acc, m: Record<string, unknown>): void {
+  if (m.type !== "ai" || !isPlainObject(m.usage)) return;
+  const key = typeof m.id === "string" ? m.id : JSON.stringify(m);
+  if (acc.seen.has(key)) return;
+  acc.seen.add(key);
+  const meta = m.responseMetadata;
+  const model = isPlainObject(meta) && typeof meta.model === "string" ? meta.model : "unknown";
+  const u = m.usage as JsonObject;
+  add(acc.summary.usage, u);
+  acc.summary.byModel[model] ??= emptyTotals();
+  add(acc.summary.byModel[model], u);
+}
+
+/** The messages of an update: lists among its values, or one level inside them. */
+function countUpdate(acc: Acc, update: unknown): void {
+  if (!isPlainObject(update)) return;
+  for (const value of Object.values(update)) {
+    const lists = Array.isArray(value)
+      ? [value]
+      : isPlainObject(value)
+        ? Object.values(value).filter(Array.isArray)
+        : [];
+    for (const list of lists) {
+      for (const item of list as unknown[]) {
+        if (isPlainObject(item)) countMessage(acc, item);
+      }
+    }
+  }
+}
+
+function countApprovals(acc: Acc, resume: unknown): void {
+  if (!isPlainObject(resume)) return;
+  for (const [key, answer] of Object.entries(resume)) {
+    if (!key.startsWith(BUDGET_KEY_PREFIX) || !isPlainObject(answer) || answer.approve !== true)
+      continue;
+    acc.summary.approved.tokens += num(answer.addTokens);
+    acc.summary.approved.usd += num(answer.addCostUsd);
+  }
+}
+
+function foldInto(acc: Acc, e: StoredEvent): void {
+  const d = e.data;
+  if (!isPlainObject(d)) return;
+  if (e.type === "task_finished" || e.type === "step_committed") countUpdate(acc, d.update);
+  else if (e.type === "run_started") countApprovals(acc, d.resume);
+}
+
+function copySummary(s: UsageSummary): UsageSummary {
+  const byModel: Record<string, UsageTotals> = {};
+  for (const [k, v] of Object.entries(s.byModel)) byModel[k] = { ...v };
+  return { usage: { ...s.usage }, byModel, approved: { ...s.approved } };
+}
+
+/**
+ * Fold events into usage totals: every `AIMessage` with `usage` that a task wrote
+ * (`task_finished`, `step_committed`), each counted once by its id. Messages in a run's input
+ * or written by `updateState` are not counted (no model call made them here); a model call
+ * that failed before its task stored a result is not in the log, so not counted.
+ *
+ * @param options.runId - only the events of this run.
+ * @example usageFromEvents(await store.read("t1", "main")).usage.totalTokens // 38
+ */
+export function usageFromEvents(
+  events: readonly StoredEvent[],
+  options: { runId?: string } = {},
+): UsageSummary {
+  const acc = newAcc();
+  for (const e of events) {
+    if (options.runId === undefined || e.runId === options.runId) foldInto(acc, e);
+  }
+  return acc.summary;
+}
+
+interface Entry {
+  lastSeq: number;
+  thread: Acc;
+  runs: Map<string, Acc>;
+}
+
+/**
+ * Usage totals of threads, kept as running totals per branch: a call reads the branch's
+ * `lastSeq` and only the events after the last one it folded (the first call on a branch
+ * reads all of it). Everything follows from the stored events: a new ledger on a reopened
+ * store gives the same totals. A fork's totals are its parent's up to the fork point plus its
+ * own. It remembers at most `maxBranches` branches (the oldest is forgotten first).
+ *
+ * @example
+ * ```ts
+ * const ledger = new UsageLedger(store);
+ * const { usage } = await ledger.thread("t1"); // { inputTokens: 30, outputTokens: 8, totalTokens: 38, ... }
+ * ```
+ */
+export class UsageLedger {
+  readonly #store: StateStore;
+  readonly #entries = new Map<string, Entry>();
+  readonly #max: number;
+
+  /** @param options.maxBranches - branches remembered; default 1000. */
+  constructor(store: StateStore, options: { maxBranches?: number } = {}) {
+    this.#store = store;
+    this.#max = options.maxBranches ?? 1000;
+  }
+
+  async #entry(threadId: string, branchId: string): Promise<Entry> {
+    const k = `${threadId}\u0000${branchId}`;
+    let entry = this.#entries.get(k);
+    const branch = await this.#store.getBranch(threadId, branchId);
+    const lastSeq = branch?.lastSeq ?? 0;
+    // A thread deleted and written again numbers its events from 1 again.
+    if (entry === undefined || lastSeq < entry.lastSeq) {
+      entry = { lastSeq: 0, thread: newAcc(), runs: new Map() };
+    }
+    this.#entries.delete(k);
+    this.#entries.set(k, entry);
+    if (this.#entries.size > this.#max) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    // An unknown branch other than "main": the store's read throws UnknownBranchError.
+    if (branch === null && branchId !== "main") await this.#store.read(threadId, branchId);
+    if (lastSeq === entry.lastSeq) return entry;
+    const events = await this.#store.read(threadId, branchId, { afterSeq: entry.lastSeq });
+    for (const e of events) {
+      foldInto(entry.thread, e);
+      let run = entry.runs.get(e.runId);
+      if (run === undefined) {
+        run = newAcc();
+        entry.runs.set(e.runId, run);
+      }
+      foldInto(run, e);
+      entry.lastSeq = e.seq;
+    }
+    return entry;
+  }
+
+  /**
+   * Totals of a thread's branch (default `"main"`); zeros for a thread with no events.
+   * @throws UnknownBranchError (from the store) for a branch that does not exist.
+   * @example (await ledger.thread("t1", "alt")).usage.totalTokens // 238000
+   */
+  async thread(threadId: string, branchId = "main"): Promise<UsageSummary> {
+    return copySummary((await this.#entry(threadId, branchId)).thread.summary);
+  }
+
+  /**
+   * Totals of one run on a branch (its own events: a resume is a run of its own); zeros for a
+   * run with no events there.
+   * @throws UnknownBranchError (from the store) for a branch that does not exist.
+   * @example (await ledger.run("t1", result.runId)).usage.calls // 2
+   */
+  async run(threadId: string, runId: string, branchId = "main"): Promise<UsageSummary> {
+    const run = (await this.#entry(threadId, branchId)).runs.get(runId);
+    return run === undefined ? emptySummary() : copySummary(run.summary);
+  }
+}
