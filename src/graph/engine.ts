@@ -25,8 +25,8 @@ import type {
   TaskResult,
   TaskSpec,
 } from "./engine-types.js";
+import { frozenValue } from "./frozen-value.js";
 import { settleNext, type Waiting } from "./joins.js";
-import { frozenValue } from "./journal.js";
 import { ParentCommand } from "./parent-command.js";
 import { runTask } from "./run-task.js";
 import { scheduleNext } from "./schedule.js";

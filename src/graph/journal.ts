@@ -17,6 +17,7 @@ import type { StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
+import { frozenValue } from "./frozen-value.js";
 import { encodeWaiting, type Waiting } from "./joins.js";
 import { type CachedPosition, loadPosition } from "./load-position.js";
 import {
@@ -140,11 +141,11 @@ export class ThreadJournal implements RunJournal {
     }
     const batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
     this.#buffer = [];
-    const run = async (b: NewEvent[]) => {
+    const run = async (b: NewEvent[], queued: boolean) => {
       try {
         // A renewal may have failed (or not come in time) while earlier appends were queued:
-        // this one is not sent.
-        this.#checkLease();
+        // this one is not sent. (Not queued: checked just above.)
+        if (queued) this.#checkLease();
         if (this.#lost) throw this.#lost;
         const stored = await this.store.append(this.threadId, this.branchId, b, this.lastSeq);
         const last = stored[stored.length - 1];
@@ -158,10 +159,10 @@ export class ThreadJournal implements RunJournal {
     };
     this.#inFlight++;
     let p: Promise<void>;
-    if (this.#inFlight === 1) p = run(batch);
+    if (this.#inFlight === 1) p = run(batch, false);
     else {
       const frozen = batch.map(frozenEvent);
-      p = this.#tail.then(() => run(frozen));
+      p = this.#tail.then(() => run(frozen, true));
     }
     this.#tail = p.catch(() => {});
     return p;
@@ -442,19 +443,6 @@ export class ThreadJournal implements RunJournal {
     await this.#tail;
     // Also after a lost lease: releasing is a no-op when another owner holds it now.
     await this.store.releaseLease(this.threadId, this.branchId, this.runId).catch(() => {});
-  }
-}
-
-/**
- * A copy of JSON data that shares nothing mutable with it (primitives as they are); data
- * that cannot be copied is kept as it is, for the store to refuse with its path.
- */
-export function frozenValue<T>(value: T): T {
-  if (value === null || typeof value !== "object") return value;
-  try {
-    return structuredClone(value);
-  } catch {
-    return value;
   }
 }
 

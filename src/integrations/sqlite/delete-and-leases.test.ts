@@ -57,6 +57,38 @@ describe("SqliteStateStore leases that know the dead", () => {
     await store.close();
   });
 
+  it("records this process as the holder of a new, renewed or expired lease (a live holder's expired one too)", async () => {
+    const path = fresh();
+    const store = new SqliteStateStore({ path });
+    const me = thisProcess();
+    const read = () =>
+      new Database(path, { readonly: true })
+        .prepare("SELECT owner, host, pid, started, expires_at FROM leases")
+        .get() as {
+        owner: string;
+        host: string;
+        pid: number;
+        started: string | null;
+        expires_at: number;
+      };
+    const mine = { host: me.host, pid: process.pid, started: me.started };
+    expect(await store.acquireLease("t", "main", "run-1", 60_000)).toBe(true);
+    expect(read()).toMatchObject({ owner: "run-1", ...mine });
+    const first = read().expires_at;
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await store.acquireLease("t", "main", "run-1", 60_000)).toBe(true);
+    expect(read().expires_at).toBeGreaterThan(first);
+    // A live holder (the parent process) whose lease expired: taken over, this process recorded.
+    holdAs(path, { host: me.host, pid: process.ppid, started: null }, -1);
+    expect(await store.acquireLease("t", "main", "run-2", 60_000)).toBe(true);
+    expect(read()).toMatchObject({ owner: "run-2", ...mine });
+    // Unexpired: refused, the row left as it was.
+    holdAs(path, { host: me.host, pid: process.ppid, started: null });
+    expect(await store.acquireLease("t", "main", "run-3", 60_000)).toBe(false);
+    expect(read()).toMatchObject({ owner: "dead-run", host: me.host, pid: process.ppid });
+    await store.close();
+  });
+
   it("takes over a lease whose PID was reused by another process (its start time differs)", async () => {
     const path = fresh();
     const store = new SqliteStateStore({ path });

@@ -485,7 +485,24 @@ export class SqliteStateStore implements StateStore {
   ): Promise<boolean> {
     this.#open();
     checkLease(threadId, branchId, owner, ttlMs);
-    return this.#run(threadId, branchId, () => this.#leaseTx(threadId, branchId, owner, ttlMs));
+    return this.#run(threadId, branchId, () => {
+      // The common case in one statement (no lease yet, this owner's, or an expired one);
+      // a lease another owner holds goes through the transaction, which takes it over only
+      // when its holder is gone.
+      const now = Date.now();
+      const me = thisProcess();
+      const taken = this.#s.takeLease.run(
+        threadId,
+        branchId,
+        owner,
+        Math.ceil(now + ttlMs),
+        me.host,
+        me.pid,
+        me.started,
+        now,
+      ).changes;
+      return taken === 1 || this.#leaseTx(threadId, branchId, owner, ttlMs);
+    });
   }
 
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
@@ -695,6 +712,12 @@ function prepare(db: Database.Database) {
     ),
     getLease: db.prepare(
       "SELECT owner, expires_at, host, pid, started FROM leases WHERE thread_id = ? AND branch_id = ?",
+    ),
+    takeLease: db.prepare(
+      `INSERT INTO leases (thread_id, branch_id, owner, expires_at, host, pid, started) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (thread_id, branch_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
+         host = excluded.host, pid = excluded.pid, started = excluded.started
+       WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`,
     ),
     putLease: db.prepare(
       `INSERT INTO leases (thread_id, branch_id, owner, expires_at, host, pid, started) VALUES (?, ?, ?, ?, ?, ?, ?)
