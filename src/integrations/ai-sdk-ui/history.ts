@@ -6,7 +6,6 @@
  */
 import type { AIMessage, HumanMessage, Message } from "../../chat/messages.js";
 import { textOf } from "../../chat/parts.js";
-import type { PendingInterrupt } from "../../graph/context.js";
 import { isPlainObject } from "../../json/index.js";
 import { toolOutcome } from "./tool-output.js";
 import type { UIMessage, UIMessagePart, UIToolPart } from "./types.js";
@@ -18,7 +17,7 @@ export interface ToUIMessagesOptions {
    * an `ApprovalMiddleware` answer are shown in state `approval-requested`, as the stream
    * left them.
    */
-  interrupts?: readonly PendingInterrupt[];
+  interrupts?: readonly { key: string; value: unknown }[];
 }
 
 function userParts(m: HumanMessage): UIMessagePart[] {
@@ -135,7 +134,7 @@ export function toUIMessages(
     const v = i.value;
     if (!isPlainObject(v) || typeof v.toolCallId !== "string") continue;
     const part = tools.get(v.toolCallId);
-    if (!part || part.state !== "input-available") continue;
+    if (part?.state !== "input-available") continue;
     part.state = "approval-requested";
     part.approval = {
       id: i.key,
