@@ -181,4 +181,48 @@ describe("POST /api/threads/:id/ui-stream and GET /api/threads/:id/ui-messages",
       body: { error: { type: "UnknownThread", message: 'Thread "nope" has no events' } },
     });
   });
+
+  it("answers 409 for a second message while a run goes on on the thread", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = tool(
+      async () => {
+        await gate;
+        return "ok";
+      },
+      { name: "slow", description: "Waits." },
+    );
+    const agent = buildReactAgent(
+      new ScriptedChat([{ toolCalls: [{ id: "c1", name: "slow", arguments: {} }] }, "Done."]),
+      { tools: [slow], stateStore: new MemoryStateStore(), stream: true },
+    );
+    const app = createServer({ graph: agent as never });
+    const body = JSON.stringify({ messages: [user] });
+    const first = await app.fetch(
+      new Request("http://127.0.0.1/api/threads/t-1/ui-stream", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      }),
+    );
+    expect(first.status).toBe(200);
+    const second = await post(app, body);
+    expect(second.status).toBe(409);
+    expect(second.body).toEqual({
+      error: {
+        type: "ThreadBusyError",
+        message:
+          'Thread "t-1" (branch "main") is already running; graph "agent" cannot start a second run on it until the first ends (or its lease of 30000 ms expires)',
+      },
+    });
+    release();
+    const text = await first.text();
+    expect(
+      text.endsWith(
+        'data: {"type":"finish","finishReason":"stop","messageMetadata":{"status":"done","usage":{}}}\n\ndata: [DONE]\n\n',
+      ),
+    ).toBe(true);
+  });
 });
