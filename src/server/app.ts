@@ -23,6 +23,7 @@ import { studioScript } from "../studio/script.js";
 import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 import { describeGraph } from "./graph-view.js";
 import type { ServedGraph } from "./types.js";
+import { addUIStreamRoutes } from "./ui-stream-route.js";
 import { addUsageRoute } from "./usage-route.js";
 
 /** Options of {@link createServer}. */
@@ -103,6 +104,8 @@ const API_ROUTES = [
   "GET /api/threads/:threadId/usage",
   "POST /api/threads/:threadId/runs",
   "POST /api/threads/:threadId/runs/stream",
+  "POST /api/threads/:threadId/ui-stream",
+  "GET /api/threads/:threadId/ui-messages",
   "POST /api/threads/:threadId/fork",
   "DELETE /api/threads/:threadId",
 ] as const;
@@ -115,6 +118,8 @@ const API_ROUTES = [
  * `GET /graph`, `GET|POST /threads`, `GET /threads/:id/state`, `GET /threads/:id/history`,
  * `GET /threads/:id/usage` (token totals and cost), `POST /threads/:id/runs` (its answer has
  * the run's `usage` and the branch's `threadUsage`; the stream's `end` event `threadUsage`), `POST /threads/:id/runs/stream` (server-sent events),
+ * `POST /threads/:id/ui-stream` (the AI SDK UI message stream, for `useChat`; docs/ui-stream.md),
+ * `GET /threads/:id/ui-messages` (the conversation as `UIMessage`s),
  * `POST /threads/:id/fork`, `DELETE /threads/:id`. Errors answer `{ error: { type, message } }` with a 4xx status for
  * the client's mistakes (malformed JSON 400, unknown thread, branch or event 404, busy thread
  * 409, …) and 500 only when the graph's run itself fails.
@@ -393,6 +398,8 @@ export function createServer(options: ServerOptions): Hono {
       }
     });
   });
+
+  addUIStreamRoutes(app, graph, { param, query, readJson, context, streamStartMs });
 
   return app;
 }

@@ -101,6 +101,8 @@ describe("nodestep server: routes", () => {
           "GET /api/threads/:threadId/usage",
           "POST /api/threads/:threadId/runs",
           "POST /api/threads/:threadId/runs/stream",
+          "POST /api/threads/:threadId/ui-stream",
+          "GET /api/threads/:threadId/ui-messages",
           "POST /api/threads/:threadId/fork",
           "DELETE /api/threads/:threadId",
         ],
