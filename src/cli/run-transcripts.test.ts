@@ -128,6 +128,23 @@ describe("nodestep run, resume and history: transcripts", { timeout: 60_000 }, (
     );
   });
 
+  it("resume with a denial: the call's line shows it was denied, with the reason", async () => {
+    expect((await cli(["run", SHOP, "-m", "refund A-1", "-t", "s2"])).code).toBe(3);
+    const r = await cli([
+      "resume",
+      "s2",
+      "--graph",
+      SHOP,
+      "--answer",
+      '1:0#c3={"approved":false,"reason":"too much"}',
+    ]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    expect(r.stdout.split("\n").slice(1, 3)).toEqual([
+      "tool refund(orderId=A-1, amount=25) ✗ Tool call denied by a person: too much",
+      "ai: The refund was not made.",
+    ]);
+  });
+
   it("history: node names and what each step said, asked, ran and answered", async () => {
     const r = await cli(["history", "s1"]);
     expect([r.code, r.stderr]).toEqual([0, ""]);

@@ -7,6 +7,7 @@
  * @module
  */
 import type { StreamEvent } from "../graph/types.js";
+import { DENIED_BY_PERSON } from "../middleware/approval.js";
 import type { UsageReport } from "../middleware/usage-report.js";
 import { shorten, showValue } from "./format.js";
 
@@ -39,12 +40,14 @@ const TOOL_ERROR = "Tool error: ";
 
 /**
  * A tool message's result in one short line: `→ result` (a `{"result": …}` wrapper unwrapped),
- * or `✗ error` for a tool that failed (content starting with `Tool error: `).
+ * or `✗ error` for a tool that failed (content starting with `Tool error: `) or a call a person
+ * denied (`Tool call denied by a person…`).
  * @example toolOutcome('{"result":{"ok":true}}') // '→ {"ok":true}'
  */
 export function toolOutcome(content: unknown, max = 120): string {
   const text = typeof content === "string" ? content : (JSON.stringify(content) ?? "");
   if (text.startsWith(TOOL_ERROR)) return `✗ ${shorten(text.slice(TOOL_ERROR.length), max)}`;
+  if (text.startsWith(DENIED_BY_PERSON)) return `✗ ${shorten(text, max)}`;
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed === "object" && parsed !== null && "result" in parsed)
@@ -106,7 +109,12 @@ export class RunView {
         const streamed = this.#streamed.has(e.taskId ?? "");
         for (const m of messages as MessageLike[]) lines.push(...this.#message(m, streamed));
       }
-      this.#streamed.delete(e.taskId ?? "");
+      const ended = this.#streamed.delete(e.taskId ?? "");
+      // The streamed turn is over: its line ends here, even when nothing follows on it.
+      if (ended && this.#open && lines.length === 0) {
+        this.#open = false;
+        return "\n";
+      }
     }
     return this.#lines(lines);
   }
