@@ -4,10 +4,10 @@
  * @module
  */
 
-import { z } from "zod";
+import type { z } from "zod";
 import { assembleStream } from "../chat/assemble-stream.js";
 import { AIMessage, type Message, SystemMessage } from "../chat/messages.js";
-import { textOf } from "../chat/parts.js";
+import { type ReasoningOptions, textOf } from "../chat/parts.js";
 import { ToolCall } from "../chat/tool-call.js";
 import {
   type Chat,
@@ -25,10 +25,12 @@ import { historyChange, runRewriteHistory } from "../middleware/history-hooks.js
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
 import { markStreamed, runWrapModelCall } from "../middleware/wrap-hooks.js";
+import { checkZodType, zod } from "../zod-runtime.js";
 import { checkHistory, repairHistory as repairCopy } from "./history.js";
 import {
   type AnyTool,
   appendMessages,
+  checkReasoning,
   checkStateFields,
   checkToolList,
   readMessages,
@@ -64,6 +66,15 @@ export interface ModelNodeOptions<O extends z.ZodType | null = null> {
   toolChoice?: ToolChoice;
   /** Call `chat.stream` and send each chunk as a `"tokens"` event; default `false`. */
   stream?: boolean;
+  /**
+   * How much the model may reason, sent as the request's `reasoning` on every call:
+   * `{ effort: "minimal" | "low" | "medium" | "high" }` (OpenAI `reasoning_effort` /
+   * `reasoning.effort`, Ollama `think`) or `{ budgetTokens }`, a number of tokens (Anthropic
+   * `thinking.budget_tokens`: at least 1024, below the chat's `maxTokens`). An integration
+   * without the setting asked for raises `ValueError` when it is called. A `beforeModel` hook
+   * may change it per call. Default `null`: the provider's default.
+   */
+  reasoning?: ReasoningOptions | null;
   /** Send a repaired copy of an inconsistent history instead of raising `ChatHistoryError`; default `false`. */
   repairHistory?: boolean;
   /** Zod schema the final answer (JSON text) is parsed into and stored in `finalOutputField`; default none. */
@@ -91,7 +102,7 @@ export interface ModelNodeOptions<O extends z.ZodType | null = null> {
  * 2. checks that the history is consistent (`ChatHistoryError`), or with `repairHistory`
  *    sends a repaired copy (the state is not changed);
  * 3. builds a `ChatRequest`: the system prompt first, then the messages; the tools'
- *    definitions; `toolChoice`; the output schema as JSON schema;
+ *    definitions; `toolChoice`; the output schema as JSON schema; `reasoning` when set;
  * 4. runs the `beforeModel` hooks of the run's middleware, calls `chat.complete` (or
  *    `chat.stream`, each chunk sent as a `"tokens"` event) inside the `wrapModelCall` hooks
  *    (each call of their `next` is one attempt, one `chat <model>` span), then the
@@ -113,7 +124,8 @@ export interface ModelNodeOptions<O extends z.ZodType | null = null> {
  * @returns a graph node.
  * @throws GraphConfigError if two different tools share a name, or the same tool is listed twice.
  * @throws TypeError if `chat` has no `model` string, or an entry of `tools` is not a tool.
- * @throws ValueError if `onInvalid` is neither `"raise"` nor `"emit"`.
+ * @throws ValueError if `onInvalid` is neither `"raise"` nor `"emit"`, or `reasoning` is neither
+ *   `{ effort }` with a known effort nor `{ budgetTokens }` with a positive integer.
  * When the node runs: `GraphConfigError` (state checks), `ChatHistoryError`,
  * `StructuredOutputError`, `TypeError` when a model hook replaced the request or the response
  * with another type, and whatever the chat model raises.
@@ -153,7 +165,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     );
   }
   const outputSchema = (options.outputSchema ?? null) as z.ZodType | null;
-  if (outputSchema !== null && !(outputSchema instanceof z.ZodType)) {
+  if (outputSchema !== null && !checkZodType(outputSchema)) {
     throw new TypeError(`${owner}: outputSchema must be a zod schema`);
   }
   const jsonSchema = outputSchema === null ? null : outputJsonSchema(owner, outputSchema);
@@ -161,6 +173,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     jsonSchema !== null && typeof jsonSchema.title === "string" ? jsonSchema.title : "output";
   const systemPrompt = options.systemPrompt ?? null;
   const toolChoice = options.toolChoice ?? null;
+  const reasoning = checkReasoning(owner, options.reasoning);
   const stream = options.stream ?? false;
   const repair = options.repairHistory ?? false;
   const messagesField = options.messagesField ?? "messages";
@@ -194,6 +207,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       tools: definitions.slice(),
       toolChoice,
       outputSchema: jsonSchema,
+      reasoning,
     });
     request = await runBeforeModel(middleware, request, mctx);
     let attempt = 0;
@@ -279,7 +293,7 @@ function withBilledModel(response: ChatResponse, chatModel: string): JsonObject 
 function outputJsonSchema(owner: string, schema: z.ZodType): JsonObject {
   let json: JsonObject;
   try {
-    json = z.toJSONSchema(schema) as JsonObject;
+    json = zod().toJSONSchema(schema) as JsonObject;
   } catch (e) {
     throw new TypeError(
       `${owner}: outputSchema cannot be written as JSON schema: ${(e as Error).message}`,

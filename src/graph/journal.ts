@@ -8,10 +8,10 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import type { InterruptInfo } from "../errors/index.js";
 import { LeaseLostError, StateStoreError, ThreadBusyError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
+import { nodeCrypto } from "../lazy.js";
 import { initialState, type StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
@@ -133,7 +133,11 @@ function definitionKey(def: StateDefinition | null): string {
       f.codec ? [String(f.codec.encode), String(f.codec.decode)] : null,
       Object.hasOwn(initial, f.name),
     ]);
-    key = createHash("sha256").update(JSON.stringify(fields)).digest("base64url").slice(0, 22);
+    key = nodeCrypto()
+      .createHash("sha256")
+      .update(JSON.stringify(fields))
+      .digest("base64url")
+      .slice(0, 22);
     definitionKeys.set(def, key);
   }
   return key;
@@ -296,7 +300,7 @@ export class ThreadJournal implements RunJournal {
    * @throws StateStoreError for a resume answer that is `undefined` (JSON would drop it, and a
    *   later load would ask again), or an input a field's codec cannot store.
    */
-  runStarted(step: number, data: RunStartedData): Promise<void> {
+  runStarted(step: number, data: RunStartedData, base?: Record<string, unknown>): Promise<void> {
     for (const key in data.resume) {
       if (data.resume[key] === undefined) {
         throw new StateStoreError(
@@ -306,7 +310,7 @@ export class ThreadJournal implements RunJournal {
       }
     }
     return this.append([
-      this.#event("run_started", step, null, null, encodeRunStarted(this.def, step, data)),
+      this.#event("run_started", step, null, null, encodeRunStarted(this.def, step, data, base)),
     ]);
   }
 
