@@ -128,6 +128,17 @@ describe("nodestep run, resume and history: transcripts", { timeout: 60_000 }, (
     );
   });
 
+  it("a run on --store memory that pauses gives no resume command: the thread is gone", async () => {
+    const r = await cli(["run", SHOP, "-m", "refund A-1", "--store", "memory", "-t", "m1"]);
+    expect([r.code, r.stderr]).toEqual([3, ""]);
+    expect(r.stdout.split("\n").slice(-4)).toEqual([
+      "paused: waiting for 1 answer",
+      '  1:0#c3 (node act): Run tool "refund" with {"orderId":"A-1","amount":25}?',
+      "the memory store is gone when the command ends: run on a lasting store to answer",
+      "",
+    ]);
+  });
+
   it("resume with a denial: the call's line shows it was denied, with the reason", async () => {
     expect((await cli(["run", SHOP, "-m", "refund A-1", "-t", "s2"])).code).toBe(3);
     const r = await cli([

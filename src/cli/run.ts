@@ -184,7 +184,7 @@ export async function streamRun(
   if (!verbose) write(view.end(paused));
   if (paused) {
     await printUsage();
-    printPaused(out, s, after.interrupts);
+    printPaused(out, s, after.interrupts, loaded.storeLabel === "memory");
     return PAUSED;
   }
   const answer = answerOf(after.state);
@@ -222,10 +222,16 @@ function printPaused(
   out: (line?: string) => void,
   s: RunSettings,
   interrupts: readonly InterruptInfo[],
+  memory: boolean,
 ) {
   out();
   out(`paused: waiting for ${interrupts.length} answer${interrupts.length === 1 ? "" : "s"}`);
   for (const line of interruptLines(interrupts)) out(line);
+  if (memory) {
+    // No resume command: the thread goes with the memory store.
+    out("the memory store is gone when the command ends: run on a lasting store to answer");
+    return;
+  }
   const answers = interrupts
     .map((i) => ` --answer ${shellQuote(`${i.key}=${isApproval(i.value) ? "yes" : "<answer>"}`)}`)
     .join("");
