@@ -41,6 +41,7 @@ export function positiveInt(name: string, min: number): (text: string) => number
   };
 }
 
+/** A commander collector: a repeatable option's values, in order. */
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -54,6 +55,11 @@ export function parseAnswer(text: string): JsonValue {
   }
 }
 
+/**
+ * `--input`'s JSON object.
+ * @throws UsageError naming `what` when the text is not JSON or not an object.
+ * @example parseJsonObject('{"count": 1}', "--input") // { count: 1 }
+ */
 export function parseJsonObject(text: string, what: string): Record<string, unknown> {
   let value: unknown;
   try {
