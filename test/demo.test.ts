@@ -1,7 +1,8 @@
 /**
  * The demo, run as a newcomer runs it: `node --import tsx
  * examples/demo/main.ts "…"` in a child process, with no model configured (so on the scripted
- * planner), its SQLite file in a temporary directory (`NODESTEP_DEMO_DB`).
+ * planner), its SQLite file in a temporary directory (`NODESTEP_STORE=sqlite:FILE`, as the
+ * `nodestep` command reads it).
  */
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_STORE } from "../src/cli/load.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "nodestep-demo-test-"));
@@ -34,7 +36,7 @@ function demo(args: string[], env: Record<string, string> = {}): Promise<Run> {
     execFile(
       process.execPath,
       ["--import", "tsx", "examples/demo/main.ts", ...args],
-      { cwd: root, env: { ...base, NODESTEP_DEMO_DB: db, ...env }, timeout: 60_000 },
+      { cwd: root, env: { ...base, NODESTEP_STORE: `sqlite:${db}`, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== "number") return reject(error);
         resolve({
@@ -55,7 +57,7 @@ const docBlocks = [
 /** The lines as docs/demo.md shows them: the default database path, no trailing blank line. */
 const asInDocs = (lines: string[]) =>
   lines
-    .map((l) => l.replaceAll("<db>", ".nodestep/demo.db"))
+    .map((l) => l.replaceAll("<db>", ".nodestep/nodestep.db"))
     .filter((l, i, all) => l !== "" || i < all.length - 1);
 
 const HEADER = [
@@ -80,9 +82,31 @@ describe("npm run demo (scripted model, SQLite threads)", { timeout: 120_000 }, 
       "2 model calls",
       "thread status, 4 messages",
       'continue it: npm run demo -- --thread status "your next question"',
+      "its steps: npx nodestep history status",
       "",
     ]);
     expect(asInDocs(run.lines)).toEqual(docBlocks[0]);
+  });
+
+  it("keeps its threads where the nodestep command looks: its hint lists the thread's steps", async () => {
+    // The same default store as the CLI's, and the same NODESTEP_STORE.
+    const source = readFileSync(join(root, "examples/demo/main.ts"), "utf8");
+    expect(source).toContain(`const DEFAULT_STORE = "${DEFAULT_STORE}";`);
+    const run = await demo(["--new", "--thread", "steps", "Where is order A-1002?"]);
+    expect(run.lines.at(-2)).toBe("its steps: npx nodestep history steps");
+    const history = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [join(root, "bin/nodestep.js"), "history", "steps"],
+        { cwd: root, env: { ...process.env, NODESTEP_STORE: `sqlite:${db}` }, timeout: 60_000 },
+        (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+      );
+    });
+    expect(history.code).toBe(0);
+    expect(history.stdout.split("\n").slice(0, 2)).toEqual([
+      "steps/main/1  run_started     step 0        you: Where is order A-1002?",
+      "steps/main/2  step_committed  step 0 think  asks for get_shipping_status(orderId=A-1002)",
+    ]);
   });
 
   it("answers a stock question by product name", async () => {
@@ -100,6 +124,7 @@ describe("npm run demo (scripted model, SQLite threads)", { timeout: 120_000 }, 
       "2 model calls",
       "thread stock, 4 messages",
       'continue it: npm run demo -- --thread stock "your next question"',
+      "its steps: npx nodestep history stock",
       "",
     ]);
   });
@@ -124,6 +149,7 @@ describe("npm run demo (scripted model, SQLite threads)", { timeout: 120_000 }, 
       "4 model calls",
       "thread resume, 9 messages",
       'continue it: npm run demo -- --thread resume "your next question"',
+      "its steps: npx nodestep history resume",
       "",
     ]);
     expect(first.lines.slice(4, 16)).toEqual(docBlocks[1]);
@@ -141,6 +167,7 @@ describe("npm run demo (scripted model, SQLite threads)", { timeout: 120_000 }, 
       "2 model calls",
       "thread resume, 13 messages",
       'continue it: npm run demo -- --thread resume "your next question"',
+      "its steps: npx nodestep history resume",
       "",
     ]);
   });
@@ -159,6 +186,14 @@ describe("npm run demo (scripted model, SQLite threads)", { timeout: 120_000 }, 
     );
   });
 
+  it("refuses a NODESTEP_STORE it cannot keep threads in (not sqlite:FILE or memory)", async () => {
+    const run = await demo(["Hello"], { NODESTEP_STORE: "postgres://db/app" });
+    expect([run.code, run.stderr]).toEqual([
+      2,
+      'demo: the demo keeps its threads in SQLite or in memory: NODESTEP_STORE must be sqlite:FILE or memory, got "postgres://db/app"\n(npm run demo -- --help lists the options)\n',
+    ]);
+  });
+
   it("reads NODESTEP_MODEL through chatModel: an unknown provider says what to install", async () => {
     const run = await demo(["--store", "memory", "Hello"], { NODESTEP_MODEL: "mistral:large" });
     expect(run.code).toBe(2);
@@ -168,7 +203,9 @@ describe("npm run demo (scripted model, SQLite threads)", { timeout: 120_000 }, 
   });
 
   it("asks the default question on a new thread in memory with --store memory", async () => {
-    const run = await demo(["--store", "memory"], { NODESTEP_DEMO_DB: join(dir, "unused.db") });
+    const run = await demo(["--store", "memory"], {
+      NODESTEP_STORE: `sqlite:${join(dir, "unused.db")}`,
+    });
     expect(run.code).toBe(0);
     expect(run.lines[2]).toMatch(
       /^thread demo-[0-9a-f]{8} \(new\), in memory \(gone when the demo ends\)$/,

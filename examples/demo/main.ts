@@ -8,7 +8,10 @@
  * With no configuration the model is a `ScriptedChat` driven by a small scripted planner (no
  * network, no keys). `NODESTEP_MODEL=openai:gpt-4o-mini` (with `OPENAI_API_KEY`),
  * `anthropic:<model>` (with `ANTHROPIC_API_KEY`) or `ollama:llama3.2` uses a real model.
- * Threads are kept in SQLite at `.nodestep/demo.db` (or `NODESTEP_DEMO_DB`).
+ * Threads are kept where the `nodestep` command looks for them: in SQLite at
+ * `.nodestep/nodestep.db`, or the store of `NODESTEP_STORE` (`sqlite:FILE` or `memory`), so
+ * `npx nodestep history <thread>` and `npx nodestep serve examples/demo/agent.ts#buildDemoAgent`
+ * find the demo's threads.
  *
  * See docs/demo.md.
  */
@@ -32,6 +35,8 @@ import { plannerScript } from "./planner.js";
 import { loadShop } from "./tools.js";
 
 const DEFAULT_QUESTION = "Where is order A-1002?";
+/** The `nodestep` command's default store (docs/cli.md), so both find the same threads. */
+const DEFAULT_STORE = "sqlite:.nodestep/nodestep.db";
 const USAGE = `Usage: npm run demo -- [options] [question]
 
 Asks the order-support agent one question (default: "${DEFAULT_QUESTION}").
@@ -39,10 +44,12 @@ Asks the order-support agent one question (default: "${DEFAULT_QUESTION}").
 Options:
   --thread ID      continue thread ID (with --new: start a new thread named ID)
   --new            start a new thread (the default without --thread)
-  --store KIND     "sqlite" (default; file .nodestep/demo.db or $NODESTEP_DEMO_DB) or "memory"
+  --store KIND     "sqlite" (default: the nodestep command's store, $NODESTEP_STORE or
+                   sqlite:.nodestep/nodestep.db) or "memory"
   -h, --help       show this help
 
 Environment:
+  NODESTEP_STORE   sqlite:FILE or memory: where threads are kept (as for the nodestep command)
   NODESTEP_MODEL   provider:model, e.g. openai:gpt-4o-mini, anthropic:claude-3-5-haiku-latest,
                    ollama:llama3.2, or an AI SDK provider package (google:gemini-2.5-flash
                    with @ai-sdk/google installed); unset: a scripted model (no network, no keys)`;
@@ -128,7 +135,10 @@ async function main(argv: string[]): Promise<void> {
     line();
     line(`${modelCalls} model call${modelCalls === 1 ? "" : "s"}`);
     line(`thread ${threadId}, ${after.state.messages.length} messages`);
-    if (durable) line(`continue it: npm run demo -- --thread ${threadId} "your next question"`);
+    if (durable) {
+      line(`continue it: npm run demo -- --thread ${threadId} "your next question"`);
+      line(`its steps: npx nodestep history ${threadId}`);
+    }
   } finally {
     await store.close();
   }
@@ -221,8 +231,14 @@ function needKey(name: string, spec: string): void {
 async function openStore(
   kind: "sqlite" | "memory",
 ): Promise<{ store: StateStore; label: string; durable: boolean }> {
-  if (kind === "sqlite") {
-    const path = process.env.NODESTEP_DEMO_DB || ".nodestep/demo.db";
+  const spec = process.env.NODESTEP_STORE || DEFAULT_STORE;
+  if (kind === "sqlite" && spec !== "memory" && !spec.startsWith("sqlite:")) {
+    throw new UsageError(
+      `the demo keeps its threads in SQLite or in memory: NODESTEP_STORE must be sqlite:FILE or memory, got "${spec}"`,
+    );
+  }
+  if (kind === "sqlite" && spec !== "memory") {
+    const path = spec.slice("sqlite:".length);
     let sqlite: typeof import("nodestep/sqlite") | null = null;
     try {
       sqlite = await import("nodestep/sqlite");

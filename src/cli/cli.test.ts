@@ -61,9 +61,8 @@ describe("nodestep CLI", () => {
       lines(
         `thread t1 · branch main · graph refund · store ${STORE}`,
         "you: Refund 250 please",
-        '[0] plan • {"progress":"planning"}',
-        "[0] plan: amount=250 approved=null",
-        "[0] plan: ai: A refund of 250 EUR needs approval.",
+        '• plan: {"progress":"planning"}',
+        "ai: A refund of 250 EUR needs approval.",
         "",
         "paused: waiting for 1 answer",
         '  approve (node approve): {"question":"Refund 250 EUR?"}',
@@ -74,7 +73,7 @@ describe("nodestep CLI", () => {
     expect(r.code).toBe(3);
   });
 
-  it("resumes with the answer and prints the answer: exit 0", async () => {
+  it("resumes with the answer and prints the answer (with --verbose, each step's fields): exit 0", async () => {
     const r = await nodestep([
       "resume",
       "t1",
@@ -84,6 +83,7 @@ describe("nodestep CLI", () => {
       STORE,
       "--answer",
       "approve=true",
+      "--verbose",
     ]);
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe(
@@ -93,6 +93,7 @@ describe("nodestep CLI", () => {
         "[2] reply: ai: Refunded 250 EUR.",
         "",
         "Refunded 250 EUR.",
+        `go on with: nodestep run ${GRAPH} --thread t1 --store ${STORE} --message '…'`,
       ),
     );
     expect(r.code).toBe(0);
@@ -114,14 +115,14 @@ describe("nodestep CLI", () => {
     expect(history.code).toBe(0);
     expect(history.stdout).toBe(
       lines(
-        "t1/main/1  run_started step 0  input: human: Refund 250 please",
-        "t1/main/2  step_committed step 0",
-        't1/main/3  task_interrupted approve step 1  [{"key":"approve","value":{"question":"Refund 250 EUR?"}}]',
-        "t1/main/4  run_finished step 1  interrupted",
-        't1/main/5  run_started step 1  resume {"approve":true}',
-        "t1/main/6  step_committed step 1",
-        "t1/main/7  step_committed step 2",
-        "t1/main/8  run_finished step 3  completed",
+        "t1/main/1  run_started       step 0          you: Refund 250 please",
+        "t1/main/2  step_committed    step 0 plan     ai: A refund of 250 EUR needs approval. · also amount",
+        "t1/main/3  task_interrupted  step 1 approve  asks approve: Refund 250 EUR?",
+        "t1/main/4  run_finished      step 1          paused: waiting for approve",
+        "t1/main/5  run_started       step 1          answered approve=true",
+        "t1/main/6  step_committed    step 1 approve  approved=true",
+        "t1/main/7  step_committed    step 2 reply    ai: Refunded 250 EUR.",
+        "t1/main/8  run_finished      step 3          completed",
       ),
     );
   });
@@ -142,7 +143,7 @@ describe("nodestep CLI", () => {
       stderr: "",
       stdout: lines(
         "forked thread t1 after t1/main/2: branch alt",
-        'run on it: nodestep run <module>#<export> --thread t1 --branch alt --message "…"',
+        `run on it: nodestep run <module>#<export> --thread t1 --branch alt --store ${STORE} --message "…"`,
       ),
     });
     const cont = await nodestep([
@@ -172,7 +173,14 @@ describe("nodestep CLI", () => {
       "approve=no",
     ]);
     expect(no.code).toBe(0);
-    expect(no.stdout.endsWith("\nThe refund of 250 EUR was declined.\n")).toBe(true);
+    expect(no.stdout).toBe(
+      lines(
+        `thread t1 · branch alt · graph refund · store ${STORE}`,
+        "ai: The refund of 250 EUR was declined.",
+        "",
+        `go on with: nodestep run ${GRAPH} --thread t1 --store ${STORE} --branch alt --message '…'`,
+      ),
+    );
   });
 
   it("prints events as JSON lines with --json", async () => {
@@ -216,7 +224,7 @@ describe("nodestep CLI", () => {
       "memory",
     ]);
     expect(r.code).toBe(0);
-    expect(r.stdout.endsWith("\nRefunded 30 USD automatically.\n")).toBe(true);
+    expect(r.stdout.endsWith("\nai: Refunded 30 USD automatically.\n")).toBe(true);
   });
 
   it("runs a graph export on its own store, and refuses --store for it", async () => {

@@ -5,7 +5,7 @@ import { node, START } from "../graph/node.js";
 import { END, when } from "../graph/routing.js";
 import { defineState, reducer } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
-import { historyLine } from "./format.js";
+import { historyLines } from "./history-format.js";
 
 const State = defineState({
   log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
@@ -13,7 +13,7 @@ const State = defineState({
 });
 type S = typeof State.State;
 
-describe("historyLine", () => {
+describe("historyLines", () => {
   it("summarizes state_updated events: the update, and the next nodes or that next is unchanged", async () => {
     const a = node((s: S) => ({ log: [`a:${s.ok}`] }), { name: "a" });
     const b = node(() => ({ log: ["b"] }), { name: "b" });
@@ -28,11 +28,11 @@ describe("historyLine", () => {
     await g.updateState("t", { ok: true });
     await g.updateState("t", { log: ["again"] }, { asNode: "a" });
     await g.updateState("t", {}, { asNode: "b" });
-    const lines = (await g.history("t")).filter((e) => e.type === "state_updated").map(historyLine);
+    const lines = historyLines((await g.history("t")).filter((e) => e.type === "state_updated"));
     expect(lines).toEqual([
-      't/main/4  state_updated step 1  update {"ok":true}, next unchanged',
-      't/main/5  state_updated a step 1  update {"log":["again"]}, next: b',
-      "t/main/6  state_updated b step 2  no update, next: (none)",
+      't/main/4  state_updated  step 1    update {"ok":true}, next unchanged',
+      't/main/5  state_updated  step 1 a  update {"log":["again"]}, next: b',
+      "t/main/6  state_updated  step 2 b  no update, next: (none)",
     ]);
   });
 });

@@ -5,7 +5,6 @@
  */
 import type { InterruptInfo } from "../errors/index.js";
 import type { StreamEvent } from "../graph/types.js";
-import type { StoredEvent } from "../stores/types.js";
 
 /** Shorten a text to `max` characters, on one line. */
 export function shorten(text: string, max = 160): string {
@@ -90,58 +89,18 @@ export function answerOf(state: unknown): string | null {
 
 /** Lines that list pending interrupts. */
 export function interruptLines(interrupts: readonly InterruptInfo[]): string[] {
-  return interrupts.map((i) => `  ${i.key} (node ${i.node}): ${showValue(i.value)}`);
+  return interrupts.map((i) => {
+    const v = i.value as { tool?: unknown; question?: unknown } | null;
+    // An approval (`ApprovalMiddleware`): its question, which names the tool and its arguments.
+    const shown =
+      typeof v?.tool === "string" && typeof v.question === "string"
+        ? shorten(v.question)
+        : showValue(i.value);
+    return `  ${i.key} (node ${i.node}): ${shown}`;
+  });
 }
 
-/** One line for a stored event of `nodestep history`. */
-export function historyLine(e: StoredEvent): string {
-  const step = e.step === null ? "" : ` step ${e.step}`;
-  const node = e.node === null ? "" : ` ${e.node}`;
-  return `${e.id}  ${e.type}${node}${step}  ${summary(e)}`.trimEnd();
-}
-
-function summary(e: StoredEvent): string {
-  const data = e.data as Record<string, unknown> | null;
-  if (data === null || typeof data !== "object" || Array.isArray(data)) return "";
-  switch (e.type) {
-    case "run_started":
-      if (data.input) {
-        const input = data.input as { messages?: unknown };
-        const last = Array.isArray(input.messages) ? (input.messages.at(-1) as MessageLike) : null;
-        if (last && typeof last.content === "string")
-          return `input: ${last.type}: ${shorten(last.content, 80)}`;
-        return `input ${showValue(data.input, 80)}`;
-      }
-      return data.resume && Object.keys(data.resume as object).length
-        ? `resume ${showValue(data.resume, 80)}`
-        : "continue";
-    case "task_interrupted":
-      return showValue(data.interrupts ?? data, 100);
-    case "run_finished":
-      return showValue(data.status ?? "", 40);
-    case "run_failed":
-      return showValue(data.error ?? data, 100);
-    case "state_updated":
-      return stateUpdatedSummary(data);
-    default:
-      return "";
-  }
-}
-
-/**
- * The summary of a `state_updated` event (written by `graph.updateState`, or a `Command` given
- * as run input): the update as stored (`no update` when it wrote nothing), then either the
- * nodes it leads to (`next: a, b`; `next: (none)` when the thread ends there) or
- * `next unchanged` (the tasks that were next stay next).
- */
-function stateUpdatedSummary(data: Record<string, unknown>): string {
-  const update =
-    data.update === undefined || data.update === null
-      ? "no update"
-      : `update ${showValue(data.update, 80)}`;
-  if (!Array.isArray(data.next)) return `${update}, next unchanged`;
-  const names = data.next.map((t: unknown) =>
-    typeof t === "string" ? t : String((t as { name?: unknown }).name),
-  );
-  return `${update}, next: ${names.length ? names.join(", ") : "(none)"}`;
+/** Quote a word for a POSIX shell when it needs it. */
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./#-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -15,5 +15,7 @@
  *
  * @module
  */
+
+export { parseAnswer } from "./args.js";
 export type { GraphApp, GraphExport, GraphFactoryOptions } from "./load.js";
-export { type CliIo, ExitCode, parseAnswer, runCli, VERSION } from "./program.js";
+export { type CliIo, ExitCode, runCli, VERSION } from "./program.js";

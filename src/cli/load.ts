@@ -18,6 +18,11 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+/** A run (or a store) that failed: exit code 1, with its message. */
+export class RunFailed extends Error {
+  override name = "RunFailed";
+}
+
 /** The store the CLI uses when neither `--store` nor `NODESTEP_STORE` says otherwise. */
 export const DEFAULT_STORE = "sqlite:.nodestep/nodestep.db";
 

@@ -44,6 +44,7 @@ const code = await runCli(process.argv.slice(2), {
   },
   env: process.env,
   signal: controller.signal,
+  tty: !!process.stdout.isTTY && !!process.stderr.isTTY,
 });
 process.exitCode = outputClosed ? 0 : code;
 clearInterval(watch);

@@ -11,25 +11,25 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { HumanMessage } from "../chat/messages.js";
-import type { InterruptInfo } from "../errors/index.js";
-import { pickOutput } from "../graph/io-schema.js";
-import type { StreamEvent } from "../graph/types.js";
 import { prototypeKey } from "../json/depth.js";
 import type { JsonValue } from "../json/index.js";
-import { checkPrices, type PriceTable } from "../middleware/prices.js";
+import type { PriceTable } from "../middleware/prices.js";
 import { classNames } from "../server/errors.js";
-import { createServer, DEFAULT_PORT, LOOPBACK_HOSTS, listen } from "../server/index.js";
-import type { ServedGraph } from "../server/types.js";
-import { answerOf, eventLines, historyLine, interruptLines } from "./format.js";
+import { collect, parseAnswer, parseJsonObject, positiveInt, readPrices } from "./args.js";
+import { interruptLines, shellQuote } from "./format.js";
+import { historyLines } from "./history-format.js";
 import {
   DEFAULT_STORE,
   type LoadedGraph,
   loadGraph,
   maskPassword,
   openStore,
+  RunFailed,
   UsageError,
 } from "./load.js";
 import { addMemoryCommands } from "./memory-commands.js";
+import { type RunSettings, streamRun } from "./run.js";
+import { addServeCommand } from "./serve-command.js";
 
 /** Exit codes of the `nodestep` command. */
 export const ExitCode = {
@@ -54,6 +54,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** Fires on Ctrl-C; a run in progress is cancelled. */
   signal?: AbortSignal;
+  /** stdout and stderr are terminals: `run` and `resume` show a progress line on stderr. */
+  tty?: boolean;
   /** Called by `serve` once it listens, with the server's URL; `serve` then waits for `signal`. */
   onListening?: (url: string) => void;
 }
@@ -61,11 +63,6 @@ export interface CliIo {
 interface StoreOpts {
   model?: string;
   store?: string;
-}
-
-/** A run that failed: exit 1 with its message. */
-class RunFailed extends Error {
-  override name = "RunFailed";
 }
 
 /**
@@ -141,6 +138,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .addOption(storeOption())
     .addOption(modelOption())
     .option("--json", "print one JSON object per line instead of text")
+    .option("--verbose", "print every step's fields and messages instead of the conversation")
+    .option("--prices <file>", "a JSON price table (USD per million tokens) for the run's cost")
     .action(async (target: string | undefined, o: RunOpts) => {
       if (o.message !== undefined && o.input !== undefined) {
         throw new UsageError("give --message or --input, not both");
@@ -152,14 +151,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         throw new UsageError("give --message or --input (or --thread to continue a thread)");
       }
       const t = graphTarget(target);
+      const prices = o.prices === undefined ? null : readPrices(o.prices);
       const threadId = o.thread ?? `t-${randomBytes(4).toString("hex")}`;
       code = await withGraph(t, o, (loaded) =>
-        streamRun(loaded, input, undefined, {
+        streamRun(io, loaded, input, undefined, {
+          ...runSettings(o, t, prices),
           threadId,
-          branchId: o.branch,
-          json: !!o.json,
-          target: t,
-          storeOpt: o.store,
           fromMessage: o.message !== undefined,
         }),
       );
@@ -180,6 +177,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .addOption(storeOption())
     .addOption(modelOption())
     .option("--json", "print one JSON object per line instead of text")
+    .option("--verbose", "print every step's fields and messages instead of the conversation")
+    .option("--prices <file>", "a JSON price table (USD per million tokens) for the run's cost")
     .action(async (threadId: string, o: ResumeOpts) => {
       const resume: Record<string, JsonValue> = {};
       for (const a of o.answer) {
@@ -203,6 +202,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         });
       }
       const t = graphTarget(o.graph);
+      const prices = o.prices === undefined ? null : readPrices(o.prices);
       code = await withGraph(t, o, async (loaded) => {
         const before = await loaded.graph.getState(threadId, { branchId: o.branch });
         if (before.lastEventId === null)
@@ -212,13 +212,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
             `thread "${threadId}" is waiting for ${before.interrupts.length} answer(s); give them with --answer KEY=VALUE:\n${interruptLines(before.interrupts).join("\n")}`,
           );
         }
-        return streamRun(loaded, null, resume, {
-          threadId,
-          branchId: o.branch,
-          json: !!o.json,
-          target: t,
-          storeOpt: o.store,
-        });
+        return streamRun(io, loaded, null, resume, { ...runSettings(o, t, prices), threadId });
       });
     });
 
@@ -236,7 +230,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           ...(o.offset === undefined ? {} : { offset: o.offset }),
         });
         if (o.json) return out(JSON.stringify(threads));
-        if (threads.length === 0) return out("no threads");
+        if (threads.length === 0) return out(`no threads in ${storeLabelOf(storeSpec(o))}`);
         for (const t of threads) {
           out(
             `${t.threadId}  ${new Date(t.updatedAt).toISOString()}  branches: ${t.branches.join(", ")}`,
@@ -280,7 +274,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         if (events.length === 0)
           throw new RunFailed(`no thread "${threadId}" in ${storeLabelOf(storeSpec(o))}`);
         if (o.json) return out(JSON.stringify(events));
-        for (const e of events) out(historyLine(e));
+        for (const line of historyLines(events, {
+          storeFlag: storeFlagOf(o.store),
+          branchId: o.branch,
+        }))
+          out(line);
       });
     });
 
@@ -305,63 +303,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           if (o.json) return out(JSON.stringify(branch));
           out(`forked thread ${threadId} after ${o.event}: branch ${branch.branchId}`);
           out(
-            `run on it: nodestep run <module>#<export> --thread ${threadId} --branch ${branch.branchId} --message "…"`,
+            `run on it: nodestep run <module>#<export> --thread ${shellQuote(threadId)} --branch ${shellQuote(branch.branchId)}${storeFlagOf(o.store)} --message "…"`,
           );
         });
       },
     );
 
-  program
-    .command("serve")
-    .description("serve the HTTP API and the studio over a graph")
-    .argument("[target]", "the graph: <module>#<export> (default $NODESTEP_GRAPH)")
-    .option("-p, --port <n>", `port (0 picks a free one)`, String(DEFAULT_PORT))
-    .option(
-      "-H, --host <host>",
-      "address to bind; other than loopback, set an API key",
-      "127.0.0.1",
-    )
-    .option("--api-key <key>", "require Authorization: Bearer <key> (default $NODESTEP_API_KEY)")
-    .option("--cors-origin <origin...>", "browser origins allowed to call the API (default none)")
-    .option(
-      "--prices <file>",
-      "a JSON price table (USD per million tokens) for the usage routes' cost",
-    )
-    .addOption(storeOption())
-    .addOption(modelOption())
-    .action(async (target: string | undefined, o: ServeOpts) => {
-      const prices = o.prices === undefined ? null : readPrices(o.prices);
-      const port = Number(o.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        throw new UsageError(`--port must be a port number, got "${o.port}"`);
-      }
-      const apiKey = o.apiKey ?? io.env.NODESTEP_API_KEY ?? null;
-      const loopback = LOOPBACK_HOSTS.includes(o.host) || o.host === "::1";
-      await withGraph(graphTarget(target), o, async (loaded) => {
-        const app = createServer({
-          graph: loaded.graph,
-          apiKey,
-          context: loaded.context,
-          corsOrigins: o.corsOrigin ?? [],
-          allowedHosts: loopback ? LOOPBACK_HOSTS : null,
-          prices,
-        });
-        const server = await listen(app, { port, host: o.host });
-        out(`nodestep studio for graph "${loaded.graph.name}": ${server.url}/`);
-        out(
-          `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}`,
-        );
-        if (!loopback && !apiKey) err(`nodestep: warning: serving on ${o.host} without an API key`);
-        io.onListening?.(server.url);
-        await new Promise<void>((resolve) => {
-          if (!io.signal || io.signal.aborted) return resolve();
-          io.signal.addEventListener("abort", () => resolve(), { once: true });
-        });
-        await server.close();
-        out("stopped");
-      });
-    });
-
+  addServeCommand(program, { io, out, err, withGraph, graphTarget, storeOption, modelOption });
   addMemoryCommands(program, { out, storeSpec, storeOption });
 
   try {
@@ -393,141 +341,27 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     err(`nodestep: ${error.name}: ${error.message}`);
     return ExitCode.failed;
   }
+}
 
-  interface RunSettings {
-    threadId: string;
-    branchId: string;
-    json: boolean;
-    target: string;
-    storeOpt: string | undefined;
-    /** The input came from --message. */
-    fromMessage?: boolean;
-  }
+/** The settings of a run or resume from its options. */
+function runSettings(
+  o: { branch: string; json?: boolean; verbose?: boolean; store?: string },
+  target: string,
+  prices: PriceTable | null,
+): Omit<RunSettings, "threadId"> {
+  return {
+    branchId: o.branch,
+    json: !!o.json,
+    verbose: !!o.verbose,
+    target,
+    storeOpt: o.store,
+    prices,
+  };
+}
 
-  async function streamRun(
-    loaded: LoadedGraph,
-    input: Record<string, unknown> | null,
-    resume: Record<string, JsonValue> | undefined,
-    s: RunSettings,
-  ): Promise<number> {
-    const graph: ServedGraph = loaded.graph;
-    const { threadId, branchId, json } = s;
-    if (!json)
-      out(
-        `thread ${threadId} · branch ${branchId} · graph ${graph.name} · store ${loaded.storeLabel}`,
-      );
-    if (!json && input && Array.isArray(input.messages)) {
-      for (const m of input.messages as { content?: unknown }[]) out(`you: ${String(m.content)}`);
-    }
-    const streamed = new Set<string>();
-    let open = false; // tokens of a model turn are being printed
-    try {
-      const events = graph.stream(input, {
-        threadId,
-        branchId,
-        modes: ["updates", "custom", "tokens"],
-        ...(resume && Object.keys(resume).length ? { resume } : {}),
-        ...(loaded.context !== undefined ? { context: loaded.context } : {}),
-        ...(io.signal ? { signal: io.signal } : {}),
-      });
-      for await (const event of events as AsyncIterable<StreamEvent>) {
-        if (json) {
-          out(JSON.stringify({ event: event.mode, ...event }));
-          continue;
-        }
-        if (event.mode === "tokens") {
-          const delta = (event.data as { contentDelta?: unknown } | null)?.contentDelta;
-          if (typeof delta === "string" && delta !== "") {
-            if (!open) io.stdout(`[${event.step}] ${event.node ?? "-"}: ai: `);
-            open = true;
-            streamed.add(event.node ?? "");
-            io.stdout(delta);
-          }
-          continue;
-        }
-        if (open) {
-          io.stdout("\n");
-          open = false;
-        }
-        for (const line of eventLines(event, streamed)) out(line);
-        if (event.mode === "updates") streamed.delete(event.node ?? "");
-      }
-    } catch (e) {
-      if (open) io.stdout("\n");
-      if (json) {
-        const error = e instanceof Error ? e : new Error(String(e));
-        out(
-          JSON.stringify({ event: "error", error: { type: error.name, message: error.message } }),
-        );
-      }
-      const names = classNames(e);
-      if (names.includes("RunCancelledError") && io.signal?.aborted) throw e;
-      const error = e instanceof Error ? e : new Error(String(e));
-      if (names.includes("ThreadBusyError") || names.includes("UnknownBranchError")) {
-        throw new RunFailed(error.message);
-      }
-      if (resume && isBadAnswer(names, e)) throw new UsageError(error.message);
-      if (names.includes("StateUpdateError") && (e as { node?: unknown }).node === "__input__") {
-        const given =
-          input !== null && "messages" in input && s.fromMessage ? "--message" : "--input";
-        throw new UsageError(`${given} does not fit the graph's state: ${error.message}`);
-      }
-      throw new RunFailed(`run failed: ${error.name}: ${error.message}\n(${await afterFailure()})`);
-    }
-    // Suggest a retry only where there is something to retry: stored events in a lasting store.
-    async function afterFailure(): Promise<string> {
-      if (loaded.storeLabel === "memory") return "the memory store is gone when the command ends";
-      const stored = await graph
-        .getState(threadId, { branchId })
-        .then((st) => st.lastEventId !== null)
-        .catch(() => false);
-      if (!stored) return `nothing was stored on thread ${threadId}`;
-      return `the thread keeps its state from before the failed step; retry with: nodestep resume ${shellQuote(threadId)} --graph ${shellQuote(s.target)}${storeFlag(s)}${s.branchId !== "main" ? ` --branch ${shellQuote(s.branchId)}` : ""}`;
-    }
-    if (open) io.stdout("\n");
-    const snapshot = await graph.getState(threadId, { branchId });
-    // What the run returns: the graph's output fields (all of them without an output schema).
-    const after = { ...snapshot, state: pickOutput(snapshot.state, graph.outputFields) };
-    if (json) {
-      out(
-        JSON.stringify({
-          event: "end",
-          threadId,
-          branchId,
-          status: after.status,
-          interrupts: after.interrupts,
-          lastEventId: after.lastEventId,
-          state: after.state,
-        }),
-      );
-      return after.interrupts.length ? ExitCode.interrupted : ExitCode.ok;
-    }
-    if (after.interrupts.length > 0) {
-      printPaused(s, after.interrupts);
-      return ExitCode.interrupted;
-    }
-    out();
-    const answer = answerOf(after.state);
-    out(answer ?? JSON.stringify(after.state, null, 2));
-    return ExitCode.ok;
-  }
-
-  function storeFlag(s: RunSettings): string {
-    return s.storeOpt !== undefined ? ` --store ${shellQuote(maskPassword(s.storeOpt))}` : "";
-  }
-
-  function printPaused(s: RunSettings, interrupts: readonly InterruptInfo[]) {
-    out();
-    out(`paused: waiting for ${interrupts.length} answer${interrupts.length === 1 ? "" : "s"}`);
-    for (const line of interruptLines(interrupts)) out(line);
-    const store = storeFlag(s);
-    const branch = s.branchId !== "main" ? ` --branch ${shellQuote(s.branchId)}` : "";
-    const answers = interrupts.map((i) => ` --answer ${shellQuote(`${i.key}=<answer>`)}`).join("");
-    out("answer with:");
-    out(
-      `  nodestep resume ${shellQuote(s.threadId)} --graph ${shellQuote(s.target)}${store}${branch}${answers}`,
-    );
-  }
+/** ` --store S` when the store was given (a password masked), else `""`. */
+function storeFlagOf(store: string | undefined): string {
+  return store === undefined ? "" : ` --store ${shellQuote(maskPassword(store))}`;
 }
 
 interface RunOpts extends StoreOpts {
@@ -536,99 +370,18 @@ interface RunOpts extends StoreOpts {
   thread?: string;
   branch: string;
   json?: boolean;
+  verbose?: boolean;
+  prices?: string;
 }
 interface ResumeOpts extends StoreOpts {
   graph?: string;
   answer: string[];
   branch: string;
   json?: boolean;
-}
-interface ServeOpts extends StoreOpts {
-  port: string;
-  host: string;
-  apiKey?: string;
-  corsOrigin?: string[];
+  verbose?: boolean;
   prices?: string;
-}
-
-/** The price table of `serve --prices <file>`, read and checked; `UsageError` saying what is wrong. */
-function readPrices(file: string): PriceTable {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new UsageError(`--prices: cannot read ${file}: ${(e as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`--prices: ${file} is not JSON: ${(e as Error).message}`);
-  }
-  try {
-    return checkPrices(json, `--prices ${file}`);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-}
-
-/** A commander parser of an integer ≥ `min` for option `name`. */
-function positiveInt(name: string, min: number): (text: string) => number {
-  return (text) => {
-    const n = Number(text);
-    if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < min) {
-      throw new UsageError(`${name} must be an integer ≥ ${min}, got ${JSON.stringify(text)}`);
-    }
-    return n;
-  };
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-/** An answer's value: JSON when it parses (`true`, `42`, `{"a":1}`, `"text"`), else the text itself. */
-export function parseAnswer(text: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return text;
-  }
-}
-
-/**
- * Whether a run's error is about its `--answer` values (refused before anything was written):
- * a key no interrupt waits on, or a value that cannot be stored (nested past the depth limit).
- */
-function isBadAnswer(names: readonly string[], e: unknown): boolean {
-  const { message, field } = e as { message?: unknown; field?: unknown };
-  if (names.includes("ValueError") && typeof message === "string")
-    return message.includes("has no pending interrupt with key");
-  return (
-    names.includes("StateStoreError") &&
-    typeof field === "string" &&
-    (field === "resume" || field.startsWith("resume.") || field.startsWith("resume["))
-  );
-}
-
-function parseJsonObject(text: string, what: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`${what} is not JSON: ${(e as Error).message}`);
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new UsageError(`${what} must be a JSON object, like '{"count": 1}'`);
-  }
-  return value as Record<string, unknown>;
 }
 
 function storeLabelOf(spec: string): string {
   return maskPassword(spec);
-}
-
-/** Quote a word for a POSIX shell when it needs it. */
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./#-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,0 +1,93 @@
+/**
+ * `nodestep serve`: the HTTP API and the studio over a graph, until Ctrl-C or SIGTERM.
+ *
+ * @module
+ */
+import type { Command, Option } from "commander";
+import { createServer, DEFAULT_PORT, LOOPBACK_HOSTS, listen } from "../server/index.js";
+import { readPrices } from "./args.js";
+import { type LoadedGraph, UsageError } from "./load.js";
+
+/** What `serve` needs from the CLI around it. */
+export interface ServeCommandHost {
+  io: {
+    env: Record<string, string | undefined>;
+    signal?: AbortSignal;
+    onListening?: (url: string) => void;
+  };
+  out: (line?: string) => void;
+  err: (line: string) => void;
+  withGraph: <T>(
+    target: string,
+    o: { store?: string; model?: string },
+    fn: (loaded: LoadedGraph) => Promise<T>,
+  ) => Promise<T>;
+  graphTarget: (given: string | undefined) => string;
+  storeOption: () => Option;
+  modelOption: () => Option;
+}
+
+interface ServeOpts {
+  store?: string;
+  model?: string;
+  port: string;
+  host: string;
+  apiKey?: string;
+  corsOrigin?: string[];
+  prices?: string;
+}
+
+/** Add `serve` to the program. */
+export function addServeCommand(program: Command, host: ServeCommandHost): void {
+  const { io, out, err, withGraph, graphTarget, storeOption, modelOption } = host;
+  program
+    .command("serve")
+    .description("serve the HTTP API and the studio over a graph")
+    .argument("[target]", "the graph: <module>#<export> (default $NODESTEP_GRAPH)")
+    .option("-p, --port <n>", `port (0 picks a free one)`, String(DEFAULT_PORT))
+    .option(
+      "-H, --host <host>",
+      "address to bind; other than loopback, set an API key",
+      "127.0.0.1",
+    )
+    .option("--api-key <key>", "require Authorization: Bearer <key> (default $NODESTEP_API_KEY)")
+    .option("--cors-origin <origin...>", "browser origins allowed to call the API (default none)")
+    .option(
+      "--prices <file>",
+      "a JSON price table (USD per million tokens) for the usage routes' cost",
+    )
+    .addOption(storeOption())
+    .addOption(modelOption())
+    .action(async (target: string | undefined, o: ServeOpts) => {
+      const prices = o.prices === undefined ? null : readPrices(o.prices);
+      const port = Number(o.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        throw new UsageError(`--port must be a port number, got "${o.port}"`);
+      }
+      const apiKey = o.apiKey ?? io.env.NODESTEP_API_KEY ?? null;
+      const loopback = LOOPBACK_HOSTS.includes(o.host) || o.host === "::1";
+      await withGraph(graphTarget(target), o, async (loaded) => {
+        const app = createServer({
+          graph: loaded.graph,
+          apiKey,
+          context: loaded.context,
+          corsOrigins: o.corsOrigin ?? [],
+          allowedHosts: loopback ? LOOPBACK_HOSTS : null,
+          prices,
+        });
+        const server = await listen(app, { port, host: o.host });
+        out(`nodestep studio for graph "${loaded.graph.name}": ${server.url}/`);
+        out(
+          `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}`,
+        );
+        if (!loopback && !apiKey) err(`nodestep: warning: serving on ${o.host} without an API key`);
+        io.onListening?.(server.url);
+        await new Promise<void>((resolve) => {
+          if (!io.signal || io.signal.aborted) return resolve();
+          io.signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+        await server.close();
+        out("stopped");
+      });
+    });
+}
