@@ -11,8 +11,8 @@ import { join } from "node:path";
 /** Which implementation a worker runs. */
 export type Impl = "nodestep" | "langgraph";
 
-/** The workloads of issue 8. */
-export type Workload = "loop" | "react" | "thread" | "fanout" | "fanout-limit";
+/** The workloads of issue 8, and issue 15's conversation with images (`parts`, nodestep only). */
+export type Workload = "loop" | "react" | "thread" | "fanout" | "fanout-limit" | "parts";
 
 /** Where a run keeps its state: nowhere, in memory, in an SQLite file, or in PostgreSQL. */
 export type StoreKind = "none" | "memory" | "sqlite" | "postgres";
@@ -70,6 +70,16 @@ export interface Figures {
   items?: number;
   /** thread: figures at turns 10, 100, 1,000 (those ≤ T) and T. */
   samples?: TurnSample[];
+  /** parts: median µs of the turns that send an image. */
+  usPerImageTurn?: number;
+  /** parts: median µs of the other (text-only) turns. */
+  usPerTextTurn?: number;
+  /** parts: how many images the conversation sent. */
+  images?: number;
+  /** parts: the images' base64 data, in bytes, all together (each counted once). */
+  imageBytes?: number;
+  /** parts: how many times the images' data is in the store (event log and snapshot), all together; once each is {@link images}. */
+  imageCopies?: number;
 }
 
 /** Peak RSS of this process so far, in MB. */
@@ -124,6 +134,10 @@ export const SCRIPT = {
   toolArgs: (n: number): { q: string } => ({ q: `item ${n}` }),
   /** The answer of the last ReAct turn. */
   finalAnswer: (k: number): string => `Done after ${k} turns.`,
+  /** The parts workload: an image with turn t when t is a multiple of this. */
+  imageEvery: 10,
+  /** The parts workload: base64 characters of each image. */
+  imageChars: 100_000,
   /** The user's message and the model's answer of chat turn t of a thread. */
   userTurn: (t: number): string => `This is user message number ${t}. Please answer briefly.`,
   answerTurn: (t: number): string => `This is answer number ${t}, kept brief as you asked.`,
@@ -174,6 +188,7 @@ export function warmupCap(workload: Workload): number {
     case "react":
       return 200;
     case "thread":
+    case "parts":
       return 20;
     case "fanout":
       return 1000;

@@ -263,7 +263,8 @@ export async function runLanggraph(c: Case, warmup: number): Promise<Figures> {
       case "fanout":
         return fanout(param);
       case "fanout-limit":
-        throw new Error("fanout-limit is a nodestep-only case");
+      case "parts":
+        throw new Error(`${c.workload} is a nodestep-only case`);
     }
   };
   await warmUp(once, c.param, warmup);

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { z } from "zod";
 import {
@@ -12,6 +13,7 @@ import {
   type Figures,
   freshSchema,
   jsonBytes,
+  median,
   POSTGRES_URL,
   peakRssMb,
   SCRIPT,
@@ -25,6 +27,7 @@ import {
   type Chat,
   type ChatResponseInit,
   type ChatStreamChunk,
+  type ContentPart,
   defineState,
   END,
   Graph,
@@ -213,6 +216,89 @@ async function thread(turns: number, kind: StoreKind): Promise<Partial<Figures>>
   }
 }
 
+/**
+ * A distinct base64 "image" of {@link SCRIPT.imageChars} characters for turn `t` (a hash of
+ * `t` repeated: the stores do not compress, so its content does not change the sizes).
+ */
+function imageData(t: number): string {
+  const seed = createHash("sha256").update(`image ${t}`).digest("base64");
+  return seed.repeat(Math.ceil(SCRIPT.imageChars / seed.length)).slice(0, SCRIPT.imageChars);
+}
+
+/** How many times each of `images` is held as a whole string in `values`. */
+function copiesIn(values: readonly unknown[], images: ReadonlySet<string>): number {
+  let n = 0;
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") {
+      if (v.length === SCRIPT.imageChars && images.has(v)) n++;
+    } else if (Array.isArray(v)) {
+      for (const x of v) walk(x);
+    } else if (v !== null && typeof v === "object") {
+      for (const x of Object.values(v)) walk(x);
+    }
+  };
+  for (const v of values) walk(v);
+  return n;
+}
+
+/**
+ * Issue 15's conversation: `turns` turns of the agent on one thread, the user sending an image
+ * with every tenth turn. Measures µs per turn and what the store holds against the images'
+ * own bytes.
+ */
+async function parts(turns: number, kind: StoreKind): Promise<Partial<Figures>> {
+  const chat = new FakeChat((n) => ({ content: SCRIPT.answerTurn(n) }));
+  const s = await openStore(kind);
+  const store = s.store!;
+  try {
+    const agent = buildReactAgent(chat, { tools: [lookup], stateStore: store });
+    const images = new Set<string>();
+    let last: { messages: unknown[] } = { messages: [] };
+    const run = await driveThread(
+      turns,
+      async (t) => {
+        const text = SCRIPT.userTurn(t);
+        let content: string | ContentPart[] = text;
+        if (t % SCRIPT.imageEvery === 0) {
+          const data = imageData(t);
+          images.add(data);
+          content = [
+            { type: "text", text },
+            { type: "image", data, mediaType: "image/png" },
+          ];
+        }
+        last = (
+          await agent.invoke({ messages: [HumanMessage({ content })] }, { threadId: "bench" })
+        ).state;
+      },
+      () => s.bytes(),
+    );
+    if (last.messages.length !== 2 * turns) {
+      throw new Error(`parts: ${last.messages.length} messages, expected ${2 * turns}`);
+    }
+    const events = await store.read("bench", "main");
+    const snapshot = await store.loadSnapshot("bench", "main");
+    return {
+      totalMs: run.totalMs,
+      usPerTurn: (run.totalMs * 1000) / turns,
+      usPerInvoke: tailUs(run.timesMs),
+      usPerImageTurn:
+        median(run.timesMs.filter((_, i) => (i + 1) % SCRIPT.imageEvery === 0)) * 1000,
+      usPerTextTurn: median(run.timesMs.filter((_, i) => (i + 1) % SCRIPT.imageEvery !== 0)) * 1000,
+      samples: run.samples,
+      bytesStored: await s.bytes(),
+      logicalBytes: await s.logical(),
+      messages: last.messages.length,
+      messagesJsonBytes: jsonBytes(last.messages),
+      images: images.size,
+      imageBytes: images.size * SCRIPT.imageChars,
+      imageCopies: copiesIn([...events.map((e) => e.data), snapshot?.data ?? null], images),
+    };
+  } finally {
+    await s.close();
+  }
+}
+
 /** The fan-out size of the `fanout-limit` cases (their param is the limit). */
 const FANOUT_LIMIT_N = 10_000;
 
@@ -254,6 +340,8 @@ export async function runNodestep(c: Case, warmup: number): Promise<Figures> {
         return fanout(param);
       case "fanout-limit":
         return fanout(FANOUT_LIMIT_N, param);
+      case "parts":
+        return parts(param, c.store);
     }
   };
   await warmUp(once, c.param, warmup);

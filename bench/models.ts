@@ -2,7 +2,12 @@
  * `npm run bench:models` (and the last table of `npm run bench`): per-call overhead, in µs, of
  * the AI SDK adapter (`fromAISdk` on the AI SDK's `MockLanguageModelV4`, against calling the
  * mock's `doGenerate` / `doStream` directly) and of `fallbackChat` (one scripted model behind
- * it, against calling that model directly). Complete and stream, median of 5 rounds of N calls.
+ * it, against calling that model directly). The adapter makes the call's `AbortSignal` only
+ * when the model reads `abortSignal`, which the mock does not and a real provider does (to
+ * pass it to `fetch`): the row "model reads abortSignal" includes making it (a few µs in
+ * Node). Complete and stream, median of 5 rounds of N calls,
+ * in wall-clock time and in CPU time of this process (on a shared machine the CPU column is the
+ * steadier one).
  *
  * Flags: --calls N (default 20,000 per round).
  *
@@ -29,11 +34,27 @@ const RESULT = {
   warnings: [],
 };
 
-function mock(): MockLanguageModelV4 {
-  return new MockLanguageModelV4({
-    doGenerate: async () => RESULT as never,
+/**
+ * The AI SDK's mock model. It records every call's options (`doGenerateCalls`,
+ * `doStreamCalls`); `forget` empties those lists after each call, direct or wrapped, so that
+ * the heap does not grow with the number of calls (a real provider keeps nothing).
+ */
+function mock(readsSignal = false): { model: MockLanguageModelV4; forget: () => void } {
+  const model = new MockLanguageModelV4({
+    doGenerate: async (o) => {
+      // A real provider passes abortSignal to fetch; the adapter makes it when it is read.
+      if (readsSignal && o.abortSignal === null) throw new Error("unreachable");
+      return RESULT as never;
+    },
     doStream: async () => ({ stream: convertArrayToReadableStream(PARTS) }) as never,
   });
+  return {
+    model,
+    forget: () => {
+      model.doGenerateCalls.length = 0;
+      model.doStreamCalls.length = 0;
+    },
+  };
 }
 
 /** A Chat with no work of its own: the scripted model behind fallback. */
@@ -49,16 +70,26 @@ const scripted: Chat = {
   },
 };
 
-async function perCallUs(n: number, call: () => Promise<unknown>): Promise<number> {
+/** Wall-clock and CPU time (user + system, this process) per call, in µs: medians of 5 rounds. */
+interface PerCall {
+  wall: number;
+  cpu: number;
+}
+
+async function perCallUs(n: number, call: () => Promise<unknown>): Promise<PerCall> {
   for (let i = 0; i < Math.min(n, 2000); i++) await call(); // warm up
-  const rounds: number[] = [];
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let r = 0; r < 5; r++) {
+    const c = process.cpuUsage();
     const t = performance.now();
     for (let i = 0; i < n; i++) await call();
-    rounds.push(((performance.now() - t) * 1000) / n);
+    wall.push(((performance.now() - t) * 1000) / n);
+    const used = process.cpuUsage(c);
+    cpu.push((used.user + used.system) / n);
   }
-  rounds.sort((a, b) => a - b);
-  return rounds[2]!;
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[2]!;
+  return { wall: median(wall), cpu: median(cpu) };
 }
 
 async function drain(s: AsyncIterable<unknown>): Promise<void> {
@@ -70,23 +101,51 @@ async function drainStream(s: ReadableStream<unknown>): Promise<void> {
   while (!(await reader.read()).done);
 }
 
-/** Measure and return the rows: [case, direct µs, wrapped µs, overhead µs]. */
-export async function modelOverheadRows(n = 20_000): Promise<Array<[string, number, number]>> {
+/** One row: the case, then the direct and the wrapped call's time per call. */
+export type ModelOverheadRow = [name: string, direct: PerCall, wrapped: PerCall];
+
+/** Measure and return the rows. */
+export async function modelOverheadRows(n = 20_000): Promise<ModelOverheadRow[]> {
   const request = ChatRequest({ messages: [HumanMessage({ content: "Hi" })] });
-  const m = mock();
+  const { model: m, forget } = mock();
   const adapter = fromAISdk(m);
+  const reading = mock(true);
+  const readingAdapter = fromAISdk(reading.model);
   const options = { prompt: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] };
   const fallback = fallbackChat([scripted]);
   return [
     [
       "AI SDK adapter, complete",
-      await perCallUs(n, () => Promise.resolve(m.doGenerate(options as never))),
-      await perCallUs(n, () => adapter.complete(request)),
+      await perCallUs(n, async () => {
+        await m.doGenerate(options as never);
+        forget();
+      }),
+      await perCallUs(n, async () => {
+        await adapter.complete(request);
+        forget();
+      }),
+    ],
+    [
+      "AI SDK adapter, complete, model reads abortSignal",
+      await perCallUs(n, async () => {
+        await reading.model.doGenerate(options as never);
+        reading.forget();
+      }),
+      await perCallUs(n, async () => {
+        await readingAdapter.complete(request);
+        reading.forget();
+      }),
     ],
     [
       "AI SDK adapter, stream",
-      await perCallUs(n, async () => drainStream((await m.doStream(options as never)).stream)),
-      await perCallUs(n, () => drain(adapter.stream(request))),
+      await perCallUs(n, async () => {
+        await drainStream((await m.doStream(options as never)).stream);
+        forget();
+      }),
+      await perCallUs(n, async () => {
+        await drain(adapter.stream(request));
+        forget();
+      }),
     ],
     [
       "fallbackChat, complete",
@@ -101,14 +160,21 @@ export async function modelOverheadRows(n = 20_000): Promise<Array<[string, numb
   ];
 }
 
-/** The rows as a table. */
-export function modelOverheadTable(rows: Array<[string, number, number]>): string {
-  const head = ["case", "direct µs/call", "wrapped µs/call", "overhead µs/call"];
+/** The rows as a table: wall-clock time per call, and the overhead in wall-clock and CPU time. */
+export function modelOverheadTable(rows: ModelOverheadRow[]): string {
+  const head = [
+    "case",
+    "direct µs/call",
+    "wrapped µs/call",
+    "overhead µs/call",
+    "overhead CPU µs/call",
+  ];
   const body = rows.map(([name, direct, wrapped]) => [
     name,
-    direct.toFixed(2),
-    wrapped.toFixed(2),
-    (wrapped - direct).toFixed(2),
+    direct.wall.toFixed(2),
+    wrapped.wall.toFixed(2),
+    (wrapped.wall - direct.wall).toFixed(2),
+    (wrapped.cpu - direct.cpu).toFixed(2),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
   const line = (r: string[]) =>

@@ -21,6 +21,12 @@ export {
   tool,
   when,
 } from "nodestep";
-export type { Chat, ChatRequest, ChatResponseInit, ChatStreamChunk } from "nodestep/chat";
+export type {
+  Chat,
+  ChatRequest,
+  ChatResponseInit,
+  ChatStreamChunk,
+  ContentPart,
+} from "nodestep/chat";
 export { PostgresStateStore } from "nodestep/postgres";
 export { SqliteStateStore } from "nodestep/sqlite";

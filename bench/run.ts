@@ -7,7 +7,8 @@
  * Flags:
  *   --json FILE        write every figure as JSON (one object per workload, store and param)
  *   --only a,b         only these workloads: import (import time, bench/import-time.ts), loop,
- *                      react, thread, fanout, postgres, memory
+ *                      react, thread, fanout, postgres, parts (issue 15: 1,000 turns with an
+ *                      image every 10 turns, memory and SQLite, nodestep only), memory
  *                      (long-term memory, bench/memory.ts), models (the per-call overhead of
  *                      fromAISdk and fallbackChat, bench/models.ts), or
  *                      workload/store (react/sqlite) or workload/store/param (react/memory/1000)
@@ -25,6 +26,7 @@ import {
   type Figures,
   type Impl,
   median,
+  SCRIPT,
   type StoreKind,
   type TurnSample,
   type Workload,
@@ -72,6 +74,16 @@ const PLAN: Plan[] = [
   { workload: "thread", store: "postgres", param: 200, group: "postgres", slowLanggraph: true },
   // Issue 3's 1,000-turn conversation on PostgreSQL, nodestep only (LangGraph.js: T = 200 above).
   { workload: "thread", store: "postgres", param: 1000, group: "postgres", nodestepOnly: true },
+  // Issue 15: the 1,000-turn conversation with a 100 kB image every 10 turns, nodestep only.
+  ...(["memory", "sqlite"] as const).map(
+    (store): Plan => ({
+      workload: "parts",
+      store,
+      param: 1000,
+      group: "parts",
+      nodestepOnly: true,
+    }),
+  ),
 ];
 
 /** Median figures of one side. */
@@ -252,7 +264,45 @@ function unitOf(w: Workload): {
       return { field: "totalMs", label: "ms total" };
     case "fanout-limit":
       return { field: "totalMs", label: "ms total, N = 10,000, param = maxConcurrency" };
+    case "parts":
+      return { field: "usPerTurn", label: "µs/turn (all turns)" };
   }
+}
+
+/** The conversation with images (issue 15): time per turn, and bytes stored against the images' own. */
+function partsTable(rows: Row[]): string {
+  return table(
+    [
+      "store",
+      "T",
+      "µs/turn",
+      "µs/invoke (last 10%)",
+      "µs image / text turn (median)",
+      "images",
+      "image bytes",
+      "bytes stored",
+      "stored / images",
+      "copies of each image",
+    ],
+    rows
+      .filter((r) => r.workload === "parts" && r.nodestep)
+      .map((r) => {
+        const ns = r.nodestep!;
+        const images = ns.images ?? 0;
+        return [
+          r.store,
+          r.param.toLocaleString("en-US"),
+          fmt(ns.usPerTurn, 1),
+          fmt(ns.usPerInvoke, 1),
+          `${fmt(ns.usPerImageTurn, 1)} / ${fmt(ns.usPerTextTurn, 1)}`,
+          String(images),
+          fmtBytes(ns.imageBytes),
+          fmtBytes(ns.bytesStored),
+          ns.imageBytes ? `${((ns.bytesStored ?? 0) / ns.imageBytes).toFixed(3)}×` : "–",
+          images > 0 ? ((ns.imageCopies ?? 0) / images).toFixed(2) : "–",
+        ];
+      }),
+  );
 }
 
 function table(header: string[], rows: string[][]): string {
@@ -447,7 +497,7 @@ function targetsTable(checks: TargetCheck[]): string {
 // ---- main ----
 
 const USAGE = `usage: npm run bench -- [--json FILE] [--only a,b] [--quick] [--impl nodestep|langgraph] [--reps N]
-  --only takes workloads (import, loop, react, thread, fanout, postgres, memory), workload/store (react/sqlite)
+  --only takes workloads (import, loop, react, thread, fanout, postgres, parts, memory), workload/store (react/sqlite)
   or workload/store/param (react/memory/1000); see the header of bench/run.ts`;
 
 async function main(): Promise<void> {
@@ -563,6 +613,12 @@ async function main(): Promise<void> {
       "\nConversation on one thread (issue 3): time per turn (median of 5 turns) and bytes written by that turn\n",
     );
     console.log(conversationTable(rows));
+  }
+  if (rows.some((r) => r.workload === "parts")) {
+    console.log(
+      `\nConversation with images (issue 15): ${SCRIPT.imageChars.toLocaleString("en-US")}-character base64 image every ${SCRIPT.imageEvery} turns; bytes stored at the end against the images' own bytes (each once)\n`,
+    );
+    console.log(partsTable(rows));
   }
   const checks = checkTargets(rows);
   if (checks.length > 0) {

@@ -15,7 +15,14 @@ import {
 } from "./common.js";
 
 const IMPLS: readonly Impl[] = ["nodestep", "langgraph"];
-const WORKLOADS: readonly Workload[] = ["loop", "react", "thread", "fanout", "fanout-limit"];
+const WORKLOADS: readonly Workload[] = [
+  "loop",
+  "react",
+  "thread",
+  "fanout",
+  "fanout-limit",
+  "parts",
+];
 const STORES: readonly StoreKind[] = ["none", "memory", "sqlite", "postgres"];
 
 function pick<T extends string>(what: string, value: string | undefined, allowed: readonly T[]): T {

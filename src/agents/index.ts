@@ -22,4 +22,10 @@ export {
   type ReactAgentOptions,
   runAgent,
 } from "./react-agent.js";
+export {
+  isMessagesEvent,
+  isTokensEvent,
+  type MessagesEvent,
+  type TokensEvent,
+} from "./stream-events.js";
 export { type ToolErrorPolicy, type ToolRunnerOptions, toolRunner } from "./tool-runner.js";

@@ -4,13 +4,46 @@
  * @module
  */
 import type { Message } from "../chat/messages.js";
-import { GraphConfigError } from "../errors/index.js";
+import type { ReasoningOptions } from "../chat/parts.js";
+import { GraphConfigError, ValueError } from "../errors/index.js";
 import type { NodeContext } from "../graph/context.js";
 import { isPlainObject } from "../json/index.js";
-import { addMessages } from "../state/add-messages.js";
+import { addMessages, type RemoveMessage } from "../state/add-messages.js";
 import type { AnyTool } from "../tools/types.js";
 
 export type { AnyTool };
+
+const EFFORTS = ["minimal", "low", "medium", "high"];
+
+/**
+ * Check a `reasoning` option: `null`/absent, `{ effort }` with one of the four efforts, or
+ * `{ budgetTokens }` with a positive integer, and no other key.
+ * @returns the option, or `null` when absent.
+ * @throws ValueError naming what is wrong.
+ */
+export function checkReasoning(owner: string, value: unknown): ReasoningOptions | null {
+  if (value === undefined || value === null) return null;
+  const got = JSON.stringify(value) ?? String(value);
+  const bad = (what: string) =>
+    new ValueError(
+      `${owner}: reasoning must be { effort: "minimal" | "low" | "medium" | "high" } or { budgetTokens: <positive integer> }; ${what}, got ${got}`,
+    );
+  if (typeof value !== "object" || Array.isArray(value)) throw bad("it is not an object");
+  const keys = Object.keys(value);
+  if (keys.length !== 1) throw bad("it needs exactly one key");
+  const v = value as { effort?: unknown; budgetTokens?: unknown };
+  if (keys[0] === "effort") {
+    if (typeof v.effort !== "string" || !EFFORTS.includes(v.effort))
+      throw bad("the effort is not one of them");
+    return { effort: v.effort as "minimal" };
+  }
+  if (keys[0] === "budgetTokens") {
+    if (!Number.isSafeInteger(v.budgetTokens) || (v.budgetTokens as number) < 1)
+      throw bad("budgetTokens is not a positive integer");
+    return { budgetTokens: v.budgetTokens as number };
+  }
+  throw bad(`"${keys[0]}" is neither effort nor budgetTokens`);
+}
 
 /**
  * Check a tool list: every entry a tool, no tool listed twice, no two tools with one name.
@@ -113,15 +146,15 @@ export function readMessages(
 }
 
 /**
- * The update that appends `added` to the messages field: the new messages for a declared
- * state (its `addMessages` reducer merges them), the whole merged list for a plain-object
- * state (last write wins).
+ * The update that appends `added` (messages and `RemoveMessage` markers) to the messages
+ * field: the list itself for a declared state (its `addMessages` reducer merges it), the whole
+ * merged list for a plain-object state (last write wins).
  */
 export function appendMessages(
   ctx: NodeContext,
   current: readonly Message[],
-  added: Message[],
-): Message[] {
+  added: Array<Message | RemoveMessage>,
+): Array<Message | RemoveMessage> {
   return ctx.stateSchema === null ? addMessages(current, added) : added;
 }
 

@@ -128,6 +128,35 @@ describe("modelNode: checks when it is built", () => {
     expect(fn).toThrow('modelNode "think": onInvalid must be "raise" or "emit", got "ignore"');
   });
 
+  it("refuses a reasoning option that is neither { effort } nor { budgetTokens }", () => {
+    const msg = (what: string, got: string) =>
+      `modelNode "think": reasoning must be { effort: "minimal" | "low" | "medium" | "high" } or { budgetTokens: <positive integer> }; ${what}, got ${got}`;
+    const cases: Array<[unknown, string]> = [
+      ["high", msg("it is not an object", '"high"')],
+      [[], msg("it is not an object", "[]")],
+      [{}, msg("it needs exactly one key", "{}")],
+      [
+        { effort: "low", budgetTokens: 2048 },
+        msg("it needs exactly one key", '{"effort":"low","budgetTokens":2048}'),
+      ],
+      [{ effort: "max" }, msg("the effort is not one of them", '{"effort":"max"}')],
+      [{ budgetTokens: 0 }, msg("budgetTokens is not a positive integer", '{"budgetTokens":0}')],
+      [
+        { budgetTokens: 1.5 },
+        msg("budgetTokens is not a positive integer", '{"budgetTokens":1.5}'),
+      ],
+      [
+        { budget_tokens: 2048 },
+        msg('"budget_tokens" is neither effort nor budgetTokens', '{"budget_tokens":2048}'),
+      ],
+    ];
+    for (const [reasoning, message] of cases) {
+      expect(
+        thrown(() => modelNode("think", { chat, reasoning: reasoning as { effort: "low" } })),
+      ).toEqual(failure(ValueError, message));
+    }
+  });
+
   it("refuses an entry of tools that is not a tool", () => {
     const fn = () => modelNode("think", { chat, tools: [lookup, {} as typeof lookup] });
     expect(fn).toThrow(
@@ -344,6 +373,20 @@ describe("modelNode: the request", () => {
     await single(modelNode("think", { chat: plain })).invoke(ask("q"));
     expect(plain.requests[0]).toMatchObject({ tools: [], toolChoice: null, outputSchema: null });
     expect(seen(plain.requests[0]!)).toEqual([{ type: "human", content: "q" }]);
+  });
+
+  it("sends its reasoning option in the request, and none by default", async () => {
+    const chat = new ScriptedChat(["x"]);
+    await single(modelNode("think", { chat, reasoning: { budgetTokens: 2048 } })).invoke(ask("q"));
+    expect(chat.requests[0]!.reasoning).toEqual({ budgetTokens: 2048 });
+    const effort = new ScriptedChat(["x"]);
+    await single(modelNode("think", { chat: effort, reasoning: { effort: "low" } })).invoke(
+      ask("q"),
+    );
+    expect(effort.requests[0]!.reasoning).toEqual({ effort: "low" });
+    const plain = new ScriptedChat(["x"]);
+    await single(modelNode("think", { chat: plain, reasoning: null })).invoke(ask("q"));
+    expect("reasoning" in plain.requests[0]!).toBe(false);
   });
 
   it("passes the run's signal to the model call", async () => {

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { assembleStream } from "../chat/assemble-stream.js";
 import { AIMessage, type Message, SystemMessage } from "../chat/messages.js";
-import { textOf } from "../chat/parts.js";
+import { type ReasoningOptions, textOf } from "../chat/parts.js";
 import { ToolCall } from "../chat/tool-call.js";
 import {
   type Chat,
@@ -21,6 +21,7 @@ import type { NodeContext } from "../graph/context.js";
 import { type Node, node } from "../graph/node.js";
 import { traced } from "../graph/tracing.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
+import { historyChange, runRewriteHistory } from "../middleware/history-hooks.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
 import { markStreamed, runWrapModelCall } from "../middleware/wrap-hooks.js";
@@ -28,10 +29,12 @@ import { checkHistory, repairHistory as repairCopy } from "./history.js";
 import {
   type AnyTool,
   appendMessages,
+  checkReasoning,
   checkStateFields,
   checkToolList,
   readMessages,
 } from "./internal.js";
+import { emitMessages } from "./stream-events.js";
 
 /** What `modelNode` does with a final answer that does not validate against `outputSchema`. */
 export type OnInvalid = "raise" | "emit";
@@ -62,6 +65,15 @@ export interface ModelNodeOptions<O extends z.ZodType | null = null> {
   toolChoice?: ToolChoice;
   /** Call `chat.stream` and send each chunk as a `"tokens"` event; default `false`. */
   stream?: boolean;
+  /**
+   * How much the model may reason, sent as the request's `reasoning` on every call:
+   * `{ effort: "minimal" | "low" | "medium" | "high" }` (OpenAI `reasoning_effort` /
+   * `reasoning.effort`, Ollama `think`) or `{ budgetTokens }`, a number of tokens (Anthropic
+   * `thinking.budget_tokens`: at least 1024, below the chat's `maxTokens`). An integration
+   * without the setting asked for raises `ValueError` when it is called. A `beforeModel` hook
+   * may change it per call. Default `null`: the provider's default.
+   */
+  reasoning?: ReasoningOptions | null;
   /** Send a repaired copy of an inconsistent history instead of raising `ChatHistoryError`; default `false`. */
   repairHistory?: boolean;
   /** Zod schema the final answer (JSON text) is parsed into and stored in `finalOutputField`; default none. */
@@ -83,16 +95,20 @@ export interface ModelNodeOptions<O extends z.ZodType | null = null> {
  *
  * When it runs, the node:
  * 1. checks the state (a declared state only): the messages field must use `addMessages`, and
- *    every field it writes must be declared (`GraphConfigError`);
+ *    every field it writes must be declared (`GraphConfigError`); then runs the
+ *    `rewriteHistory` hooks of the run's middleware (such as `SummarizationMiddleware`), and
+ *    goes on with the conversation they return;
  * 2. checks that the history is consistent (`ChatHistoryError`), or with `repairHistory`
  *    sends a repaired copy (the state is not changed);
  * 3. builds a `ChatRequest`: the system prompt first, then the messages; the tools'
- *    definitions; `toolChoice`; the output schema as JSON schema;
+ *    definitions; `toolChoice`; the output schema as JSON schema; `reasoning` when set;
  * 4. runs the `beforeModel` hooks of the run's middleware, calls `chat.complete` (or
  *    `chat.stream`, each chunk sent as a `"tokens"` event) inside the `wrapModelCall` hooks
  *    (each call of their `next` is one attempt, one `chat <model>` span), then the
  *    `afterModel` hooks;
- * 5. appends the response as an `AIMessage` to the messages field and writes the tool calls
+ * 5. appends the response as an `AIMessage` to the messages field (after the change a
+ *    `rewriteHistory` hook made, in the same update: its removals and new messages, then the
+ *    answer) and writes the tool calls
  *    and the answer text (`null` when the model calls tools or refuses); with an output schema,
  *    the answer parsed as JSON and validated (`null` on tool-call or refusal turns).
  *
@@ -107,7 +123,8 @@ export interface ModelNodeOptions<O extends z.ZodType | null = null> {
  * @returns a graph node.
  * @throws GraphConfigError if two different tools share a name, or the same tool is listed twice.
  * @throws TypeError if `chat` has no `model` string, or an entry of `tools` is not a tool.
- * @throws ValueError if `onInvalid` is neither `"raise"` nor `"emit"`.
+ * @throws ValueError if `onInvalid` is neither `"raise"` nor `"emit"`, or `reasoning` is neither
+ *   `{ effort }` with a known effort nor `{ budgetTokens }` with a positive integer.
  * When the node runs: `GraphConfigError` (state checks), `ChatHistoryError`,
  * `StructuredOutputError`, `TypeError` when a model hook replaced the request or the response
  * with another type, and whatever the chat model raises.
@@ -155,6 +172,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     jsonSchema !== null && typeof jsonSchema.title === "string" ? jsonSchema.title : "output";
   const systemPrompt = options.systemPrompt ?? null;
   const toolChoice = options.toolChoice ?? null;
+  const reasoning = checkReasoning(owner, options.reasoning);
   const stream = options.stream ?? false;
   const repair = options.repairHistory ?? false;
   const messagesField = options.messagesField ?? "messages";
@@ -170,7 +188,12 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
 
   const run = async (state: S, ctx: NodeContext): Promise<Record<string, unknown>> => {
     checkStateFields("modelNode", ctx, messagesField, written);
-    const history = readMessages("modelNode", ctx, state, messagesField);
+    const stored = readMessages("modelNode", ctx, state, messagesField);
+    const middleware = ctx.middleware as readonly Middleware[];
+    const mctx: ModelMiddlewareContext = { model: chat.model, node: ctx, state };
+    const rewritten = await runRewriteHistory(middleware, stored, mctx);
+    const history = rewritten ?? stored;
+    const change = rewritten === null ? [] : historyChange(stored, rewritten);
     let sent: Message[];
     if (repair) sent = repairCopy(history);
     else {
@@ -178,13 +201,12 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       sent = history.slice();
     }
     if (systemPrompt !== null) sent.unshift(SystemMessage({ content: systemPrompt }));
-    const middleware = ctx.middleware as readonly Middleware[];
-    const mctx: ModelMiddlewareContext = { model: chat.model, node: ctx, state };
     let request = ChatRequest({
       messages: sent,
       tools: definitions.slice(),
       toolChoice,
       outputSchema: jsonSchema,
+      reasoning,
     });
     request = await runBeforeModel(middleware, request, mctx);
     let attempt = 0;
@@ -236,7 +258,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     });
     const answered = toolCalls.length === 0 && response.refusal === null;
     const update: Record<string, unknown> = {
-      [messagesField]: appendMessages(ctx, history, [ai]),
+      [messagesField]: appendMessages(ctx, stored, [...change, ai]),
       [toolCallsField]: toolCalls,
       [finalTextField]: answered ? textOf(response.content) : null,
     };
@@ -245,6 +267,9 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
         ? parseOutput(outputSchema, schemaName, textOf(response.content), onInvalid, ctx)
         : null;
     }
+    // The answer as a "messages" event, now that the node writes it (with its id, when streamed).
+    if (ctx.streamModes.includes("messages"))
+      update[messagesField] = appendMessages(ctx, history, emitMessages(ctx, [ai]));
     return update;
   };
   return node<S>(run, { name });

@@ -8,6 +8,7 @@ import {
   StepLimitError,
   StructuredOutputError,
   ToolExecutionError,
+  ValueError,
 } from "../errors/index.js";
 import type { StreamEvent } from "../graph/types.js";
 import type { Middleware } from "../middleware/types.js";
@@ -259,6 +260,46 @@ describe("buildReactAgent", () => {
       outputSchema: Ticket,
     });
     expect(await rejection(runAgent(bad, "x"))).toBeInstanceOf(StructuredOutputError);
+  });
+
+  it("sends its reasoning option on every model call, and none by default", async () => {
+    const chat = new ScriptedChat([{ toolCalls: [statusCall("c1")] }, "It has shipped."]);
+    const agent = buildReactAgent(chat, {
+      tools: [getOrderStatus],
+      reasoning: { budgetTokens: 2048 },
+    });
+    expect(await runAgent(agent, "Where is A-1001?")).toBe("It has shipped.");
+    expect(chat.requests.map((r) => r.reasoning)).toEqual([
+      { budgetTokens: 2048 },
+      { budgetTokens: 2048 },
+    ]);
+    const effort = new ScriptedChat(["Fine."]);
+    await runAgent(buildReactAgent(effort, { tools: [], reasoning: { effort: "high" } }), "x");
+    expect(effort.requests[0]!.reasoning).toEqual({ effort: "high" });
+    const plain = new ScriptedChat(["Fine."]);
+    await runAgent(buildReactAgent(plain, { tools: [] }), "x");
+    expect(Object.keys(plain.requests[0]!)).toEqual([
+      "messages",
+      "tools",
+      "toolChoice",
+      "outputSchema",
+    ]);
+  });
+
+  it("refuses a reasoning option with an unknown effort", () => {
+    expect(
+      thrown(() =>
+        buildReactAgent(new ScriptedChat([]), {
+          tools: [],
+          reasoning: { effort: "extreme" as "high" },
+        }),
+      ),
+    ).toEqual(
+      failure(
+        ValueError,
+        'buildReactAgent "agent": reasoning must be { effort: "minimal" | "low" | "medium" | "high" } or { budgetTokens: <positive integer> }; the effort is not one of them, got {"effort":"extreme"}',
+      ),
+    );
   });
 
   it("passes name, workspace and maxSteps to the graph", () => {

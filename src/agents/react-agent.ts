@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { HumanMessage } from "../chat/messages.js";
+import type { ReasoningOptions } from "../chat/parts.js";
 import type { Chat } from "../chat/types.js";
 import { RunInterruptedError } from "../errors/index.js";
 import type { GraphOptions } from "../graph/graph.js";
@@ -18,7 +19,7 @@ import { ToolLimitMiddleware } from "../middleware/tool-limit.js";
 import type { Middleware } from "../middleware/types.js";
 import type { StateStore } from "../stores/types.js";
 import { AgentState, type TypedAgentState } from "./agent-state.js";
-import { type AnyTool, checkToolList } from "./internal.js";
+import { type AnyTool, checkReasoning, checkToolList } from "./internal.js";
 import { modelNode } from "./model-node.js";
 import { type ToolErrorPolicy, toolRunner } from "./tool-runner.js";
 
@@ -34,6 +35,13 @@ export interface ReactAgentOptions<O extends z.ZodType | null = null> {
   middleware?: readonly Middleware[];
   /** What a failed tool call does, as in `toolRunner`; default `"raise"`. */
   toolErrors?: ToolErrorPolicy;
+  /**
+   * How much the model may reason, sent as the `reasoning` of every model call (as
+   * `modelNode`'s option): `{ effort: "minimal" | "low" | "medium" | "high" }` (OpenAI, Ollama)
+   * or `{ budgetTokens }` (Anthropic extended thinking: at least 1024 tokens, below the chat's
+   * `maxTokens`). Default `null`: the provider's default.
+   */
+  reasoning?: ReasoningOptions | null;
   /** Stream model calls as `"tokens"` events; default `false`. */
   stream?: boolean;
   /** Zod schema the final answer is parsed into (`state.finalOutput`); an invalid answer raises `StructuredOutputError`. Default none. */
@@ -76,12 +84,15 @@ export type ReactAgent<O extends z.ZodType | null = null> = Graph<TypedAgentStat
  * @throws GraphConfigError if two different tools share a name, or the same tool is listed
  *   twice, also through a middleware.
  * @throws TypeError if `chat` has no `model` string, `tools` is not an array of tools, or
- *   `middleware` is not an array; ValueError if `maxSteps` or `maxToolCalls` is out of range.
+ *   `middleware` is not an array; ValueError if `maxSteps` or `maxToolCalls` is out of range,
+ *   or `reasoning` is neither `{ effort }` with a known effort nor `{ budgetTokens }` with a
+ *   positive integer.
  * @example
  * ```ts
  * const agent = buildReactAgent(chat, {
  *   tools: [getOrderStatus],
  *   systemPrompt: "You answer questions about orders.",
+ *   reasoning: { effort: "low" },
  * });
  * console.log(await runAgent(agent, "Where is order A-1001?"));
  * ```
@@ -110,6 +121,7 @@ export function buildReactAgent<O extends z.ZodType | null = null>(
     tools,
     systemPrompt: options.systemPrompt ?? null,
     stream: options.stream ?? false,
+    reasoning: checkReasoning(owner, options.reasoning),
     outputSchema: (options.outputSchema ?? null) as z.ZodType | null,
   });
   const act = toolRunner<AgentState>("act", {

@@ -32,6 +32,7 @@ import {
   jsonEqual,
   readMessages,
 } from "./internal.js";
+import { emitMessages } from "./stream-events.js";
 
 /**
  * What a tool runner does when a tool call fails (an unknown tool, invalid arguments, or an
@@ -248,7 +249,10 @@ export function toolRunner<S = Record<string, unknown>>(
     }
     const interrupts = outcomes.flatMap((o) => (o.kind === "interrupted" ? o.interrupts : []));
     if (interrupts.length > 0) throw new GraphInterrupt(interrupts);
-    const messages = outcomes.map((o) => (o as { message: ToolMessage }).message);
+    const messages = emitMessages(
+      ctx,
+      outcomes.map((o) => (o as { message: ToolMessage }).message),
+    );
     return {
       [messagesField]: appendMessages(ctx, history, messages),
       [toolCallsField]: [],

@@ -121,7 +121,27 @@ function summary(e: StoredEvent): string {
       return showValue(data.status ?? "", 40);
     case "run_failed":
       return showValue(data.error ?? data, 100);
+    case "state_updated":
+      return stateUpdatedSummary(data);
     default:
       return "";
   }
+}
+
+/**
+ * The summary of a `state_updated` event (written by `graph.updateState`, or a `Command` given
+ * as run input): the update as stored (`no update` when it wrote nothing), then either the
+ * nodes it leads to (`next: a, b`; `next: (none)` when the thread ends there) or
+ * `next unchanged` (the tasks that were next stay next).
+ */
+function stateUpdatedSummary(data: Record<string, unknown>): string {
+  const update =
+    data.update === undefined || data.update === null
+      ? "no update"
+      : `update ${showValue(data.update, 80)}`;
+  if (!Array.isArray(data.next)) return `${update}, next unchanged`;
+  const names = data.next.map((t: unknown) =>
+    typeof t === "string" ? t : String((t as { name?: unknown }).name),
+  );
+  return `${update}, next: ${names.length ? names.join(", ") : "(none)"}`;
 }

@@ -443,6 +443,26 @@ export class ModelCallLimitError extends NodestepError {
 }
 
 /**
+ * The summary call of a `SummarizationMiddleware` with `onFailure: "raise"` failed (the
+ * summary model threw, or answered without text). The history was left as it was and the
+ * step failed; the model's own error is the `cause`.
+ */
+export class SummarizationError extends NodestepError {
+  /** Name of the summary model (`chat.model`). */
+  readonly model: string;
+  /** Node whose model call was to be summarized for, or `null` outside a graph. */
+  readonly node: string | null;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { model: string; node: string | null },
+  ) {
+    super(message, options);
+    this.model = options.model;
+    this.node = options.node;
+  }
+}
+
+/**
  * A thread used up the budget of `UsageBudgetMiddleware` (tokens or US dollars), or a person
  * declined to go past it. Token counts are `totalTokens`; amounts are US dollars.
  */

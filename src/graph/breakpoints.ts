@@ -9,7 +9,7 @@
  */
 import { ValueError } from "../errors/index.js";
 import type { CompiledFlow } from "./compile.js";
-import type { TaskSpec } from "./engine-types.js";
+import type { TaskResult, TaskSpec } from "./engine-types.js";
 
 /** Node names to pause at, or `"*"` for every node. */
 export type BreakpointNodes = readonly string[] | "*";
@@ -109,6 +109,32 @@ export function breakpointBefore(
   if (bps.before === null || passed === step) return null;
   const nodes = matching(bps.before, tasks);
   return nodes.length > 0 ? { when: "before", step, nodes } : null;
+}
+
+/**
+ * The breakpoint a subgraph's child paused at, as its parent shows it: the child's `when`,
+ * the parent's superstep `step` (the one that runs again when the parent continues) and the
+ * child's nodes named `"<subgraph>/<node>"`. The subgraph node keeps it in its task cache
+ * (`childBreakpoint`, written by `subgraph.ts`) while the child is paused there.
+ * @returns the breakpoint of the first paused task of superstep `step` (of `tasks`) whose child
+ *   paused at one (the nodes of all such tasks, in task order), or `null` when no child did.
+ */
+export function childBreakpoint(
+  step: number,
+  tasks: readonly TaskSpec[],
+  results: ReadonlyMap<string, TaskResult>,
+): Breakpoint | null {
+  let found: Breakpoint | null = null;
+  for (const t of tasks) {
+    const r = results.get(t.id);
+    if (r?.kind !== "interrupted") continue;
+    const b = r.cache.childBreakpoint as { when?: unknown; nodes?: unknown } | undefined;
+    if (!b || (b.when !== "before" && b.when !== "after") || !Array.isArray(b.nodes)) continue;
+    found ??= { when: b.when, step, nodes: [] };
+    for (const n of b.nodes)
+      if (typeof n === "string" && !found.nodes.includes(n)) found.nodes.push(n);
+  }
+  return found;
 }
 
 /**

@@ -20,11 +20,25 @@ import type {
 import type { TraceScope } from "./tracing.js";
 import type { StreamEvent } from "./types.js";
 
-/** Stream modes: `"values"` (the state after each superstep), `"updates"` (each task's update), `"custom"` (`ctx.emit`), `"tokens"` (model stream chunks). */
-export type StreamMode = "values" | "updates" | "custom" | "tokens";
+/**
+ * Stream modes: `"values"` (the state after each superstep), `"updates"` (each task's update),
+ * `"custom"` (`ctx.emit`), `"tokens"` (model stream chunks), `"messages"` (each complete message
+ * a node writes, as it writes it), `"tasks"` (each task's start and result), `"checkpoints"`
+ * (the thread's position at each superstep's commit), `"debug"` (tasks and checkpoints with
+ * their type, step and time). See docs/streaming.md.
+ */
+export type StreamMode =
+  | "values"
+  | "updates"
+  | "custom"
+  | "tokens"
+  | "messages"
+  | "tasks"
+  | "checkpoints"
+  | "debug";
 
-/** Modes a node may emit into with `ctx.emit`. */
-export type EmitMode = "custom" | "tokens";
+/** Modes a node may emit into with `ctx.emit`: `"custom"` (default), `"tokens"`, `"messages"`. */
+export type EmitMode = "custom" | "tokens" | "messages";
 
 /** One interrupt asked by a task: the question and the key its answer is given under. */
 export interface PendingInterrupt {
@@ -127,7 +141,11 @@ export interface NodeContext<C = unknown> {
   readonly signal: AbortSignal;
   /** The node's tracing scope when the graph has a tracer (for spans of model and tool calls; see `traced`), else `null`. */
   readonly trace: TraceScope | null;
-  /** Emit a stream event (`"custom"` unless `mode` says `"tokens"`) with this node, step and task. A no-op when nobody streams that mode. */
+  /**
+   * Emit a stream event (`"custom"` unless `mode` says `"tokens"` or `"messages"`) with this
+   * node, step and task. A no-op when nobody streams that mode. `modelNode` sends its stream
+   * chunks as `"tokens"` and its `AIMessage` as `"messages"`; `toolRunner` its `ToolMessage`s.
+   */
   emit(data: unknown, options?: { mode?: EmitMode }): void;
   /**
    * Pause the run and ask a person. Returns the answer when the run is resumed with one for `key`.

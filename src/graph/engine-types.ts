@@ -80,6 +80,8 @@ export interface RunJournal {
     defer?: boolean,
   ): Promise<void> | void;
   saveCache(step: number, taskId: string, node: string, cache: JsonObject): Promise<void> | void;
+  /** Id of the last event written (after a commit: its `step_committed`), for `"checkpoints"` events. */
+  readonly lastEventId?: string | null;
 }
 
 /** The mutable position of a run: the state and what runs next. */

@@ -28,6 +28,13 @@ import type {
 import { frozenValue } from "./journal.js";
 import { runTask } from "./run-task.js";
 import { scheduleNext } from "./schedule.js";
+import {
+  emitCheckpoint,
+  emitTaskFailed,
+  emitTaskResult,
+  emitTaskStart,
+  watchesTasks,
+} from "./stream-modes.js";
 import { endWithError, startSpan } from "./tracing.js";
 import type { StreamEvent } from "./types.js";
 
@@ -115,6 +122,8 @@ export async function runLoop(
     const ran = pos.tasks;
     commitStep(pos, state, next, opts, step);
     stepsThisRun++;
+    if (opts.emit)
+      emitCheckpoint(opts, step, pos.state, pos.tasks, opts.journal?.lastEventId ?? null);
     if (opts.breakpoints) {
       const breakpoint = breakpointAfter(opts.breakpoints, ran, next, step);
       if (breakpoint)
@@ -168,10 +177,19 @@ async function runSuperstep(
     else toRun.push(t);
   }
   if (toRun.length === 0) return results;
+  // "tasks" / "debug" streamed: each task's start, result and failure (stream-modes.ts).
+  const watch = watchesTasks(opts);
   if (toRun.length === 1) {
     const t = toRun[0]!;
-    const r = runTask(run, t);
-    results.set(t.id, r instanceof Promise ? await raceAbort(r, opts.signal, graph) : r);
+    if (watch) emitTaskStart(opts, step, t, pos.state);
+    try {
+      const r = runTask(run, t);
+      results.set(t.id, r instanceof Promise ? await raceAbort(r, opts.signal, graph) : r);
+    } catch (e) {
+      if (watch) emitTaskFailed(opts, step, t, e);
+      throw e;
+    }
+    if (watch) emitTaskResult(opts, step, t, results.get(t.id)!);
     await afterTask(opts, step, t, results.get(t.id)!, true);
     return results;
   }
@@ -214,6 +232,7 @@ async function runSuperstep(
     const finish = (t: TaskSpec, res: TaskResult) => {
       if (failed) return;
       results.set(t.id, res);
+      if (watch) emitTaskResult(opts, step, t, res);
       let after: Promise<void> | void;
       try {
         after = afterTask(opts, step, t, res);
@@ -231,12 +250,17 @@ async function runSuperstep(
     let next = 0;
     let running = 0;
     let pumping = false;
+    const failTask = (e: unknown, t: TaskSpec) => {
+      if (watch && !failed) emitTaskFailed(opts, step, t, e);
+      fail(e, t);
+    };
     const start = (t: TaskSpec): boolean => {
       let r: TaskResult | Promise<TaskResult>;
+      if (watch) emitTaskStart(opts, step, t, pos.state);
       try {
         r = runTask(siblings, t);
       } catch (e) {
-        fail(e, t);
+        failTask(e, t);
         return false;
       }
       if (r instanceof Promise)
@@ -245,7 +269,7 @@ async function runSuperstep(
             if (limited) release();
             finish(t, res);
           },
-          (e) => fail(e, t),
+          (e) => failTask(e, t),
         );
       else {
         if (limited) release();

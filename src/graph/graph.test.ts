@@ -485,7 +485,9 @@ describe("return forms", () => {
         expectTypeOf(e.data).toEqualTypeOf<S>();
         counts.push(e.data.count);
       } else {
-        expectTypeOf(e.mode).toEqualTypeOf<"updates" | "custom" | "tokens">();
+        expectTypeOf(e.mode).toEqualTypeOf<
+          "updates" | "custom" | "tokens" | "messages" | "tasks" | "checkpoints" | "debug"
+        >();
       }
     }
     expect(counts).toEqual([2]);

@@ -272,7 +272,9 @@ export class Graph<D extends StateDefinition | null = null> {
   /**
    * Run the graph and yield its events as they happen. Leaving the loop early cancels the run.
    *
-   * @param options.modes - which events: `"values"`, `"updates"` (default), `"custom"`, `"tokens"`.
+   * @param options.modes - which events: `"values"`, `"updates"` (default), `"custom"`, `"tokens"`,
+   *   `"messages"`, `"tasks"`, `"checkpoints"`, `"debug"` (see docs/streaming.md).
+   * @throws ValueError for an unknown mode (before anything runs).
    * @example
    * ```ts
    * for await (const e of graph.stream(input, { modes: ["updates", "tokens"] })) console.log(e.mode, e.node);

@@ -59,6 +59,13 @@ export {
   when,
 } from "./routing.js";
 export type { UpdateStateOptions } from "./state-update.js";
+export type {
+  CheckpointData,
+  DebugEventData,
+  TaskEventData,
+  TaskResultData,
+  TaskStartData,
+} from "./stream-modes.js";
 export {
   type AgentExecutor,
   type AgentGraph as SubAgentGraph,

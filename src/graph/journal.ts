@@ -296,7 +296,7 @@ export class ThreadJournal implements RunJournal {
    * @throws StateStoreError for a resume answer that is `undefined` (JSON would drop it, and a
    *   later load would ask again), or an input a field's codec cannot store.
    */
-  runStarted(step: number, data: RunStartedData): Promise<void> {
+  runStarted(step: number, data: RunStartedData, base?: Record<string, unknown>): Promise<void> {
     for (const key in data.resume) {
       if (data.resume[key] === undefined) {
         throw new StateStoreError(
@@ -306,7 +306,7 @@ export class ThreadJournal implements RunJournal {
       }
     }
     return this.append([
-      this.#event("run_started", step, null, null, encodeRunStarted(this.def, step, data)),
+      this.#event("run_started", step, null, null, encodeRunStarted(this.def, step, data, base)),
     ]);
   }
 
@@ -381,6 +381,7 @@ export class ThreadJournal implements RunJournal {
     tasks: readonly TaskSpec[],
     results: Map<string, TaskResult>,
     interrupts: InterruptInfo[],
+    breakpoint: Breakpoint | null = null,
   ): Promise<void> {
     const events: NewEvent[] = [];
     for (const t of tasks) {
@@ -398,6 +399,8 @@ export class ThreadJournal implements RunJournal {
       this.#event("run_finished", step, null, null, {
         status: "interrupted",
         interrupts: interrupts as unknown as JsonValue,
+        // A subgraph's child paused at a static breakpoint (see childBreakpoint).
+        ...(breakpoint ? { breakpoint: breakpoint as unknown as JsonValue } : {}),
       }),
     );
     await this.append(events);

@@ -144,14 +144,27 @@ export function checkMaxConcurrency(graph: string, value: unknown): void {
   }
 }
 
-const STREAM_MODES = new Set<StreamMode>(["values", "updates", "custom", "tokens"]);
+/** Every stream mode, in the order the docs list them. */
+export const STREAM_MODES: readonly StreamMode[] = [
+  "values",
+  "updates",
+  "custom",
+  "tokens",
+  "messages",
+  "tasks",
+  "checkpoints",
+  "debug",
+];
+const MODE_SET: ReadonlySet<string> = new Set(STREAM_MODES);
 
 /** @throws ValueError for a mode that is not a stream mode. */
 export function checkModes(modes: readonly StreamMode[]): void {
   for (const m of modes) {
-    if (!STREAM_MODES.has(m))
+    if (!MODE_SET.has(m))
       throw new ValueError(
-        `Unknown stream mode "${m}"; use "values", "updates", "custom" or "tokens"`,
+        `Unknown stream mode "${m}"; use ${STREAM_MODES.slice(0, -1)
+          .map((x) => `"${x}"`)
+          .join(", ")} or "debug"`,
       );
   }
 }

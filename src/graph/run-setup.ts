@@ -24,7 +24,7 @@ import {
 } from "../state/define-state.js";
 import { copyState } from "../state/state-copy.js";
 import type { StateStore } from "../stores/types.js";
-import { resolveBreakpoints } from "./breakpoints.js";
+import { childBreakpoint, resolveBreakpoints } from "./breakpoints.js";
 import type { CompiledFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import {
@@ -217,7 +217,10 @@ export async function runGraph<D extends StateDefinition | null>(
     branchId,
     status: end.status,
     interrupts: end.status === "interrupted" ? end.interrupts : [],
-    breakpoint: (end.status === "interrupted" && end.breakpoint) || null,
+    breakpoint:
+      end.status === "interrupted"
+        ? (end.breakpoint ?? childBreakpoint(pos.step, pos.tasks, end.results))
+        : null,
   });
 
   if (threadId === null) {
@@ -260,13 +263,17 @@ export async function runGraph<D extends StateDefinition | null>(
           `Graph "${graph.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
         );
       }
-      await journal.runStarted(tp.step, {
-        // A new thread records the state it starts from (defaults made by functions included).
-        init: tp.lastSeq === 0 ? tp.state : null,
-        input: prepared as JsonObject,
-        tasks: pos.tasks,
-        resume: {},
-      });
+      await journal.runStarted(
+        tp.step,
+        {
+          // A new thread records the state it starts from (defaults made by functions included).
+          init: tp.lastSeq === 0 ? tp.state : null,
+          input: prepared as JsonObject,
+          tasks: pos.tasks,
+          resume: {},
+        },
+        tp.state,
+      );
     } else {
       if (tp.lastSeq === 0) {
         throw new UnknownBranchError(
@@ -348,7 +355,9 @@ export async function runGraph<D extends StateDefinition | null>(
     }
     if (pos.passed != null && pos.passed === pos.step) folded.passed = pos.passed;
     if (end.status === "interrupted") {
-      await journal.interrupted(pos.step, pos.tasks, end.results, end.interrupts);
+      const inner = childBreakpoint(pos.step, pos.tasks, end.results);
+      await journal.interrupted(pos.step, pos.tasks, end.results, end.interrupts, inner);
+      folded.breakpoint = inner;
       for (const [id, r] of end.results) {
         if (r.kind === "done") folded.known[id] = { update: r.update, routes: r.routes };
         else folded.caches[id] = r.cache;

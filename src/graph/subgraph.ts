@@ -188,13 +188,14 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       if (graph.memoryStore === null && ctx.memoryStore) runOptions.memoryStore = ctx.memoryStore;
       if (ctx.streamModes.length > 0) {
         runOptions.modes = ctx.streamModes;
+        // Every mode alike: the child's node and task ids under this node's, at this step
+        // (a "debug" event's data keeps the child's own step).
         runOptions.onEvent = (e: StreamEvent) =>
           ctx.emitEvent({
-            mode: e.mode,
+            ...e,
             node: e.node === null ? name : `${name}/${e.node}`,
             step: ctx.step,
             taskId: e.taskId === null ? ctx.taskId : `${ctx.taskId}/${e.taskId}`,
-            data: e.data,
           });
       }
       let input: Record<string, unknown> | null;
@@ -229,6 +230,13 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       }
       if (result.status === "interrupted") {
         cache.childPaused = true;
+        // A child paused at a static breakpoint pauses the parent too, which shows it.
+        if (result.breakpoint)
+          cache.childBreakpoint = {
+            when: result.breakpoint.when,
+            nodes: result.breakpoint.nodes.map((n) => `${name}/${n}`),
+          };
+        else delete cache.childBreakpoint;
         if (threadId !== null) {
           cache.childThread = threadId;
           // Where the child paused: a fork of the parent from here forks the child from there.

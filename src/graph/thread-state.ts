@@ -130,9 +130,10 @@ export function encodeOutcome(
 ): JsonObject {
   const out: JsonObject = {};
   if (outcome.update) {
-    const { update, same } = encodeUpdate(def, outcome.update, before, node);
+    const { update, same, extend } = encodeUpdate(def, outcome.update, before, node);
     out.update = update;
     if (same) out.same = same as unknown as JsonValue;
+    if (extend) out.extend = extend;
   }
   if (outcome.routes !== null) out.routes = outcome.routes as unknown as JsonValue;
   if (!outcome.update && outcome.routes === null) out.update = null;
@@ -140,17 +141,27 @@ export function encodeOutcome(
   return out;
 }
 
-/** Read back an outcome written by {@link encodeOutcome}. */
+/**
+ * Read back an outcome written by {@link encodeOutcome}; `state` is the state it was applied
+ * to (the superstep's, for a single task's result written with its commit).
+ */
 export function decodeOutcome(
   def: StateDefinition | null,
   d: Record<string, unknown>,
+  state?: Record<string, unknown>,
 ): TaskOutcome {
   const update = (d.update ?? null) as JsonObject | null;
   return {
     update:
       update === null
         ? null
-        : decodeUpdate(def, update, d.same as Record<string, UpdatePath> | undefined),
+        : decodeUpdate(
+            def,
+            update,
+            d.same as Record<string, UpdatePath> | undefined,
+            d.extend as Record<string, number> | undefined,
+            state,
+          ),
     routes: (d.routes ?? null) as TaskRoutes,
     ...(d.error ? { error: d.error as { name: string; message: string } } : {}),
   };
@@ -158,24 +169,28 @@ export function decodeOutcome(
 
 /**
  * The data of a `run_started` event: `init` (the state a new thread starts from), `input` and
- * `tasks` (the start tasks) when given, `resume` answers when any.
+ * `tasks` (the start tasks) when given, `resume` answers when any. `base`: the state the input
+ * is applied to (lists that keep its items are stored as the items they add, see `encodeUpdate`).
  */
 export function encodeRunStarted(
   def: StateDefinition | null,
   step: number,
   data: RunStartedData,
+  base?: Record<string, unknown>,
 ): JsonObject {
   const out: JsonObject = {};
   if (data.init && Object.keys(data.init).length > 0) out.init = data.init as JsonObject;
   if (data.input !== null) {
-    const { update, same } = encodeUpdate(
+    const { update, same, extend } = encodeUpdate(
       def,
       data.input as PreparedUpdate,
       undefined,
       "__input__",
+      base,
     );
     out.input = update;
     if (same) out.same = same as unknown as JsonValue;
+    if (extend) out.extend = extend;
     out.tasks = encodeTasks(step, data.tasks ?? []);
   }
   if (Object.keys(data.resume).length > 0) out.resume = data.resume;
@@ -272,7 +287,13 @@ export function foldEvents(
             pos.state = { ...pos.state, ...(d.init as Record<string, unknown>) };
           }
           if (input !== null) {
-            const update = decodeUpdate(def, input, d.same as Record<string, UpdatePath>);
+            const update = decodeUpdate(
+              def,
+              input,
+              d.same as Record<string, UpdatePath>,
+              d.extend as Record<string, number> | undefined,
+              pos.state,
+            );
             pos.state = applyUpdate(def, pos.state, update, "__input__");
             pos.step = e.step ?? pos.step;
             pos.tasks = decodeTasks(pos.step, d.tasks ?? []);
@@ -336,7 +357,7 @@ export function foldEvents(
                 `superstep ${e.step} holds one task's result but had ${order.length} tasks`,
               );
             }
-            pos.known[order[0]!.id] = decodeOutcome(def, d);
+            pos.known[order[0]!.id] = decodeOutcome(def, d, pos.state);
           }
           for (const task of order) {
             const outcome = pos.known[task.id];

@@ -4,8 +4,14 @@ import type { MemoryStore } from "../memory/types.js";
 import type { StateStore } from "../stores/types.js";
 import type { Breakpoint, BreakpointNodes } from "./breakpoints.js";
 import type { StreamMode } from "./context.js";
+import type { CheckpointData, DebugEventData, TaskEventData } from "./stream-modes.js";
 
-/** One stream event. `node`, `taskId` are `null` for `"values"` events. */
+/**
+ * One stream event, untyped (`onEvent` of `invoke` gets these; `graph.stream` yields the typed
+ * {@link StreamEventOf}). `node`, `taskId` are `null` for `"values"` and `"checkpoints"` events
+ * (and their `"debug"` wrappers) of the graph itself; a subgraph's events carry
+ * `node: "<subgraph name>/<child node>"` (`"<subgraph name>"` for its state and commits).
+ */
 export interface StreamEvent {
   mode: StreamMode;
   /** Node that produced it. */
@@ -14,7 +20,11 @@ export interface StreamEvent {
   step: number;
   /** Task that produced it. */
   taskId: string | null;
-  /** `"values"`: the state; `"updates"`: the task's update (`{}` when none); `"custom"`: what `emit` got; `"tokens"`: a `ChatStreamChunk`. */
+  /**
+   * `"values"`: the state; `"updates"`: the task's update (`{}` when none); `"custom"`: what
+   * `emit` got; `"tokens"`: a `ChatStreamChunk`; `"messages"`: a `Message`; `"tasks"`: a
+   * {@link TaskEventData}; `"checkpoints"`: a {@link CheckpointData}; `"debug"`: a {@link DebugEventData}.
+   */
   data: unknown;
   /** `"updates"` only: `true` when the task's result came from the node cache; absent otherwise. */
   cached?: true;
@@ -34,7 +44,12 @@ export interface StreamEventFields {
  * An event of `graph.stream` on a graph whose state is `S`, with `data` typed by `mode`:
  * `"values"` the state; `"updates"` a task's prepared update (`{}` when none; the event a
  * paused run ends with is `{ __interrupt__: [...] }`); `"custom"` what a node or tool emitted;
- * `"tokens"` a `ChatStreamChunk` (from `nodestep/chat`; the engine does not know its type).
+ * `"tokens"` a `ChatStreamChunk` and `"messages"` a `Message` (from `nodestep/chat`; the engine
+ * does not know their types: narrow with `isTokensEvent` / `isMessagesEvent` from `nodestep`);
+ * `"tasks"` a {@link TaskEventData} (`kind: "start"` or `"result"`); `"checkpoints"` a
+ * {@link CheckpointData}; `"debug"` a {@link DebugEventData} (`type: "task"`, `"task_result"`
+ * or `"checkpoint"`). A subgraph's `"values"` and `"checkpoints"` events (`node` is the
+ * subgraph's name) carry the child's state, not `S`.
  *
  * @example
  * ```ts
@@ -47,7 +62,11 @@ export type StreamEventOf<S> =
   | (StreamEventFields & { mode: "values"; data: S })
   | (StreamEventFields & { mode: "updates"; data: Record<string, unknown>; cached?: true })
   | (StreamEventFields & { mode: "custom"; data: unknown })
-  | (StreamEventFields & { mode: "tokens"; data: unknown });
+  | (StreamEventFields & { mode: "tokens"; data: unknown })
+  | (StreamEventFields & { mode: "messages"; data: unknown })
+  | (StreamEventFields & { mode: "tasks"; data: TaskEventData })
+  | (StreamEventFields & { mode: "checkpoints"; data: CheckpointData<S> })
+  | (StreamEventFields & { mode: "debug"; data: DebugEventData<S> });
 
 /** Options of `graph.invoke` and `graph.stream`. */
 export interface RunOptions<C = unknown> {

@@ -14,6 +14,7 @@ export {
   DENIED_BY_PERSON,
 } from "./approval.js";
 export { type BackoffOptions, backoffDelay, type RetryClock, systemClock } from "./backoff.js";
+export { historyChange, runRewriteHistory } from "./history-hooks.js";
 export {
   estimateTokens,
   HistoryTrimMiddleware,
@@ -45,6 +46,16 @@ export {
   runBeforeTool,
   runOnToolError,
 } from "./run-hooks.js";
+export {
+  isSummaryMessage,
+  SUMMARY_ID_PREFIX,
+  SUMMARY_PREFIX,
+  SUMMARY_PROMPT,
+  type SummarizationFailedEvent,
+  SummarizationMiddleware,
+  type SummarizationOptions,
+} from "./summarization.js";
+export { summaryTranscript } from "./summary-transcript.js";
 export {
   TODO_INSTRUCTIONS,
   type Todo,

@@ -3,12 +3,14 @@
  * the engine does not know about them.
  *
  * Order: hooks run in the order the middleware is listed (for `buildReactAgent`, its
- * `ToolLimitMiddleware` first). `beforeModel` and `beforeTool` may return a replacement;
+ * `ToolLimitMiddleware` first). `rewriteHistory` hooks run before every `beforeModel` hook.
+ * `rewriteHistory`, `beforeModel` and `beforeTool` may return a replacement;
  * `afterModel` may return a replacement response; `onToolError` observes (and may return a
  * replacement error).
  *
  * @module
  */
+import type { Message } from "../chat/messages.js";
 import type { ChatRequest, ChatResponse } from "../chat/types.js";
 import type { NodeContext } from "../graph/context.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
@@ -37,7 +39,13 @@ export interface ToolMiddlewareContext {
 /**
  * Middleware: any of these hooks.
  *
- * - `beforeModel(request, ctx)`: return a new `ChatRequest` to replace it, or nothing.
+ * - `rewriteHistory(history, ctx)`: return a new conversation to store in place of the
+ *   stored one, or nothing. The model node sends the new one and stores the change (removals
+ *   of the messages that are gone, the new messages) in the same state update as the model's
+ *   answer, so the change is one event of the log and a failed step changes nothing. Messages
+ *   kept from the old history must keep their ids. Used by `SummarizationMiddleware`.
+ * - `beforeModel(request, ctx)`: return a new `ChatRequest` to replace it, or nothing; only
+ *   the request changes, never the state.
  * - `afterModel(response, ctx)`: return a new `ChatResponse` to replace it, or nothing.
  * - `beforeTool(args, ctx)`: return new arguments to replace them, or nothing; throw
  *   `ToolDeniedError` to deny the call (it reaches the model as a tool message).
@@ -55,6 +63,10 @@ export interface ToolMiddlewareContext {
 export interface Middleware {
   /** Name for errors and docs. */
   readonly name?: string;
+  rewriteHistory?(
+    history: readonly Message[],
+    ctx: ModelMiddlewareContext,
+  ): Message[] | undefined | void | Promise<Message[] | undefined | void>;
   beforeModel?(
     request: ChatRequest,
     ctx: ModelMiddlewareContext,

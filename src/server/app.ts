@@ -56,7 +56,16 @@ export interface ServerOptions {
 /** The default loopback host names of {@link ServerOptions.allowedHosts}. */
 export const LOOPBACK_HOSTS: readonly string[] = ["127.0.0.1", "localhost", "[::1]"];
 
-const STREAM_MODES = ["updates", "values", "custom", "tokens"] as const;
+const STREAM_MODES = [
+  "updates",
+  "values",
+  "custom",
+  "tokens",
+  "messages",
+  "tasks",
+  "checkpoints",
+  "debug",
+] as const;
 const Id = z
   .string()
   .min(1)

@@ -351,6 +351,61 @@ describe("nodestep server: routes", () => {
     );
   });
 
+  it("streams the tasks, checkpoints and debug modes as SSE events of those names", async () => {
+    const r = await api.post("/api/threads/m1/runs/stream", {
+      message: "Refund 50 please",
+      modes: ["tasks", "checkpoints"],
+    });
+    expect(r.status).toBe(200);
+    expect(r.events.map((e) => [e.event, (e.data as { node?: unknown }).node ?? null])).toEqual([
+      ["run", null],
+      ["tasks", "plan"],
+      ["tasks", "plan"],
+      ["checkpoints", null],
+      ["tasks", "reply"],
+      ["tasks", "reply"],
+      ["checkpoints", null],
+      ["end", null],
+    ]);
+    expect(r.events[2]?.data).toMatchObject({
+      mode: "tasks",
+      node: "plan",
+      step: 0,
+      taskId: "0:0",
+      data: { kind: "result", update: { amount: 50, approved: null }, error: null },
+    });
+    expect(r.events[6]?.data).toMatchObject({
+      mode: "checkpoints",
+      node: null,
+      step: 1,
+      taskId: null,
+      data: {
+        threadId: "m1",
+        branchId: "main",
+        eventId: "m1/main/3",
+        next: [],
+        tasks: [],
+        values: { amount: 50, approved: null },
+      },
+    });
+    const debug = await api.post("/api/threads/m2/runs/stream", {
+      message: "Refund 50 please",
+      modes: ["debug", "messages"],
+    });
+    expect(
+      debug.events.map((e) => [e.event, (e.data as { data?: { type?: unknown } }).data?.type]),
+    ).toEqual([
+      ["run", undefined],
+      ["debug", "task"],
+      ["debug", "task_result"],
+      ["debug", "checkpoint"],
+      ["debug", "task"],
+      ["debug", "task_result"],
+      ["debug", "checkpoint"],
+      ["end", undefined],
+    ]);
+  });
+
   it("answers unknown threads, branches, events and routes with 404", async () => {
     expect(await api.get("/api/threads/ghost/state")).toMatchObject({
       status: 404,

@@ -15,6 +15,124 @@ const State = defineState({
 
 const call = { id: "c1", name: "lookup", arguments: { q: "x" } };
 
+describe("encodeUpdate / decodeUpdate: a list that keeps the items it held (extend)", () => {
+  const image = { type: "image", data: "iVBORw0KGgo".repeat(200), mediaType: "image/png" };
+  const m1 = { type: "human", id: "h1", content: [{ type: "text", text: "look" }, image] };
+  const m2 = { type: "ai", id: "a1", content: "A lamp." };
+  const c3 = { id: "c3", name: "lookup", arguments: { q: "x" }, argumentsError: null };
+  const m3 = { type: "ai", id: "a2", content: null, toolCalls: [c3] };
+
+  it("stores a plain-object graph's list as the items it adds and reads it back over the state", () => {
+    const before = { messages: [m1, m2], toolCalls: [], step: 1 };
+    // The update holds copies of the items (as a run's frozen update does), not the same objects.
+    const update = {
+      messages: [structuredClone(m1), structuredClone(m2), m3],
+      toolCalls: [c3],
+      step: 2,
+    };
+    const stored = encodeUpdate(null, update, before);
+    expect(stored).toEqual({
+      update: { messages: [m3], step: 2 },
+      same: { toolCalls: ["messages", 2] },
+      extend: { messages: 2 },
+    });
+    const read = JSON.parse(JSON.stringify(stored));
+    const back = decodeUpdate(null, read.update, read.same, read.extend, before);
+    expect(JSON.stringify(back)).toBe(JSON.stringify(update));
+    expect(back).toEqual({ messages: [m1, m2, m3], toolCalls: [c3], step: 2 });
+    // The state given to decode is not changed.
+    expect(before.messages).toEqual([m1, m2]);
+    // The same list again (nothing added) keeps them all and adds nothing.
+    expect(encodeUpdate(null, { messages: [m1, m2] }, undefined, "n", before)).toEqual({
+      update: { messages: [] },
+      same: null,
+      extend: { messages: 2 },
+    });
+  });
+
+  it("stores the list whole when it does not keep every item the field held, as JSON with key order", () => {
+    const before = { messages: [m1, m2], log: [] as unknown[] };
+    const cases: unknown[] = [
+      [m1, { ...m2, content: "Another lamp." }, m3], // an item changed
+      [m2, m1, m3], // reordered
+      [m1], // shorter
+      [m1, { content: "A lamp.", type: "ai", id: "a1" }, m3], // same keys, another order
+      [m1, { ...m2, extra: undefined }, m3], // a key JSON would drop
+      "not a list",
+    ];
+    for (const messages of cases) {
+      const stored = encodeUpdate(null, { messages }, undefined, "n", before);
+      expect([stored.extend, stored.update.messages]).toEqual([null, messages]);
+    }
+    // An empty list held before, a Replace, and no base: stored whole.
+    expect(encodeUpdate(null, { log: ["a"] }, before).extend).toBeNull();
+    const replaced = Replace([m1, m2, m3]);
+    expect(encodeUpdate(null, { messages: replaced }, before).update.messages).toEqual(replaced);
+    expect(encodeUpdate(null, { messages: [m1, m2, m3] }).extend).toBeNull();
+  });
+
+  it("leaves out a part carried over unchanged (equal as JSON, key order included) in a single-task superstep", () => {
+    const before = { chart: image, tags: ["a"] };
+    const update = {
+      chart: structuredClone(image),
+      tags: ["a"],
+      other: { ...image, mediaType: "image/jpeg" },
+    };
+    expect(encodeUpdate(null, update, before)).toEqual({
+      update: { other: { ...image, mediaType: "image/jpeg" } },
+      same: null,
+      extend: null,
+    });
+    const reordered = { mediaType: "image/png", type: "image", data: image.data };
+    expect(encodeUpdate(null, { chart: reordered }, before).update).toEqual({
+      chart: reordered,
+    });
+    // Without the state before (a superstep of several tasks), it is kept.
+    expect(encodeUpdate(null, { chart: image }).update).toEqual({ chart: image });
+  });
+
+  it("does not extend a field with a reducer or a codec", () => {
+    const Declared = defineState({
+      messages: messagesField(),
+      items: z.array(z.string()).default([]),
+      total: reducer(z.array(z.number()).default([]), (a: number[], b: number[]) => [...a, ...b]),
+    });
+    const before = {
+      messages: [HumanMessage({ id: "h1", content: "hi" })],
+      items: ["a"],
+      total: [1],
+    };
+    const update = prepareUpdate(
+      Declared,
+      { messages: [HumanMessage({ id: "h2", content: "more" })], items: ["a", "b"], total: [1, 2] },
+      "n",
+    );
+    const stored = encodeUpdate(Declared, update, before);
+    expect([stored.extend, stored.update]).toEqual([
+      { items: 1 },
+      { messages: [{ type: "human", id: "h2", content: "more" }], items: ["b"], total: [1, 2] },
+    ]);
+    expect(decodeUpdate(Declared, stored.update, stored.same, stored.extend, before)).toEqual(
+      update,
+    );
+  });
+
+  it("raises when the state read back does not hold the items the update keeps (a damaged log)", () => {
+    expect(() =>
+      decodeUpdate(null, { messages: [m3] }, null, { messages: 2 }, { messages: [m1] }),
+    ).toThrow(
+      new Error(
+        'the update\'s field "messages" keeps the first 2 items of the list the state held, but the state holds 1 item there',
+      ),
+    );
+    expect(() => decodeUpdate(null, { messages: [m3] }, null, { messages: 2 })).toThrow(
+      new Error(
+        'the update\'s field "messages" keeps the first 2 items of the list the state held, but the state holds no list there',
+      ),
+    );
+  });
+});
+
 describe("encodeUpdate / decodeUpdate", () => {
   it("stores a field that repeats a list of another field as where it is, and reads it back in order", () => {
     const ai = AIMessage({ id: "m1", toolCalls: [ToolCallSchema.parse(call)] });
@@ -30,6 +148,7 @@ describe("encodeUpdate / decodeUpdate", () => {
         finalText: null,
       },
       same: { toolCalls: ["messages", 0] },
+      extend: null,
     });
     const back = decodeUpdate(State, JSON.parse(JSON.stringify(stored.update)), stored.same);
     expect(JSON.stringify(back)).toBe(JSON.stringify(update));

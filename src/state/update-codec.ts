@@ -9,6 +9,11 @@
  *   a long text held there (its `finalText`, the `AIMessage`'s content), is stored as where
  *   that value is (`same`), and copied from there when read.
  *
+ * - a list written to a field without a reducer or codec that keeps the items the field held
+ *   and adds some (a plain-object graph's messages, rewritten whole each step) is stored as the
+ *   items it adds and how many it kept (`extend`), and read back over the state it was applied
+ *   to: the log then holds each item once, a large image part included.
+ *
  * Decoding gives back an update equal to the one encoded, key order included.
  *
  * @module
@@ -42,19 +47,24 @@ export interface FieldCodec {
  */
 export type UpdatePath = readonly (string | number)[];
 
-/** An update as stored: the encoded fields, and the fields that repeat a value held elsewhere. */
+/** An update as stored: the encoded fields, the fields that repeat a value held elsewhere, and the lists stored as the items they add. */
 export interface EncodedUpdate {
   update: JsonObject;
   same: Record<string, UpdatePath> | null;
+  /** Field → how many leading items of the list the state held it keeps (its stored value is the items after them). */
+  extend: Record<string, number> | null;
 }
 
 /**
  * Encode a prepared update for the event log (see the module comment).
  *
  * @param before - the state the update is the only one applied to, when it is (a single-task
- *   superstep): a field without a reducer that it sets to the primitive value it already has,
- *   or to `[]` or `{}` when it holds one, is left out, since applying it changes nothing.
+ *   superstep): a field without a reducer that it sets to the value it already has (the same
+ *   primitive, or a list or object equal as JSON) is left out, since applying it changes nothing.
  * @param node - the update's writer, named in errors (`"__input__"` for the run input).
+ * @param base - the state the update is applied to (alone), when known: a list written to a
+ *   field without a reducer or codec that begins with the items the field holds in it is
+ *   stored as the items it adds (`extend`). Default `before`.
  * @throws StateStoreError (with `field`) when a field's codec fails: see {@link FieldCodec}.
  */
 export function encodeUpdate(
@@ -62,6 +72,7 @@ export function encodeUpdate(
   update: PreparedUpdate,
   before?: Record<string, unknown>,
   node?: string,
+  base: Record<string, unknown> | undefined = before,
 ): EncodedUpdate {
   const keys: string[] = [];
   for (const key in update) {
@@ -72,13 +83,61 @@ export function encodeUpdate(
   }
   const same = findRepeats(update, keys);
   const out: JsonObject = {};
+  let extend: Record<string, number> | null = null;
   for (const key of keys) {
     if (same && Object.hasOwn(same, key)) continue;
     const value = update[key] as JsonValue;
-    const codec = def?.fields.get(key)?.codec;
+    const field = def?.fields.get(key);
+    const codec = field?.codec;
+    if (base !== undefined && !field?.reducer && !codec) {
+      const kept = keptItems(base[key], value);
+      if (kept > 0) {
+        extend ??= {};
+        extend[key] = kept;
+        out[key] = (value as JsonValue[]).slice(kept);
+        continue;
+      }
+    }
     out[key] = codec && !isReplacement(value) ? encodeField(codec, key, value, node) : value;
   }
-  return { update: out, same };
+  return { update: out, same, extend };
+}
+
+/**
+ * How many items of the list `current` the list `value` begins with (equal as JSON, key order
+ * included): all of them, or `0` when it does not keep them all (or either is not a list, or
+ * `current` is empty).
+ */
+function keptItems(current: unknown, value: unknown): number {
+  if (!Array.isArray(current) || !Array.isArray(value) || isReplacement(value)) return 0;
+  const n = current.length;
+  if (n === 0 || value.length < n) return 0;
+  for (let i = 0; i < n; i++) if (!sameJson(current[i], value[i])) return 0;
+  return n;
+}
+
+/** Whether two JSON values are equal, key order included (what `JSON.stringify` would tell, without the text). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i]) return false;
+    const va = (a as Record<string, unknown>)[k];
+    const vb = (b as Record<string, unknown>)[k];
+    // JSON leaves out undefined values: a key holding one is not in the text.
+    if (va === undefined || vb === undefined || !sameJson(va, vb)) return false;
+  }
+  return true;
 }
 
 /**
@@ -147,27 +206,30 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Whether writing `value` over `current` changes nothing: the same primitive, or both `[]` or both `{}`. */
+/**
+ * Whether writing `value` over `current` changes nothing: the same primitive, or a list or
+ * object equal to it as JSON, key order included (a part carried over unchanged is then not
+ * stored again).
+ */
 function unchanged(current: unknown, value: unknown): boolean {
   if (value === null || typeof value !== "object") return current === value;
   if (current === null || typeof current !== "object" || isReplacement(value)) return false;
-  if (Array.isArray(value))
-    return Array.isArray(current) && value.length === 0 && current.length === 0;
-  if (Array.isArray(current)) return false;
-  for (const _ in value) return false;
-  for (const _ in current) return false;
-  return true;
+  return sameJson(current, value);
 }
 
 /**
  * Read back an update written by {@link encodeUpdate}.
- * @throws Error when a `same` path does not lead to a value (a damaged log), or a field's
- *   `codec.decode` throws (naming the field).
+ * @param state - the state the update was applied to; needed for an update with `extend`.
+ * @throws Error when a `same` path does not lead to a value (a damaged log), an `extend`
+ *   field does not have the items it keeps in `state`, or a field's `codec.decode` throws
+ *   (naming the field).
  */
 export function decodeUpdate(
   def: StateDefinition | null,
   stored: JsonObject,
   same: Record<string, UpdatePath> | null | undefined,
+  extend?: Record<string, number> | null,
+  state?: Record<string, unknown>,
 ): PreparedUpdate {
   const out: PreparedUpdate = {};
   for (const key in stored) {
@@ -183,6 +245,22 @@ export function decodeUpdate(
       throw new Error(`codec.decode of state field "${key}" failed: ${errorText(e)}`, {
         cause: e,
       });
+    }
+  }
+  if (extend) {
+    for (const key in extend) {
+      const kept = extend[key]!;
+      const held = state?.[key];
+      const added = out[key];
+      if (!Array.isArray(held) || held.length < kept || !Array.isArray(added)) {
+        const has = Array.isArray(held)
+          ? `${held.length} item${held.length === 1 ? "" : "s"}`
+          : "no list";
+        throw new Error(
+          `the update's field "${key}" keeps the first ${kept} items of the list the state held, but the state holds ${has} there`,
+        );
+      }
+      out[key] = kept === held.length ? held.concat(added) : held.slice(0, kept).concat(added);
     }
   }
   if (!same) return out;

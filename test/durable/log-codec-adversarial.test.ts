@@ -1004,6 +1004,7 @@ describeStores("the compact log folds back to the live state", (fx) => {
     expect(encodeUpdate(null, { m: [{ t: [1] }], f: null, t: [1] }, { f: null })).toEqual({
       update: { m: [{ t: [1] }] },
       same: { t: ["m", 0] },
+      extend: null,
     });
   });
 
@@ -1103,6 +1104,7 @@ it("random plain updates fold like they apply, with and without the state before
     return o;
   };
   let repeats = 0;
+  let extended = 0;
   for (let n = 0; n < 5000; n++) {
     const before: S = {};
     for (const k of keys) if (r() < 0.4) before[k] = value(1);
@@ -1119,16 +1121,33 @@ it("random plain updates fold like they apply, with and without the state before
         continue;
       }
       const old = before[k];
+      if (Array.isArray(old) && r() < 0.4) {
+        // Often a list that keeps the items the field held (copies of them) and adds some.
+        update[k] = [...structuredClone(old), ...(r() < 0.7 ? [value(1)] : [])];
+        continue;
+      }
       update[k] = r() < 0.3 && (old === null || typeof old !== "object") ? old : value(0);
     }
     const live = applyUpdate(null, before, update, "n");
-    const { update: stored, same } = encodeUpdate(null, update, r() < 0.5 ? before : undefined);
+    const {
+      update: stored,
+      same,
+      extend,
+    } = encodeUpdate(null, update, r() < 0.5 ? before : undefined);
     if (same) repeats++;
-    const back = decodeUpdate(null, JSON.parse(json(stored)), JSON.parse(json(same)));
+    if (extend) extended++;
+    const back = decodeUpdate(
+      null,
+      JSON.parse(json(stored)),
+      JSON.parse(json(same)),
+      JSON.parse(json(extend)),
+      JSON.parse(json(before)),
+    );
     const folded = applyUpdate(null, JSON.parse(json(before)), back, "n");
     expect(json(folded), json({ before, update })).toBe(json(live));
   }
   expect(repeats).toBeGreaterThan(500);
+  expect(extended).toBeGreaterThan(100);
 });
 
 it("random messages updates of an AgentState read back key for key (3,000 cases)", async () => {

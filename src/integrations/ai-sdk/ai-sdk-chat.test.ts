@@ -393,6 +393,32 @@ describe("fromAISdk mapping", () => {
     );
   });
 
+  it("abortSignal of the call options: read when the model reads it, kept by a spread, replaceable", async () => {
+    const seen: { copied: AbortSignal; replaced: unknown; keys: string[] }[] = [];
+    const controller = new AbortController();
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        const copy = { ...options }; // as provider middleware does
+        controller.abort(new Error("stop"));
+        const own = options as { abortSignal?: unknown };
+        own.abortSignal = "mine";
+        seen.push({
+          copied: copy.abortSignal as AbortSignal,
+          replaced: own.abortSignal,
+          keys: Object.keys(options),
+        });
+        return never();
+      },
+    });
+    const e = await fromAISdk(model)
+      .complete(request(), { signal: controller.signal })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RunCancelledError);
+    expect(seen[0]!.copied.aborted).toBe(true); // the copy holds the live signal, fired by the cancel
+    expect(seen[0]!.replaced).toBe("mine");
+    expect(seen[0]!.keys).toEqual(["prompt", "abortSignal"]);
+  });
+
   it("a signal that fires cancels a model that ignores abortSignal", async () => {
     const model = new MockLanguageModelV4({ doGenerate: never });
     const controller = new AbortController();

@@ -21,6 +21,7 @@ import {
   type ProviderCallOptions,
   type RetryPolicy,
   retryPolicy,
+  retryWait,
   withRetries,
 } from "../internal/call.js";
 import { fromGenerateResult, mapAISdkError, StreamMapper } from "./from-result.js";
@@ -54,25 +55,6 @@ export interface AISdkChatOptions extends ProviderCallOptions {
 type Generate = (o: SdkCallOptions) => PromiseLike<Record<string, unknown>>;
 type Stream = (o: SdkCallOptions) => PromiseLike<{ stream: ReadableStream<unknown> }>;
 
-/** Reject with the abort reason as soon as `signal` fires, whether or not `promise` listens to it. */
-function raceAbort<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    Promise.resolve(promise).then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
 /**
  * A {@link Chat} on an AI SDK language model. Build it with {@link fromAISdk}.
  *
@@ -104,6 +86,7 @@ export class AISdkChat implements Chat {
   readonly #timeoutMs: number;
   readonly #label: string;
   readonly #reasoningProvider: string;
+  readonly #where: Parameters<typeof toCallOptions>[2];
 
   constructor(model: AISdkLanguageModel, options: AISdkChatOptions = {}) {
     const version = (model as { specificationVersion?: unknown } | null)?.specificationVersion;
@@ -121,20 +104,16 @@ export class AISdkChat implements Chat {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#label = `AI SDK model ${model.provider}/${model.modelId}`;
     this.#reasoningProvider = `ai-sdk/${model.provider}`;
+    this.#where = {
+      provider: this.provider,
+      label: this.#label,
+      version: version,
+      reasoningProvider: this.#reasoningProvider,
+    };
   }
 
-  #call(request: ChatRequest, signal: AbortSignal): SdkCallOptions {
-    return toCallOptions(
-      request,
-      this.#settings,
-      {
-        provider: this.provider,
-        label: this.#label,
-        version: this.specificationVersion,
-        reasoningProvider: this.#reasoningProvider,
-      },
-      signal,
-    );
+  #call(request: ChatRequest, control: CallControl): SdkCallOptions {
+    return toCallOptions(request, this.#settings, this.#where, control);
   }
 
   #fail(control: CallControl, e: unknown): Error {
@@ -142,23 +121,32 @@ export class AISdkChat implements Chat {
   }
 
   async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResponse> {
-    if (options.signal?.aborted) throw cancelledError(options.signal);
-    return withRetries(
-      async () => {
-        const control = new CallControl(this.#timeoutMs, options.signal);
-        try {
-          const call = this.#call(request, control.signal);
-          const result = await raceAbort(this.#generate(call), control.signal);
-          return fromGenerateResult(result, this.#reasoningProvider, this.model);
-        } catch (e) {
-          throw this.#fail(control, e);
-        } finally {
-          control.dispose();
-        }
-      },
-      this.#policy,
-      options.signal,
-    );
+    const signal = options.signal;
+    if (signal?.aborted) throw cancelledError(signal);
+    for (let n = 0; ; n++) {
+      try {
+        return await this.#generateOnce(request, signal);
+      } catch (e) {
+        await retryWait(e, n, this.#policy, signal);
+      }
+    }
+  }
+
+  /** One attempt of `complete`. */
+  async #generateOnce(
+    request: ChatRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<ChatResponse> {
+    const control = new CallControl(this.#timeoutMs, signal);
+    try {
+      const call = this.#call(request, control);
+      const result = await control.race(this.#generate(call));
+      return fromGenerateResult(result, this.#reasoningProvider, this.model);
+    } catch (e) {
+      throw this.#fail(control, e);
+    } finally {
+      control.dispose();
+    }
   }
 
   async *stream(
@@ -171,10 +159,7 @@ export class AISdkChat implements Chat {
       async () => {
         const attempt = new CallControl(this.#timeoutMs, options.signal);
         try {
-          const result = await raceAbort(
-            this.#stream(this.#call(request, attempt.signal)),
-            attempt.signal,
-          );
+          const result = await attempt.race(this.#stream(this.#call(request, attempt)));
           control = attempt;
           return result;
         } catch (e) {
@@ -188,19 +173,21 @@ export class AISdkChat implements Chat {
     const ctl = control as unknown as CallControl;
     const reader = stream.getReader();
     const mapper = new StreamMapper(this.#reasoningProvider);
+    let ended = false;
     try {
       for (;;) {
-        const { done, value } = await raceAbort(reader.read(), ctl.signal);
+        const { done, value } = await ctl.race(reader.read());
         if (done) break;
         ctl.pause(); // the time-out runs only while waiting for the model
         for (const chunk of mapper.map(value as { type: string })) yield chunk;
         ctl.arm();
       }
+      ended = true;
     } catch (e) {
       throw this.#fail(ctl, e);
     } finally {
       ctl.dispose();
-      reader.cancel().catch(() => {});
+      if (!ended) reader.cancel().catch(() => {}); // a stream left early: let the provider stop
     }
     if (!mapper.finished)
       throw new ModelProviderError(

@@ -140,67 +140,82 @@ export class StreamMapper {
     return i;
   }
 
+  /** One chunk, with the model (once known) and the part it came from. */
+  #out(chunk: ChatStreamChunk, part: SdkContent): ChatStreamChunk[] {
+    if (this.#model !== null) chunk.model = this.#model;
+    chunk.raw = part;
+    return [chunk];
+  }
+
   /** The chunks of one stream part (none for `stream-start`, `ping`, `raw`, `source`…). */
   map(part: SdkContent): ChatStreamChunk[] {
-    const model = this.#model;
-    const out = (chunk: ChatStreamChunk): ChatStreamChunk[] => [
-      { ...chunk, ...(model !== null ? { model } : {}), raw: part },
-    ];
     switch (part.type) {
       case "response-metadata":
         if (typeof part.modelId === "string") this.#model = part.modelId;
         return [];
       case "text-delta":
-        return part.delta === "" ? [] : out({ contentDelta: String(part.delta) });
+        return part.delta === "" ? [] : this.#out({ contentDelta: String(part.delta) }, part);
       case "reasoning-start":
       case "reasoning-delta":
       case "reasoning-end": {
         const data = metadata(part.providerMetadata);
         const text = part.type === "reasoning-delta" ? String(part.delta) : "";
         if (text === "" && data === null && part.type !== "reasoning-start") return [];
-        return out({
-          reasoningDelta: {
-            index: this.#index(this.#reasoning, String(part.id)),
-            provider: this.reasoningProvider,
-            ...(text !== "" ? { text } : {}),
-            ...(data !== null ? { data } : {}),
+        return this.#out(
+          {
+            reasoningDelta: {
+              index: this.#index(this.#reasoning, String(part.id)),
+              provider: this.reasoningProvider,
+              ...(text !== "" ? { text } : {}),
+              ...(data !== null ? { data } : {}),
+            },
           },
-        });
+          part,
+        );
       }
       case "tool-input-start":
         if (part.providerExecuted === true) return [];
-        return out({
-          toolCallDelta: {
-            index: this.#index(this.#tools, String(part.id)),
-            id: String(part.id),
-            name: String(part.toolName),
+        return this.#out(
+          {
+            toolCallDelta: {
+              index: this.#index(this.#tools, String(part.id)),
+              id: String(part.id),
+              name: String(part.toolName),
+            },
           },
-        });
+          part,
+        );
       case "tool-input-delta": {
         const index = this.#tools.get(String(part.id));
         if (index === undefined) return [];
-        return out({ toolCallDelta: { index, arguments: String(part.delta) } });
+        return this.#out({ toolCallDelta: { index, arguments: String(part.delta) } }, part);
       }
       case "tool-call": {
         if (part.providerExecuted === true || this.#tools.has(String(part.toolCallId))) return [];
         const id = String(part.toolCallId);
-        return out({
-          toolCallDelta: {
-            index: this.#index(this.#tools, id),
-            id,
-            name: String(part.toolName),
-            arguments: String(part.input ?? ""),
+        return this.#out(
+          {
+            toolCallDelta: {
+              index: this.#index(this.#tools, id),
+              id,
+              name: String(part.toolName),
+              arguments: String(part.input ?? ""),
+            },
           },
-        });
+          part,
+        );
       }
       case "file":
-        return out({ contentPart: filePart(String(part.mediaType), part.data) });
+        return this.#out({ contentPart: filePart(String(part.mediaType), part.data) }, part);
       case "finish":
         this.finished = true;
-        return out({
-          finishReason: finishReasonOf(part.finishReason),
-          usage: usageFromSdk(part.usage),
-        });
+        return this.#out(
+          {
+            finishReason: finishReasonOf(part.finishReason),
+            usage: usageFromSdk(part.usage),
+          },
+          part,
+        );
       case "error":
         throw part.error;
       default:

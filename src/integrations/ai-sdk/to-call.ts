@@ -37,6 +37,25 @@ export interface SdkCallOptions {
   [key: string]: unknown;
 }
 
+const CONTROL = Symbol("nodestep.callControl");
+
+/** The `abortSignal` property of call options: the signal of the control under {@link CONTROL}. */
+const ABORT_SIGNAL: PropertyDescriptor = {
+  get(this: { [CONTROL]: { readonly signal: AbortSignal } }) {
+    return this[CONTROL].signal;
+  },
+  set(this: object, value: unknown) {
+    Object.defineProperty(this, "abortSignal", {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  },
+  enumerable: true,
+  configurable: true,
+};
+
 interface Where {
   provider: string;
   label: string;
@@ -152,7 +171,8 @@ function toToolChoice(choice: ToolChoice): SdkCallOptions["toolChoice"] {
 
 /**
  * Build the AI SDK call options of one request. `settings` (temperature, maxOutputTokens,
- * providerOptions…) are copied in first; the request's own fields win.
+ * providerOptions…) are copied in first; the request's own fields win. `abortSignal` is a
+ * getter of `control.signal` (enumerable, so spreads and `Object.keys` see it).
  *
  * @throws {UnsupportedPartError} a system message holds a non-text part, or a file part has no mediaType.
  * @throws {ModelProviderError} the request asks for `reasoning: { budgetTokens }` (the AI SDK takes an effort), or any reasoning of a V3 model.
@@ -161,13 +181,16 @@ export function toCallOptions(
   request: ChatRequest,
   settings: JsonObject,
   w: Where,
-  signal: AbortSignal,
+  control: { readonly signal: AbortSignal },
 ): SdkCallOptions {
   const options: SdkCallOptions = {
     ...settings,
     prompt: request.messages.map((m, i) => toMessage(m, i, w)),
-    abortSignal: signal,
   };
+  // Read when the model reads it (a real provider passes it to fetch); one that never does
+  // costs no AbortController. The getter is shared; the control sits under a symbol.
+  Object.defineProperty(options, CONTROL, { value: control });
+  Object.defineProperty(options, "abortSignal", ABORT_SIGNAL);
   if (request.tools.length > 0) {
     options.tools = request.tools.map((t) => ({
       type: "function",

@@ -660,6 +660,37 @@ describe("AnthropicChat failures", () => {
 
 // ---- Conformance ---------------------------------------------------------------------------
 
+const CONFORMANCE_SIGNATURE =
+  "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+6AP3TIoXY7Hu1gKl0aN3MJABUz0HFa9ifXVbmjC0TFjb0=";
+
+/** A thinking block with its signature, then the answer, as Anthropic sends them. */
+function thinkingMessage(thinking: string, text: string) {
+  return message(
+    [
+      { type: "thinking", thinking, signature: CONFORMANCE_SIGNATURE },
+      { type: "text", text },
+    ],
+    "end_turn",
+  );
+}
+
+function thinkingEvents(thinking: string, text: string) {
+  return [
+    messageStart,
+    ev("content_block_start", { index: 0, content_block: { type: "thinking", thinking: "" } }),
+    ...pieces(thinking, 12).map((t) =>
+      ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: t } }),
+    ),
+    ev("content_block_delta", {
+      index: 0,
+      delta: { type: "signature_delta", signature: CONFORMANCE_SIGNATURE },
+    }),
+    ev("content_block_stop", { index: 0 }),
+    ...textBlock(1, text),
+    messageDelta("end_turn"),
+  ];
+}
+
 function scenarioResponder(scenario: ConformanceScenario) {
   return (req: RecordedRequest): ReplayResponse => {
     const streaming = (req.json as { stream?: boolean } | null)?.stream === true;
@@ -684,6 +715,10 @@ function scenarioResponder(scenario: ConformanceScenario) {
             "tool_use",
           ),
         );
+      case "reasoning":
+        return streaming
+          ? sse(thinkingEvents(scenario.thinking, scenario.content))
+          : json(thinkingMessage(scenario.thinking, scenario.content));
       case "httpError":
         return httpError(scenario.status);
       case "stall":
@@ -697,11 +732,15 @@ function scenarioResponder(scenario: ConformanceScenario) {
   };
 }
 
-describeChatConformance("AnthropicChat", (scenario) => {
-  server.reset();
-  server.fallback = scenarioResponder(scenario);
-  return makeChat({ maxRetries: 1 });
-});
+describeChatConformance(
+  "AnthropicChat",
+  (scenario) => {
+    server.reset();
+    server.fallback = scenarioResponder(scenario);
+    return makeChat({ maxRetries: 1 });
+  },
+  { parts: { provider: "anthropic", lastRequestBody: () => server.requests.at(-1)?.json } },
+);
 
 // ---- The seed order agent ------------------------------------------------------------------
 

@@ -4,10 +4,13 @@
  * the official SDK against a local server replaying the documented wire format.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { buildReactAgent, runAgent } from "../../agents/react-agent.js";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "../../chat/messages.js";
 import { ChatRequest, type ChatStreamChunk } from "../../chat/types.js";
 import { UnsupportedPartError, ValueError } from "../../errors/index.js";
+import { tool } from "../../tools/tool.js";
 import { type ReplayResponse, ReplayServer, sseEvents } from "../testing/replay-server.js";
 import { AnthropicChat } from "./index.js";
 
@@ -347,6 +350,55 @@ describe("AnthropicChat extended thinking", () => {
       cachedInputTokens: 188086,
       raw: { input_tokens: 21, cache_read_input_tokens: 188086, output_tokens: 393 },
     });
+  });
+});
+
+describe("AnthropicChat in an agent with reasoning { budgetTokens }", () => {
+  it("sends thinking with the budget on every model call and the signed thinking back before the tool result", async () => {
+    const renderChart = tool(({ month }) => `chart of ${month}`, {
+      name: "render_chart",
+      description: "Render a sales chart.",
+      input: z.object({ month: z.string() }),
+    });
+    const thinking = {
+      type: "thinking",
+      thinking: "The user wants March; render it first.",
+      signature: SIGNATURE,
+    };
+    const call = {
+      type: "tool_use",
+      id: "toolu_01",
+      name: "render_chart",
+      input: { month: "march" },
+    };
+    server.enqueue(
+      json(message([thinking, call], "tool_use")),
+      json(message([{ type: "text", text: "March peaks." }], "end_turn")),
+    );
+    const agent = buildReactAgent(makeChat({ maxTokens: 8192 }), {
+      tools: [renderChart],
+      reasoning: { budgetTokens: 2048 },
+    });
+    expect(await runAgent(agent, "Chart March.")).toBe("March peaks.");
+    expect(server.requests.map((r) => (r.json as Record<string, unknown>).thinking)).toEqual([
+      { type: "enabled", budget_tokens: 2048 },
+      { type: "enabled", budget_tokens: 2048 },
+    ]);
+    expect(body(1).max_tokens).toBe(8192);
+    expect(body(1).messages).toEqual([
+      { role: "user", content: "Chart March." },
+      { role: "assistant", content: [thinking, call] },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_01",
+            content: JSON.stringify({ result: "chart of march" }),
+          },
+        ],
+      },
+    ]);
   });
 });
 

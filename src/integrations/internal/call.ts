@@ -50,24 +50,70 @@ export function isRetryableStatus(status: number | undefined): boolean {
 /**
  * Abort and time-out control of one attempt: `signal` fires when the caller's signal fires
  * or when `timeoutMs` passes without `arm()` being called again.
+ *
+ * Cheap per call and per stream chunk: the `AbortController` is made when `signal` is first
+ * read (Node takes a few µs to make one; a model that never reads its signal costs none), at
+ * most one timer runs at a time (`arm()` and `pause()` only move the start of the current
+ * wait; the timer, when it fires early, waits on for the rest), and `race` rejects the
+ * pending wait directly, without an abort listener per wait.
  */
 export class CallControl {
-  readonly signal: AbortSignal;
   /** Set when the time-out fired (rather than the caller's signal). */
   timedOut = false;
-  readonly #controller = new AbortController();
+  #controller: AbortController | null = null;
+  #aborted = false;
+  #reason: unknown;
   readonly #timeoutMs: number | null;
   readonly #userSignal: AbortSignal | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  readonly #onAbort = () => this.#controller.abort(this.#userSignal?.reason);
+  /** When the current wait for the provider started (`performance.now()`), or -1 while paused. */
+  #waitStart = -1;
+  /** Rejects the promise `race` is waiting on, while it waits. */
+  #rejectWait: ((reason: unknown) => void) | null = null;
 
   constructor(timeoutMs: number | null, userSignal: AbortSignal | undefined) {
-    this.signal = this.#controller.signal;
     this.#timeoutMs = timeoutMs;
     this.#userSignal = userSignal;
-    if (userSignal?.aborted) this.#onAbort();
-    else userSignal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (userSignal?.aborted) this.handleEvent();
+    else userSignal?.addEventListener("abort", this, { once: true });
     this.arm();
+  }
+
+  /** The caller's signal fired (this object is its listener: no closure per call). */
+  handleEvent(): void {
+    this.#abort(this.#userSignal?.reason);
+  }
+
+  /** The timer fired: time out, or wait on for the rest of the current wait. */
+  static #fire(control: CallControl): void {
+    control.#timer = undefined;
+    if (control.#waitStart < 0 || control.#aborted) return; // paused: arm() starts a new timer
+    const left = control.#waitStart + (control.#timeoutMs as number) - performance.now();
+    if (left > 0) {
+      control.#timer = setTimeout(CallControl.#fire, left, control);
+      return;
+    }
+    control.timedOut = true;
+    control.#abort(new Error(`timed out after ${control.#timeoutMs} ms`));
+  }
+
+  /** The attempt's signal, for the provider: it fires on the caller's cancel or the time-out. */
+  get signal(): AbortSignal {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  #abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    const reject = this.#rejectWait;
+    this.#rejectWait = null;
+    reject?.(reason);
   }
 
   /** Whether the caller cancelled the call. */
@@ -75,28 +121,48 @@ export class CallControl {
     return this.#userSignal?.aborted === true;
   }
 
-  /** Start (or restart) the time-out. */
+  /** Start (or restart) the time-out: a new wait for the provider begins now. */
   arm(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    if (this.#timeoutMs === null || this.#timeoutMs <= 0 || this.#controller.signal.aborted) return;
-    this.#timer = setTimeout(() => {
-      this.timedOut = true;
-      this.#controller.abort(new Error(`timed out after ${this.#timeoutMs} ms`));
-    }, this.#timeoutMs);
+    if (this.#timeoutMs === null || this.#timeoutMs <= 0 || this.#aborted) return;
+    this.#waitStart = performance.now();
+    if (this.#timer === undefined)
+      this.#timer = setTimeout(CallControl.#fire, this.#timeoutMs, this);
   }
 
-  /** Stop the timer while the caller, not the provider, is the one taking time (between stream chunks). */
+  /** Stop the time-out while the caller, not the provider, is the one taking time (between stream chunks). */
   pause(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#waitStart = -1;
   }
 
   /** Stop the timer and the listener; call when the attempt is over. */
   dispose(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#userSignal?.removeEventListener("abort", this.#onAbort);
+    this.#waitStart = -1;
+    this.#rejectWait = null;
+    this.#userSignal?.removeEventListener("abort", this);
+  }
+
+  /**
+   * Wait for `promise`, but reject with the abort reason as soon as `signal` fires (the
+   * caller's signal or the time-out), whether or not the provider listens to it. One wait at
+   * a time.
+   */
+  race<T>(promise: PromiseLike<T>): Promise<T> {
+    if (this.#aborted) return Promise.reject(this.#reason);
+    return new Promise<T>((resolve, reject) => {
+      this.#rejectWait = reject;
+      promise.then(
+        (value) => {
+          this.#rejectWait = null;
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.#rejectWait = null;
+          reject(error);
+        },
+      );
+    });
   }
 
   /**
@@ -193,20 +259,36 @@ export async function withRetries<T>(
     try {
       return await attempt(n);
     } catch (e) {
-      if (!(e instanceof ModelProviderError) || !e.retryable) throw e;
-      const after = retryAfter.get(e);
-      if (n >= policy.maxRetries || (after !== undefined && after > MAX_RETRY_AFTER_MS)) {
-        if (n === 0) throw e;
-        throw new ModelProviderError(`${e.message} (gave up after ${n + 1} attempts)`, {
-          provider: e.provider,
-          status: e.status,
-          retryable: e.retryable,
-          cause: e.cause,
-        });
-      }
-      await sleep(after ?? backoffDelayMs(n, policy), signal);
+      await retryWait(e, n, policy, signal);
     }
   }
+}
+
+/**
+ * After attempt `n` (from 0) failed with `e`: wait before the next attempt, or throw. Throws
+ * `e` itself when it is not a retryable `ModelProviderError`, or when the first attempt's
+ * `retry-after` is too long or retries are off; after more attempts, a `ModelProviderError`
+ * saying how many were made. The loop of {@link withRetries}, for callers that keep the
+ * first attempt free of a closure.
+ */
+export async function retryWait(
+  e: unknown,
+  n: number,
+  policy: RetryPolicy,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  if (!(e instanceof ModelProviderError) || !e.retryable) throw e;
+  const after = retryAfter.get(e);
+  if (n >= policy.maxRetries || (after !== undefined && after > MAX_RETRY_AFTER_MS)) {
+    if (n === 0) throw e;
+    throw new ModelProviderError(`${e.message} (gave up after ${n + 1} attempts)`, {
+      provider: e.provider,
+      status: e.status,
+      retryable: e.retryable,
+      cause: e.cause,
+    });
+  }
+  await sleep(after ?? backoffDelayMs(n, policy), signal);
 }
 
 /** The retry policy of an integration's options, with the defaults filled in. */
@@ -255,9 +337,60 @@ export async function loadPeer<T>(
 /** A JSON copy of a provider's usage object (undefined dropped), or `{}`. */
 export function jsonUsage(usage: unknown, dropNull = false): JsonObject {
   if (usage === null || typeof usage !== "object") return {};
-  const copy = JSON.parse(JSON.stringify(usage)) as JsonObject;
+  const copy = jsonCopy(usage, 0) as JsonObject;
   if (dropNull) for (const key of Object.keys(copy)) if (copy[key] === null) delete copy[key];
   return copy;
+}
+
+/**
+ * `JSON.parse(JSON.stringify(value))` without the text in between, for the plain data
+ * providers return (usage, metadata): the same result, key order included. Anything else
+ * (a `toJSON`, a class instance, a bigint, nesting past 64 levels, which may be a cycle) goes
+ * through JSON itself, with its result or its error.
+ */
+function jsonCopy(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value + 0 : null; // + 0: -0 is written 0
+    case "object":
+      break;
+    default:
+      return JSON.parse(JSON.stringify(value) ?? "null") as unknown;
+  }
+  if (value === null) return null;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  const plain = Array.isArray(value) || proto === Object.prototype || proto === null;
+  if (!plain || depth > 64 || typeof (value as { toJSON?: unknown }).toJSON === "function")
+    return JSON.parse(JSON.stringify(value)) as unknown;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      const t = typeof v;
+      out[i] =
+        v === undefined || t === "function" || t === "symbol" ? null : jsonCopy(v, depth + 1);
+    }
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    const t = typeof v;
+    if (v === undefined || t === "function" || t === "symbol") continue;
+    const copied = jsonCopy(v, depth + 1);
+    if (key === "__proto__")
+      Object.defineProperty(out, key, {
+        value: copied,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[key] = copied;
+  }
+  return out;
 }
 
 /** Message text of an unknown thrown value. */

@@ -450,6 +450,18 @@ function scenarioResponder(scenario: ConformanceScenario) {
         return streaming ? ndjson(textLines(scenario.content)) : json(textAnswer(scenario.content));
       case "toolCalls":
         return streaming ? ndjson(toolLines(scenario.calls)) : json(toolAnswer(scenario.calls));
+      case "reasoning":
+        return streaming
+          ? ndjson([
+              ...pieces(scenario.thinking, 12).map((p) => line({ thinking: p })),
+              ...textLines(scenario.content),
+            ])
+          : json(
+              line({ content: scenario.content, thinking: scenario.thinking }, true, {
+                done_reason: "stop",
+                ...FINAL_STATS,
+              }),
+            );
       case "httpError":
         return statusError(scenario.status);
       case "stall":
@@ -467,7 +479,15 @@ describeChatConformance(
     server.fallback = scenarioResponder(scenario);
     return makeChat({ maxRetries: 1 });
   },
-  { providerToolCallIds: false, malformedArguments: false },
+  {
+    providerToolCallIds: false,
+    malformedArguments: false,
+    parts: {
+      provider: "ollama",
+      lastRequestBody: () => server.requests.at(-1)?.json,
+      unsupported: ["file"],
+    },
+  },
 );
 
 // ---- The seed order agent ------------------------------------------------------------------

@@ -691,6 +691,20 @@ function scenarioResponder(scenario: ConformanceScenario) {
           : json(textCompletion(scenario.content));
       case "toolCalls":
         return streaming ? sse(toolEvents(scenario.calls)) : json(toolCompletion(scenario.calls));
+      case "reasoning":
+        // reasoning_content, as OpenAI-compatible servers (DeepSeek, vLLM) send it.
+        return streaming
+          ? sse([
+              chunk({ role: "assistant", content: null, reasoning_content: "" }),
+              ...pieces(scenario.thinking, 12).map((p) => chunk({ reasoning_content: p })),
+              ...textEvents(scenario.content).slice(1),
+            ])
+          : json(
+              completion(
+                { content: scenario.content, reasoning_content: scenario.thinking },
+                "stop",
+              ),
+            );
       case "httpError":
         return httpError(scenario.status);
       case "stall":
@@ -701,11 +715,22 @@ function scenarioResponder(scenario: ConformanceScenario) {
   };
 }
 
-describeChatConformance("OpenAIChat", (scenario) => {
-  server.reset();
-  server.fallback = scenarioResponder(scenario);
-  return makeChat({ maxRetries: 1 });
-});
+describeChatConformance(
+  "OpenAIChat",
+  (scenario) => {
+    server.reset();
+    server.fallback = scenarioResponder(scenario);
+    return makeChat({ maxRetries: 1 });
+  },
+  {
+    parts: {
+      provider: "openai",
+      lastRequestBody: () => server.requests.at(-1)?.json,
+      unsupported: ["toolResultImage"],
+      reasoning: "receiveOnly",
+    },
+  },
+);
 
 // ---- The seed order agent ------------------------------------------------------------------
 

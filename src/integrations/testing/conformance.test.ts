@@ -37,10 +37,13 @@ class ScenarioChat implements Chat {
         ? s.calls.map((c) => ToolCall.fromArgumentsJson(c.id, c.name, c.argumentsJson))
         : [];
     return {
-      content: s.kind === "text" ? s.content : null,
+      content: s.kind === "text" || s.kind === "reasoning" ? s.content : null,
       refusal: null,
       toolCalls,
-      reasoning: [],
+      reasoning:
+        s.kind === "reasoning"
+          ? [{ type: "reasoning", text: s.thinking, provider: "scenario", data: null }]
+          : [],
       finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
       usage: { totalTokens: 1 },
       model: this.model,
@@ -64,6 +67,10 @@ class ScenarioChat implements Chat {
       await this.complete(_request, options);
       return;
     }
+    if (s.kind === "reasoning") {
+      yield { reasoningDelta: { index: 0, text: s.thinking, provider: "scenario" } };
+      yield { contentDelta: s.content };
+    }
     if (s.kind === "text") yield { contentDelta: s.content };
     if (s.kind === "toolCalls")
       for (const [index, c] of s.calls.entries())
@@ -75,7 +82,9 @@ class ScenarioChat implements Chat {
   }
 }
 
-describeChatConformance("ScenarioChat (no backend)", (scenario) => new ScenarioChat(scenario));
+describeChatConformance("ScenarioChat (no backend)", (scenario) => new ScenarioChat(scenario), {
+  parts: { provider: "scenario" },
+});
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 

@@ -11,6 +11,7 @@ import { ReasoningPartSchema, type Usage } from "../../chat/parts.js";
 import type { Chat, ChatRequest, ChatResponseInit, ChatStreamChunk } from "../../chat/types.js";
 import { ChatRequest as makeRequest, ChatResponse as normalize } from "../../chat/types.js";
 import { ModelProviderError, RunCancelledError } from "../../errors/index.js";
+import { describePartsConformance, type PartsConformanceOptions } from "./conformance-parts.js";
 
 /**
  * What the model behind the chat must answer in one test. The harness (`makeChat`) arranges
@@ -21,6 +22,9 @@ import { ModelProviderError, RunCancelledError } from "../../errors/index.js";
  *   text the model produced; it may be invalid JSON, which must give `argumentsError`.
  * - `httpError`: fail with this HTTP status, on every attempt.
  * - `stall`: start answering with `content`, then send nothing more and keep the connection open.
+ * - `reasoning`: reason `thinking` (the readable text, with the provider's opaque data where it
+ *   has some, such as Anthropic's signature), then answer `content` and finish normally. Only
+ *   played with {@link ConformanceOptions.parts}, unless its `reasoning` is `"none"`.
  */
 export type ConformanceScenario =
   | { kind: "text"; content: string }
@@ -29,7 +33,8 @@ export type ConformanceScenario =
       calls: ReadonlyArray<{ id: string; name: string; argumentsJson: string }>;
     }
   | { kind: "httpError"; status: number }
-  | { kind: "stall"; content: string };
+  | { kind: "stall"; content: string }
+  | { kind: "reasoning"; thinking: string; content: string };
 
 /** Options of {@link describeChatConformance}. */
 export interface ConformanceOptions {
@@ -39,6 +44,13 @@ export interface ConformanceOptions {
   malformedArguments?: boolean;
   /** How long a cancelled call may take to stop, in ms; default 2000. */
   cancelWithinMs?: number;
+  /**
+   * Run the scenarios beyond text: images and a PDF in a user message, an image in a tool
+   * result (each sent, or refused with `UnsupportedPartError` where the provider cannot take
+   * it), and reasoning returned and sent back on the next turn. Default none: they are not run
+   * (a harness written before them need not play the `reasoning` scenario).
+   */
+  parts?: PartsConformanceOptions;
 }
 
 const KNOWN_CHUNK_KEYS = new Set([
@@ -48,8 +60,6 @@ const KNOWN_CHUNK_KEYS = new Set([
   "responseMetadata",
   "refusalDelta",
   "toolCallDelta",
-  "reasoningDelta",
-  "contentPart",
   "finishReason",
   "usage",
   "model",
@@ -126,7 +136,8 @@ function isCancellation(e: unknown): boolean {
  * contract: text answers and parallel tool calls through `complete` and `stream` (the stream
  * assembling into the same response), invalid argument text kept as `argumentsError`, HTTP
  * 401/429/500 as `ModelProviderError` with `status` and `retryable`, cancellation through an
- * `AbortSignal` before and during a call, and JSON-safe responses.
+ * `AbortSignal` before and during a call, and JSON-safe responses. With `options.parts`, also
+ * content parts and reasoning (see {@link PartsConformanceOptions}).
  *
  * The contract it checks: a text answer has `finishReason: "stop"`, a turn with tool calls
  * `"tool_calls"`; `usage` is a JSON object; stream chunks use only the `ChatStreamChunk`
@@ -299,5 +310,7 @@ export function describeChatConformance(
       expect(seen.map((c) => c.contentDelta ?? "").join("")).toBe("Order");
       expect(Date.now() - started).toBeLessThan(cancelWithinMs);
     });
+
+    if (options.parts) describePartsConformance(makeChat, options.parts);
   });
 }

@@ -20,6 +20,11 @@ export {
   type ConformanceScenario,
   describeChatConformance,
 } from "./conformance.js";
+export type {
+  ConformancePart,
+  PartsConformanceOptions,
+  ReasoningSupport,
+} from "./conformance-parts.js";
 export {
   ndjsonLines,
   type RecordedRequest,
