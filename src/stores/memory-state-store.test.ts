@@ -4,6 +4,7 @@ import { StateStoreError } from "../errors/index.js";
 import { MemoryStateStore } from "./index.js";
 import { memoryStoreView } from "./memory-state-store.js";
 import { describeStateStoreContract } from "./testing/contract.js";
+import type { NewEvent } from "./types.js";
 
 describeStateStoreContract("MemoryStateStore", async () => new MemoryStateStore());
 
@@ -49,7 +50,14 @@ describe("MemoryStateStore", () => {
     const view = memoryStoreView(store)!;
     expect(view).toBeInstanceOf(MemoryStateStore);
     expect(view).not.toBe(store);
-    const ev = { type: "run_started", runId: "r", step: null, taskId: null, node: null, data: 1 };
+    const ev: NewEvent = {
+      type: "run_started",
+      runId: "r",
+      step: null,
+      taskId: null,
+      node: null,
+      data: 1,
+    };
     await store.append("t", "main", [ev], 0);
     await view.append("t", "main", [{ ...ev, data: 2 }], 1);
     expect((await store.read("t", "main")).map((e) => [e.seq, e.data, e.createdAt])).toEqual([
