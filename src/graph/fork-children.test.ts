@@ -40,6 +40,15 @@ describe("forks fork their children", () => {
     const asked = await g().invoke(null, { threadId: "t", branchId: "b" });
     expect(asked.status).toBe("interrupted");
     expect(asked.interrupts.map((i) => i.key)).toEqual(["0:0/a"]);
+    // The branch's child: a new thread, on its "main" (a new thread has no branch "b").
+    const view = (await g().getState("t", { branchId: "b", subgraphs: true })).subgraphs?.["0:0"];
+    expect(view?.threadId).toMatch(/^t:sub:[0-9a-f]{12}$/);
+    expect(view?.threadId).not.toBe(mainChild);
+    expect(view?.branchId).toBe("main");
+    expect(view?.snapshot.state).toEqual({ notes: ["start"] });
+    expect(view?.snapshot.interrupts).toEqual([
+      { key: "a", value: "which?", node: "ask", taskId: "0:0" },
+    ]);
     const done = await g().invoke(null, {
       threadId: "t",
       branchId: "b",
