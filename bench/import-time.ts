@@ -1,7 +1,7 @@
 /**
  * Import time (issue 12): how long a Node.js process takes to start and import nodestep's
  * compiled modules (`nodestep`, `nodestep/sqlite`, `nodestep/openai`), against a bare start
- * (`node -e 0`), zod alone (the one module the root loads) and `@langchain/langgraph`. Each
+ * (`node -e 0`), zod alone (which the root loads only on first use) and `@langchain/langgraph`. Each
  * case is its own process (`node --input-type=module -e 'await import(…)'`), timed from spawn to
  * exit; the cases alternate, `reps` rounds, and the medians are reported with their ratio to
  * the bare start. The compiled modules are built first (`npm run build` into dist/) unless

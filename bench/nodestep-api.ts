@@ -1,7 +1,7 @@
 /**
  * Every nodestep import of the benchmarks, in one place: the package root and its subpaths
- * ("nodestep", "nodestep/chat", "nodestep/sqlite", "nodestep/postgres"), resolved to src/ by
- * the `development` condition the workers run with.
+ * ("nodestep", "nodestep/chat", "nodestep/sqlite", "nodestep/postgres"), resolved to src/ through
+ * tsconfig.json's `paths`, which tsx reads (the workers run with `node --import tsx`).
  *
  * @module
  */

@@ -10,7 +10,7 @@
  * Needs Redis on 127.0.0.1:6379 and PostgreSQL (DATABASE_URL, default
  * postgres://postgres@127.0.0.1:5432/test); uses a random key prefix and schema, removed after.
  *
- *   node --conditions=development --import tsx bench/subagents.ts [--spawn 1000] [--jobs 200]
+ *   node --import tsx bench/subagents.ts [--spawn 1000] [--jobs 200]
  *        [--workers 1,2] [--concurrency 1] [--json FILE]
  *
  * @module
@@ -130,13 +130,9 @@ async function workerPart(prefix: string, schema: string, concurrency: number): 
 }
 
 function child(args: string[]): { process: ChildProcess; output: Promise<string> } {
-  const p = spawn(
-    process.execPath,
-    ["--conditions=development", "--import", "tsx", self, ...args],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+  const p = spawn(process.execPath, ["--import", "tsx", self, ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let out = "";
   const output = new Promise<string>((resolve, reject) => {
     p.stdout?.on("data", (d: Buffer) => {

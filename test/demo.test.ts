@@ -1,5 +1,5 @@
 /**
- * The demo, run as a newcomer runs it: `node --conditions=development --import tsx
+ * The demo, run as a newcomer runs it: `node --import tsx
  * examples/demo/main.ts "…"` in a child process, with no model configured (so on the scripted
  * planner), its SQLite file in a temporary directory (`NODESTEP_DEMO_DB`).
  */
@@ -33,7 +33,7 @@ function demo(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ["--conditions=development", "--import", "tsx", "examples/demo/main.ts", ...args],
+      ["--import", "tsx", "examples/demo/main.ts", ...args],
       { cwd: root, env: { ...base, NODESTEP_DEMO_DB: db, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== "number") return reject(error);

@@ -3,8 +3,8 @@
  * into a new project with zod and typescript (from npm's cache when it has them), then use it
  * as a newcomer does: type-check the README's first agent under NodeNext and under Bundler
  * with `strict`, run it with node, `require()` it from CommonJS, run `npx nodestep`, and check
- * that `import("nodestep")` loads nothing heavy. A second project with zod 3 gets the error
- * that says nodestep needs zod 4.
+ * that `import("nodestep")` loads nothing heavy (not even zod). A second project with zod 3
+ * gets the error that says nodestep needs zod 4 at its first use of a schema.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -197,7 +197,7 @@ describe("the packed package", () => {
   );
 
   it(
-    "loads no HTTP server, OpenTelemetry or CLI on import('nodestep'): zod only",
+    "loads no HTTP server, OpenTelemetry, CLI, zod or node:crypto on import('nodestep')",
     async () => {
       // Node 20's module hooks list every module the import resolves.
       writeFileSync(
@@ -228,7 +228,12 @@ describe("the packed package", () => {
           .map((l) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(l)?.[1])
           .filter((p) => p !== undefined),
       );
-      expect([...packages].sort()).toEqual(["nodestep", "zod"]);
+      expect([...packages].sort()).toEqual(["nodestep"]);
+      const builtins = r.stderr
+        .split("\n")
+        .filter((l) => l.startsWith("R node:"))
+        .map((l) => l.slice(2));
+      expect([...new Set(builtins)].sort()).toEqual(["node:fs/promises", "node:path", "node:url"]);
       const own = r.stderr
         .split("\n")
         .filter((l) => l.includes("node_modules/nodestep/"))
@@ -315,13 +320,18 @@ describe("the packed package", () => {
   );
 
   it(
-    "with zod 3 installed, import('nodestep') says it needs zod 4",
+    "with zod 3 installed, the first schema given to nodestep says it needs zod 4",
     async () => {
       const r = await run(
         process.execPath,
-        ["--input-type=module", "-e", 'await import("nodestep")'],
+        [
+          "--input-type=module",
+          "-e",
+          'const { z } = await import("zod"); const { defineState } = await import("nodestep"); console.log("imported"); defineState({ topic: z.string() });',
+        ],
         zod3App,
       );
+      expect(r.stdout).toBe("imported\n");
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(
         'Error: nodestep needs zod 4 (^4.5.0), but the installed "zod" is zod 3 or older: install zod 4 with npm install zod@^4.5.0',

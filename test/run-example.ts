@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-/** Run an example as a user would (`node --conditions=development --import tsx FILE`) and return its stdout. */
+/** Run an example as a user would (`node --import tsx FILE`) and return its stdout. */
 export async function runExample(
   file: string,
   args: string[] = [],
@@ -12,7 +12,7 @@ export async function runExample(
 ): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ["--conditions=development", "--import", "tsx", file, ...args],
+    ["--import", "tsx", file, ...args],
     {
       cwd: root,
       env: { ...process.env, ...env },

@@ -5,7 +5,7 @@
  * The model is a `ScriptedChat`, so the example runs offline; its second answer is read from
  * the request, to show what the model was given.
  *
- * Run: node --conditions=development --import tsx examples/memory/remember-across-threads.ts
+ * Run: node --import tsx examples/memory/remember-across-threads.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

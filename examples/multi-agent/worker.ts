@@ -1,7 +1,7 @@
 // A worker of the multi-agent example: runs the researchers that workers.ts submits. Start as
 // many as you like, on any machine that reaches the Redis and the PostgreSQL:
 //
-//   NODESTEP_PREFIX=... NODESTEP_SCHEMA=... node --conditions=development --import tsx examples/multi-agent/worker.ts
+//   NODESTEP_PREFIX=... NODESTEP_SCHEMA=... node --import tsx examples/multi-agent/worker.ts
 //
 // REDIS_URL (default redis://127.0.0.1:6379) and DATABASE_URL (default
 // postgres://postgres@127.0.0.1:5432/test) say where they are; NODESTEP_PREFIX (Redis keys) and

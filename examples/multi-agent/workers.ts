@@ -5,7 +5,7 @@
 // (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test); it uses its own Redis key
 // prefix and PostgreSQL schema, and removes both at the end.
 //
-//   node --conditions=development --import tsx examples/multi-agent/workers.ts --workers 2
+//   node --import tsx examples/multi-agent/workers.ts --workers 2
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -41,14 +41,10 @@ const workerScript = fileURLToPath(new URL("./worker.ts", import.meta.url));
 const children: ChildProcess[] = [];
 await Promise.all(
   Array.from({ length: count }, () => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=development", "--import", "tsx", workerScript],
-      {
-        env: { ...process.env, NODESTEP_PREFIX: prefix, NODESTEP_SCHEMA: schema },
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
+    const child = spawn(process.execPath, ["--import", "tsx", workerScript], {
+      env: { ...process.env, NODESTEP_PREFIX: prefix, NODESTEP_SCHEMA: schema },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     children.push(child);
     return new Promise<void>((resolve, reject) => {
       child.stdout?.on("data", (d: Buffer) => {

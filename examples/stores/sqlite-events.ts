@@ -1,7 +1,7 @@
 /**
  * Append events to a SQLite state store, read them back, fork the thread and read the fork.
  *
- * Run: node --conditions=development --import tsx examples/stores/sqlite-events.ts
+ * Run: node --import tsx examples/stores/sqlite-events.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

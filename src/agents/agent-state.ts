@@ -3,22 +3,26 @@
  *
  * @module
  */
-import { z } from "zod";
-import { ToolCallSchema } from "../chat/tool-call.js";
+import type { z } from "zod";
+import { chatSchemas } from "../chat/schemas.js";
 import type { JsonValue } from "../json/index.js";
+import { lazyObject } from "../lazy.js";
 import { defineState, messagesField, type StateDefinition } from "../state/define-state.js";
+import { zod } from "../zod-runtime.js";
 
-const finalOutputSchema = z.json().nullable().default(null) as z.ZodType<JsonValue | null, unknown>;
-
-const agentShape = {
-  messages: messagesField(),
-  toolCalls: z.array(ToolCallSchema).default([]),
-  finalText: z.string().nullable().default(null),
-  finalOutput: finalOutputSchema,
-};
+/** The fields of {@link AgentState}, built on first use (no zod at import: see zod-runtime.ts). */
+function agentShape() {
+  const z = zod();
+  return {
+    messages: messagesField(),
+    toolCalls: z.array(chatSchemas().toolCall).default([]),
+    finalText: z.string().nullable().default(null),
+    finalOutput: z.json().nullable().default(null) as z.ZodType<JsonValue | null, unknown>,
+  };
+}
 
 /** The shape of {@link AgentState}. */
-export type AgentStateShape = typeof agentShape;
+export type AgentStateShape = ReturnType<typeof agentShape>;
 
 /**
  * State of the built-in ReAct agent (see `buildReactAgent`).
@@ -29,6 +33,7 @@ export type AgentStateShape = typeof agentShape;
  * - `finalOutput`: the answer parsed into the agent's `outputSchema` (JSON), `null` without one.
  *
  * Extend it with `AgentState.extend({ ... })` to add fields for your own agent graph.
+ * (Its schemas are built on its first use, not when nodestep is imported.)
  *
  * @example
  * ```ts
@@ -36,7 +41,9 @@ export type AgentStateShape = typeof agentShape;
  * const graph = new Graph(Support).flow(START.to(think), ...);
  * ```
  */
-export const AgentState: StateDefinition<AgentStateShape> = defineState(agentShape);
+export const AgentState: StateDefinition<AgentStateShape> = lazyObject(() =>
+  defineState(agentShape()),
+);
 
 /** The value of an {@link AgentState}: `{ messages, toolCalls, finalText, finalOutput }`. */
 export type AgentState = typeof AgentState.State;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { z } from "zod";
+import type { z } from "zod";
 import { assembleStream } from "../chat/assemble-stream.js";
 import { AIMessage, type Message, SystemMessage } from "../chat/messages.js";
 import { type ReasoningOptions, textOf } from "../chat/parts.js";
@@ -25,6 +25,7 @@ import { historyChange, runRewriteHistory } from "../middleware/history-hooks.js
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
 import { markStreamed, runWrapModelCall } from "../middleware/wrap-hooks.js";
+import { checkZodType, zod } from "../zod-runtime.js";
 import { checkHistory, repairHistory as repairCopy } from "./history.js";
 import {
   type AnyTool,
@@ -164,7 +165,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     );
   }
   const outputSchema = (options.outputSchema ?? null) as z.ZodType | null;
-  if (outputSchema !== null && !(outputSchema instanceof z.ZodType)) {
+  if (outputSchema !== null && !checkZodType(outputSchema)) {
     throw new TypeError(`${owner}: outputSchema must be a zod schema`);
   }
   const jsonSchema = outputSchema === null ? null : outputJsonSchema(owner, outputSchema);
@@ -292,7 +293,7 @@ function withBilledModel(response: ChatResponse, chatModel: string): JsonObject 
 function outputJsonSchema(owner: string, schema: z.ZodType): JsonObject {
   let json: JsonObject;
   try {
-    json = z.toJSONSchema(schema) as JsonObject;
+    json = zod().toJSONSchema(schema) as JsonObject;
   } catch (e) {
     throw new TypeError(
       `${owner}: outputSchema cannot be written as JSON schema: ${(e as Error).message}`,

@@ -3,17 +3,12 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
 import type { JsonObject } from "../json/index.js";
-import {
-  type MessageContent,
-  MessageContentSchema,
-  type ReasoningPart,
-  ReasoningPartSchema,
-  type Usage,
-  UsageSchema,
-} from "./parts.js";
-import { type ToolCall, ToolCallSchema } from "./tool-call.js";
+import { lazyObject } from "../lazy.js";
+import type { MessageContent, ReasoningPart, Usage } from "./parts.js";
+import { chatSchemas } from "./schemas.js";
+import type { ToolCall } from "./tool-call.js";
 
 /** Instruction message for the model. Its role is `"system"`. */
 export interface SystemMessage {
@@ -150,40 +145,16 @@ export function ToolMessage(
   };
 }
 
-const jsonObject = z.record(z.string(), z.json()) as z.ZodType<JsonObject>;
-const id = z.string().nullable().default(null);
-const content = MessageContentSchema;
+// The schemas stand for the ones chat/schemas.ts builds on first use (no zod at import).
 
 /** Zod schema of a {@link SystemMessage}; fills defaults for omitted fields. */
-export const SystemMessageSchema = z.strictObject({ type: z.literal("system"), id, content });
+export const SystemMessageSchema = lazyObject(() => chatSchemas().system);
 /** Zod schema of a {@link HumanMessage}. */
-export const HumanMessageSchema = z.strictObject({ type: z.literal("human"), id, content });
+export const HumanMessageSchema = lazyObject(() => chatSchemas().human);
 /** Zod schema of an {@link AIMessage}. */
-export const AIMessageSchema = z.strictObject({
-  type: z.literal("ai"),
-  id,
-  content,
-  refusal: z.string().nullable().default(null),
-  toolCalls: z.array(ToolCallSchema).default([]),
-  reasoning: z.array(ReasoningPartSchema).default([]),
-  finishReason: z.string().nullable().default(null),
-  usage: UsageSchema.default({}),
-  responseMetadata: jsonObject.optional(),
-});
+export const AIMessageSchema = lazyObject(() => chatSchemas().ai);
 /** Zod schema of a {@link ToolMessage}. */
-export const ToolMessageSchema = z.strictObject({
-  type: z.literal("tool"),
-  id,
-  content,
-  name: z.string().nullable().default(null),
-  toolCallId: z.string().nullable().default(null),
-  arguments: jsonObject.nullable().default(null),
-});
+export const ToolMessageSchema = lazyObject(() => chatSchemas().tool);
 
 /** Zod schema of any {@link Message}, told apart by `type`. */
-export const MessageSchema: z.ZodType<Message, unknown> = z.discriminatedUnion("type", [
-  SystemMessageSchema,
-  HumanMessageSchema,
-  AIMessageSchema,
-  ToolMessageSchema,
-]) as unknown as z.ZodType<Message, unknown>;
+export const MessageSchema: z.ZodType<Message, unknown> = lazyObject(() => chatSchemas().message);

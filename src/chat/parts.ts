@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { z } from "zod";
 import type { JsonObject } from "../json/index.js";
+import { lazyObject } from "../lazy.js";
+import { chatSchemas } from "./schemas.js";
 
 /**
  * Text. `cache: true` marks a prompt-cache breakpoint after this part (Anthropic's
@@ -109,91 +110,31 @@ export type Usage = {
   raw?: JsonObject;
 };
 
-const cache = z.boolean().optional();
-const jsonObject = z.record(z.string(), z.json()) as unknown as z.ZodType<JsonObject>;
+// The schemas stand for the ones chat/schemas.ts builds on first use (no zod at import).
 
 /** Zod schema of a {@link TextPart}. */
-export const TextPartSchema = z.strictObject({ type: z.literal("text"), text: z.string(), cache });
+export const TextPartSchema = lazyObject(() => chatSchemas().text);
 
-function urlOrData<T extends { url?: string; data?: string; mediaType?: string }>(
-  part: T,
-  ctx: z.RefinementCtx,
-  kind: "image" | "file",
-): void {
-  const a = kind === "image" ? "An image" : "A file";
-  if ((part.url === undefined) === (part.data === undefined)) {
-    ctx.addIssue({ code: "custom", message: `${a} part needs exactly one of url and data` });
-  } else if (part.data !== undefined && part.mediaType === undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["mediaType"],
-      message: `${a} part with data needs its mediaType`,
-    });
-  }
-}
+/** Zod schema of an {@link ImagePart} (exactly one of `url` and `data`; `data` needs `mediaType`). */
+export const ImagePartSchema = lazyObject(() => chatSchemas().image);
 
-/** Zod schema of an {@link ImagePart}. */
-export const ImagePartSchema = z
-  .strictObject({
-    type: z.literal("image"),
-    url: z.string().optional(),
-    data: z.string().optional(),
-    mediaType: z.string().optional(),
-    cache,
-  })
-  .superRefine((p, ctx) => urlOrData(p, ctx, "image"));
-
-/** Zod schema of a {@link FilePart}. */
-export const FilePartSchema = z
-  .strictObject({
-    type: z.literal("file"),
-    url: z.string().optional(),
-    data: z.string().optional(),
-    mediaType: z.string().optional(),
-    name: z.string().optional(),
-    cache,
-  })
-  .superRefine((p, ctx) => urlOrData(p, ctx, "file"));
+/** Zod schema of a {@link FilePart} (exactly one of `url` and `data`; `data` needs `mediaType`). */
+export const FilePartSchema = lazyObject(() => chatSchemas().file);
 
 /** Zod schema of an {@link AudioPart}. */
-export const AudioPartSchema = z.strictObject({
-  type: z.literal("audio"),
-  data: z.string(),
-  format: z.string(),
-  cache,
-});
+export const AudioPartSchema = lazyObject(() => chatSchemas().audio);
 
 /** Zod schema of a {@link ContentPart}. */
-export const ContentPartSchema = z.union([
-  TextPartSchema,
-  ImagePartSchema,
-  FilePartSchema,
-  AudioPartSchema,
-]) as unknown as z.ZodType<ContentPart>;
+export const ContentPartSchema = lazyObject(() => chatSchemas().contentPart);
 
 /** Zod schema of a {@link MessageContent}; `null` when omitted. */
-export const MessageContentSchema = z
-  .union([z.string(), z.array(ContentPartSchema)])
-  .nullable()
-  .default(null) as unknown as z.ZodType<MessageContent, unknown>;
+export const MessageContentSchema = lazyObject(() => chatSchemas().content);
 
 /** Zod schema of a {@link ReasoningPart}. */
-export const ReasoningPartSchema = z.strictObject({
-  type: z.literal("reasoning"),
-  text: z.string(),
-  provider: z.string(),
-  data: jsonObject.nullable(),
-});
+export const ReasoningPartSchema = lazyObject(() => chatSchemas().reasoning);
 
 /** Zod schema of a {@link Usage} (other keys, as in usage stored before this shape, are kept). */
-export const UsageSchema = z.looseObject({
-  inputTokens: z.number().optional(),
-  outputTokens: z.number().optional(),
-  totalTokens: z.number().optional(),
-  cachedInputTokens: z.number().optional(),
-  reasoningTokens: z.number().optional(),
-  raw: jsonObject.optional(),
-}) as unknown as z.ZodType<Usage>;
+export const UsageSchema = lazyObject(() => chatSchemas().usage);
 
 /**
  * The text of a message's content: the string itself, the text parts joined (`""` between

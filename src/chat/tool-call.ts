@@ -3,8 +3,9 @@
  *
  * @module
  */
-import { z } from "zod";
 import { isPlainObject, type JsonObject } from "../json/index.js";
+import { lazyObject } from "../lazy.js";
+import { chatSchemas } from "./schemas.js";
 
 /**
  * A tool invocation requested by the model: plain data.
@@ -22,13 +23,8 @@ export interface ToolCall {
   argumentsError: string | null;
 }
 
-/** Zod schema of a {@link ToolCall}; `arguments` defaults to `{}`, `argumentsError` to `null`. */
-export const ToolCallSchema = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  arguments: z.record(z.string(), z.json()).default({}) as z.ZodType<JsonObject, unknown>,
-  argumentsError: z.string().nullable().default(null),
-});
+/** Zod schema of a {@link ToolCall}; `arguments` defaults to `{}`, `argumentsError` to `null` (built on first use: chat/schemas.ts). */
+export const ToolCallSchema = lazyObject(() => chatSchemas().toolCall);
 
 /**
  * Parse the JSON argument text of a tool call.

@@ -385,6 +385,32 @@ describe("nodestep CLI", () => {
     expect(stderr).toBe("");
   });
 
+  it("exits 0 when the reader goes away while the run is quiet, and the run ends paused (--json | head -1)", async () => {
+    // "refund 300 slowly": the first line, 3 s of silence (the reader is gone by then), then a
+    // pause for approval (exit 3 had the pipe stayed open), whose lines meet the closed pipe.
+    const child = spawn(
+      process.execPath,
+      [bin, "run", GRAPH, "-m", "refund 300 slowly", "--json", "--store", "memory"],
+      { cwd: root, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr!.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+    const first = await new Promise<string>((resolve) => {
+      let got = "";
+      child.stdout!.on("data", (d: Buffer) => {
+        got += d.toString();
+        if (got.includes("\n")) resolve(got.split("\n")[0]!);
+      });
+    });
+    child.stdout!.destroy();
+    expect(JSON.parse(first)).toMatchObject({ event: "custom", node: "plan" });
+    expect(await exited).toBe(0);
+    expect(stderr).toBe("");
+  });
+
   it("exits 1 for an unknown thread", async () => {
     expect(await nodestep(["history", "ghost", "--store", STORE])).toEqual({
       code: 1,

@@ -17,11 +17,14 @@ const stop = () => {
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 
-// The reader closed the pipe: stop the run, write nothing more, exit 0.
+// The reader closed the pipe: stop the run, write nothing more, exit 0. Node.js learns of it
+// only on a write, and reports it after the write returns: when the run was quiet until its
+// end, that is after runCli has returned and its exit code was set, so set 0 here too.
 let outputClosed = false;
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   if (e.code !== "EPIPE") throw e;
   outputClosed = true;
+  process.exitCode = 0;
   if (!controller.signal.aborted) controller.abort();
 });
 

@@ -18,7 +18,6 @@ import type { BranchInfo, DeleteThreadOptions, StateStore, StoredEvent } from ".
 import type { BreakpointNodes } from "./breakpoints.js";
 import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
-import { deleteGraphThread } from "./delete-thread.js";
 import type { ErrorHandler } from "./error-handler.js";
 import type { Edge } from "./node.js";
 import { type NodeCache, nodeCachePrefix, type RetryPolicy, resolveRetry } from "./policies.js";
@@ -31,15 +30,30 @@ import {
   checkModes,
   checkRunOptions,
 } from "./run-options.js";
-import { type PositionCache, runGraph } from "./run-setup.js";
+import type { PositionCache } from "./run-setup.js";
 import { type FromSpecOptions, fromSpec, type GraphSpec, toMermaid, toSpec } from "./spec.js";
-import { type UpdateStateOptions, updateThreadState } from "./state-update.js";
-import { forkThread, getThreadState, type ThreadSnapshot, threadHistory } from "./thread-ops.js";
+import type { UpdateStateOptions } from "./state-update.js";
+import type { ThreadSnapshot } from "./thread-ops.js";
 import { resolveTracer } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent, StreamEventOf, StreamOptions } from "./types.js";
 
-export { newRunId } from "./run-setup.js";
+export { newRunId } from "./run-id.js";
 export type { ThreadSnapshot } from "./thread-ops.js";
+
+type Operations = typeof import("./operations.js");
+let operations: Operations | undefined;
+
+/**
+ * Call `f` with the engine's operations, loading them on the first call (operations.ts):
+ * once loaded, `f` runs at once, as a direct call would.
+ */
+function withOperations<T>(f: (o: Operations) => Promise<T>): Promise<T> {
+  if (operations !== undefined) return f(operations);
+  return import("./operations.js").then((o) => {
+    operations = o;
+    return f(o);
+  });
+}
 
 /** Options of {@link Graph}. */
 export interface GraphOptions {
@@ -342,7 +356,7 @@ export class Graph<D extends StateDefinition | null = null> {
     emit: ((e: StreamEvent) => void) | null,
     modeList: readonly StreamMode[],
   ): Promise<RunResult<GraphState<D>>> {
-    return runGraph(this, this.#positions, input, options, emit, modeList);
+    return withOperations((o) => o.runGraph(this, this.#positions, input, options, emit, modeList));
   }
 
   /**
@@ -365,7 +379,7 @@ export class Graph<D extends StateDefinition | null = null> {
       subgraphs?: boolean;
     } = {},
   ): Promise<ThreadSnapshot<GraphState<D>>> {
-    return getThreadState(this, this.#positions, threadId, options);
+    return withOperations((o) => o.getThreadState(this, this.#positions, threadId, options));
   }
 
   /**
@@ -415,7 +429,9 @@ export class Graph<D extends StateDefinition | null = null> {
     update: GraphUpdate<D>,
     options: UpdateStateOptions = {},
   ): Promise<ThreadSnapshot<GraphState<D>>> {
-    return updateThreadState(this, this.#positions, threadId, update, options);
+    return withOperations((o) =>
+      o.updateThreadState(this, this.#positions, threadId, update, options),
+    );
   }
 
   /**
@@ -423,7 +439,7 @@ export class Graph<D extends StateDefinition | null = null> {
    * @throws GraphConfigError without a store; UnknownBranchError for an unknown branch.
    */
   history(threadId: string, options: { branchId?: string } = {}): Promise<StoredEvent[]> {
-    return threadHistory(this, threadId, options);
+    return withOperations((o) => o.threadHistory(this, threadId, options));
   }
 
   /**
@@ -433,7 +449,7 @@ export class Graph<D extends StateDefinition | null = null> {
    * @throws UnknownEventError when the event is not in the thread.
    */
   fork(threadId: string, options: { eventId: string; branchId?: string }): Promise<BranchInfo> {
-    return forkThread(this, threadId, options);
+    return withOperations((o) => o.forkThread(this, threadId, options));
   }
 
   /**
@@ -450,6 +466,6 @@ export class Graph<D extends StateDefinition | null = null> {
    * ```
    */
   deleteThread(threadId: string, options: DeleteThreadOptions = {}): Promise<string[]> {
-    return deleteGraphThread(this, this.#positions, threadId, options);
+    return withOperations((o) => o.deleteGraphThread(this, this.#positions, threadId, options));
   }
 }

@@ -8,10 +8,10 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import type { InterruptInfo } from "../errors/index.js";
 import { LeaseLostError, StateStoreError, ThreadBusyError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
+import { nodeCrypto } from "../lazy.js";
 import { initialState, type StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
@@ -133,7 +133,11 @@ function definitionKey(def: StateDefinition | null): string {
       f.codec ? [String(f.codec.encode), String(f.codec.decode)] : null,
       Object.hasOwn(initial, f.name),
     ]);
-    key = createHash("sha256").update(JSON.stringify(fields)).digest("base64url").slice(0, 22);
+    key = nodeCrypto()
+      .createHash("sha256")
+      .update(JSON.stringify(fields))
+      .digest("base64url")
+      .slice(0, 22);
     definitionKeys.set(def, key);
   }
   return key;

@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import {
   ContextNotProvidedError,
   GraphConfigError,
@@ -15,6 +14,7 @@ import {
   ValueError,
 } from "../errors/index.js";
 import type { JsonValue } from "../json/index.js";
+import { nodeCrypto } from "../lazy.js";
 import type { StateStore } from "../stores/types.js";
 
 /**
@@ -115,7 +115,7 @@ export class StoreNodeCache implements NodeCache {
   // clear(prefix) finds a node's entries.
   #thread(key: string): string {
     const [graph, node] = key.split("/", 2);
-    return `__nodecache__:${graph}/${node}/${createHash("sha256").update(key).digest("hex")}`;
+    return `__nodecache__:${graph}/${node}/${nodeCrypto().createHash("sha256").update(key).digest("hex")}`;
   }
   async clear(prefix: string): Promise<void> {
     const start = `__nodecache__:${prefix}`;
@@ -224,7 +224,7 @@ export function retryDelayMs(p: ReturnType<typeof resolveRetry>, attempt: number
 
 /** A SHA-256 of `value`'s JSON with object keys sorted. */
 export function stableHash(value: unknown): string {
-  return createHash("sha256").update(stableJson(value)).digest("hex");
+  return nodeCrypto().createHash("sha256").update(stableJson(value)).digest("hex");
 }
 
 function stableJson(v: unknown): string {

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { randomBytes } from "node:crypto";
 import type { Context } from "@opentelemetry/api";
 import {
   GraphConfigError,
@@ -39,6 +38,7 @@ import type { Graph, GraphInput, GraphState } from "./graph.js";
 import { type CachedPosition, ThreadJournal } from "./journal.js";
 import { MemoryNodeCache, type NodeCache } from "./policies.js";
 import { Command } from "./routing.js";
+import { newRunId } from "./run-id.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
 import { planStateUpdate } from "./state-update.js";
 import { SubAgents } from "./sub-agents.js";
@@ -48,14 +48,6 @@ import type { RunOptions, RunResult, StreamEvent } from "./types.js";
 
 /** Thread positions a graph keeps, by store, then by `threadId\u0000branchId` (least recently used first). */
 export type PositionCache = WeakMap<StateStore, Map<string, CachedPosition>>;
-
-let runCounter = 0;
-const runPrefix = randomBytes(4).toString("hex");
-
-/** A new run id: a process prefix and a counter (no crypto per run). */
-export function newRunId(): string {
-  return `run-${runPrefix}-${(++runCounter).toString(36)}`;
-}
 
 /**
  * Run `graph` once: to the end, or to a pause. `emit` receives the events of `modeList`.

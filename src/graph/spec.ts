@@ -4,11 +4,13 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { GraphConfigError, ValueError } from "../errors/index.js";
 import type { JsonObject } from "../json/index.js";
+import { lazyObject, memo } from "../lazy.js";
 import { addMessages } from "../state/add-messages.js";
 import type { StateDefinition } from "../state/define-state.js";
+import { zod } from "../zod-runtime.js";
 import { END_NAME } from "./compile.js";
 import { Graph, type GraphOptions } from "./graph.js";
 import { type Edge, isNode, type Node, type NodeHandler, node, START } from "./node.js";
@@ -83,45 +85,50 @@ export interface GraphSpec {
   interruptAfter?: string[] | "*";
 }
 
-const names = z.array(z.string().min(1));
-
-/** Zod schema of a {@link GraphSpec}, as {@link fromSpec} checks it. */
-export const GraphSpecSchema: z.ZodType<GraphSpec> = z.strictObject({
-  version: z.literal(1),
-  name: z.string(),
-  state: z
-    .strictObject({
-      fields: z.array(
-        z.strictObject({
-          name: z.string(),
-          kind: z.enum(["value", "reducer", "messages"]),
-          schema: z.record(z.string(), z.json()).nullable(),
-        }),
-      ),
-    })
-    .nullable(),
-  nodes: z.array(
-    z.strictObject({
-      name: z.string().min(1),
-      ref: z.string().min(1).nullable(),
-      timeoutMs: z.number().positive().nullable(),
-      goto: names.nullable(),
-    }),
-  ),
-  edges: z.array(
-    z.union([
-      z.strictObject({ from: z.string().min(1), to: names }),
+/** The spec schema, built on first use (no zod at import: see zod-runtime.ts). */
+const specSchema = memo((): z.ZodType<GraphSpec> => {
+  const z = zod();
+  const names = z.array(z.string().min(1));
+  return z.strictObject({
+    version: z.literal(1),
+    name: z.string(),
+    state: z
+      .strictObject({
+        fields: z.array(
+          z.strictObject({
+            name: z.string(),
+            kind: z.enum(["value", "reducer", "messages"]),
+            schema: z.record(z.string(), z.json()).nullable(),
+          }),
+        ),
+      })
+      .nullable(),
+    nodes: z.array(
       z.strictObject({
-        from: z.string().min(1),
-        when: z.strictObject({ ref: z.string().min(1).nullable() }),
-        target: names,
-        otherwise: names.nullable(),
+        name: z.string().min(1),
+        ref: z.string().min(1).nullable(),
+        timeoutMs: z.number().positive().nullable(),
+        goto: names.nullable(),
       }),
-    ]),
-  ),
-  interruptBefore: z.union([z.literal("*"), names]).optional(),
-  interruptAfter: z.union([z.literal("*"), names]).optional(),
-}) as z.ZodType<GraphSpec>;
+    ),
+    edges: z.array(
+      z.union([
+        z.strictObject({ from: z.string().min(1), to: names }),
+        z.strictObject({
+          from: z.string().min(1),
+          when: z.strictObject({ ref: z.string().min(1).nullable() }),
+          target: names,
+          otherwise: names.nullable(),
+        }),
+      ]),
+    ),
+    interruptBefore: z.union([z.literal("*"), names]).optional(),
+    interruptAfter: z.union([z.literal("*"), names]).optional(),
+  }) as z.ZodType<GraphSpec>;
+});
+
+/** Zod schema of a {@link GraphSpec}, as {@link fromSpec} checks it (built on first use). */
+export const GraphSpecSchema: z.ZodType<GraphSpec> = lazyObject(specSchema);
 
 function targetName(t: unknown): string {
   if (t === END) return END_NAME;
@@ -169,7 +176,7 @@ function describeEdges(edges: readonly Edge[]): DescribedEdge[] {
 
 function jsonSchemaOf(schema: z.ZodType): JsonObject | null {
   try {
-    const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    const { $schema: _, ...rest } = zod().toJSONSchema(schema, {
       io: "output",
       unrepresentable: "any",
     }) as JsonObject;
@@ -323,7 +330,7 @@ export async function fromSpec<D extends StateDefinition | null = null>(
   spec: unknown,
   options: FromSpecOptions<D>,
 ): Promise<Graph<D>> {
-  const parsed = GraphSpecSchema.safeParse(spec);
+  const parsed = specSchema().safeParse(spec);
   if (!parsed.success) {
     const issue = parsed.error.issues[0] as z.core.$ZodIssue;
     const where = issue.path.length ? `${issue.path.map(String).join(".")}: ` : "";

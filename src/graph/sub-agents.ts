@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { randomBytes } from "node:crypto";
 import {
   type AgentFailure,
   AgentGroupError,
@@ -15,6 +14,7 @@ import {
   ValueError,
 } from "../errors/index.js";
 import type { JsonValue } from "../json/index.js";
+import { memo, nodeCrypto } from "../lazy.js";
 import type { StateStore } from "../stores/types.js";
 import type { RunOptions, RunResult } from "./types.js";
 
@@ -86,10 +86,11 @@ export interface AgentExecutor {
 }
 
 let counter = 0;
-const prefix = randomBytes(3).toString("hex");
+/** The process prefix of sub-agent ids, drawn on the first one. */
+const prefix = memo(() => nodeCrypto().randomBytes(3).toString("hex"));
 /** A new sub-agent id. */
 export function newAgentId(): string {
-  return `sa-${prefix}${(++counter).toString(36)}`;
+  return `sa-${prefix()}${(++counter).toString(36)}`;
 }
 
 function failureOf(e: unknown): AgentFailure {

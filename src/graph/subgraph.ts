@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { randomBytes } from "node:crypto";
 import {
   GraphConfigError,
   GraphExecutionError,
@@ -11,6 +10,7 @@ import {
   ValueError,
 } from "../errors/index.js";
 import { isPlainObject, type JsonValue } from "../json/index.js";
+import { nodeCrypto } from "../lazy.js";
 import { addMessages } from "../state/add-messages.js";
 import type { StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
@@ -153,7 +153,7 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
           typeof saved === "string"
             ? saved
             : store && ctx.threadId !== null
-              ? `${ctx.threadId}:${name}:${randomBytes(6).toString("hex")}`
+              ? `${ctx.threadId}:${name}:${nodeCrypto().randomBytes(6).toString("hex")}`
               : null;
         if (threadId !== null && saved === undefined) {
           cache.childThread = threadId;

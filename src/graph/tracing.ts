@@ -22,8 +22,8 @@
  *
  * @module
  */
-import { createRequire } from "node:module";
 import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
+import { nodeModule } from "../lazy.js";
 
 type OtelApi = typeof import("@opentelemetry/api");
 let otelApi: OtelApi | undefined;
@@ -34,7 +34,7 @@ let otelApi: OtelApi | undefined;
  * so this copy sees what the application registered through its own import.
  */
 function otel(): OtelApi {
-  otelApi ??= createRequire(import.meta.url)("@opentelemetry/api") as OtelApi;
+  otelApi ??= nodeModule().createRequire(import.meta.url)("@opentelemetry/api") as OtelApi;
   return otelApi;
 }
 

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { MemoryStoreError } from "../errors/index.js";
 import { findNonJson, isPlainObject, type JsonObject, type JsonValue } from "../json/index.js";
+import { nodeCrypto } from "../lazy.js";
 import type {
   Embeddings,
   IndexConfig,
@@ -357,7 +357,7 @@ export function textToEmbed(
 
 /** A short digest of an embedded text (to tell whether it changed). */
 export function textHash(text: string): string {
-  return createHash("sha256").update(text).digest("base64url");
+  return nodeCrypto().createHash("sha256").update(text).digest("base64url");
 }
 
 /**

@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
-import { z } from "zod";
 import { MemoryStoreError } from "../errors/index.js";
+import { nodeCrypto } from "../lazy.js";
 import { tool } from "../tools/tool.js";
 import type { AnyTool, ToolContext } from "../tools/types.js";
+import { zod } from "../zod-runtime.js";
 import type { MemoryStore, Namespace } from "./types.js";
 
 /** Options of {@link memoryTools}. */
@@ -32,7 +32,7 @@ export interface MemoryNote {
 
 /** The key `remember` gives a memory without one: `"m-"` and 16 hex digits of the content's SHA-256 (the same fact twice is one memory). */
 export function memoryKey(content: string): string {
-  return `m-${createHash("sha256").update(content).digest("hex").slice(0, 16)}`;
+  return `m-${nodeCrypto().createHash("sha256").update(content).digest("hex").slice(0, 16)}`;
 }
 
 function storeOf(ctx: ToolContext, given: MemoryStore | undefined, name: string): MemoryStore {
@@ -92,6 +92,7 @@ export function memoryTools<C = unknown>(options: MemoryToolsOptions<C>): AnyToo
       `memoryTools: recallLimit must be a whole number from 1 to 20, got ${String(recallLimit)}`,
     );
   }
+  const z = zod();
   const remember = tool(
     async ({ content, key }, ctx: ToolContext<C>) => {
       const store = storeOf(ctx as ToolContext, options.store, "remember");

@@ -3,9 +3,11 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { ToolDeniedError, ValueError } from "../errors/index.js";
 import { isPlainObject, type JsonObject, type JsonValue } from "../json/index.js";
+import { lazyObject, memo } from "../lazy.js";
+import { zod } from "../zod-runtime.js";
 import type { Middleware, ToolMiddlewareContext } from "./types.js";
 
 /** What the person is asked: the value of the approval interrupt. All JSON. */
@@ -40,26 +42,32 @@ export type ApprovalAnswer =
   | { approved: true; arguments?: JsonObject | null }
   | { approved: false; reason?: string | null };
 
-const ObjectAnswer = z.discriminatedUnion("approved", [
-  z.strictObject({
-    approved: z.literal(true),
-    arguments: z.record(z.string(), z.json()).nullable().optional(),
-  }),
-  z.strictObject({
-    approved: z.literal(false),
-    reason: z.string().nullable().optional(),
-  }),
-]);
+/** The schemas of answers, built on first use (no zod at import: see zod-runtime.ts). */
+const schemas = memo(() => {
+  const z = zod();
+  const object = z.discriminatedUnion("approved", [
+    z.strictObject({
+      approved: z.literal(true),
+      arguments: z.record(z.string(), z.json()).nullable().optional(),
+    }),
+    z.strictObject({
+      approved: z.literal(false),
+      reason: z.string().nullable().optional(),
+    }),
+  ]);
+  const answer = z.union([
+    z.enum(["yes", "no"]),
+    z.boolean(),
+    object,
+  ]) as unknown as z.ZodType<ApprovalAnswer>;
+  return { object, answer };
+});
 
 /**
- * The zod schema of an {@link ApprovalAnswer}.
+ * The zod schema of an {@link ApprovalAnswer} (built on first use).
  * @example ApprovalAnswer.safeParse({ approved: false, reason: "too much" }).success // true
  */
-export const ApprovalAnswer: z.ZodType<ApprovalAnswer> = z.union([
-  z.enum(["yes", "no"]),
-  z.boolean(),
-  ObjectAnswer,
-]) as unknown as z.ZodType<ApprovalAnswer>;
+export const ApprovalAnswer: z.ZodType<ApprovalAnswer> = lazyObject(() => schemas().answer);
 
 /** Options of {@link ApprovalMiddleware}. */
 export interface ApprovalOptions {
@@ -113,7 +121,7 @@ function decide(
       `ApprovalMiddleware: invalid answer for ${where}: got ${JSON.stringify(answer) ?? typeof answer}; ${EXPECTED}`,
     );
   }
-  const parsed = ObjectAnswer.safeParse(answer);
+  const parsed = schemas().object.safeParse(answer);
   if (!parsed.success) {
     throw new ValueError(
       `ApprovalMiddleware: invalid answer for ${where}: ${parsed.error.issues.map(describeIssue).join("; ")}; ${EXPECTED}`,

@@ -5,13 +5,14 @@
  * @module
  */
 
-import { z } from "zod";
 import { type Message, SystemMessage } from "../chat/messages.js";
 import { textOf } from "../chat/parts.js";
 import type { ChatRequest } from "../chat/types.js";
 import { isPlainObject } from "../json/index.js";
+import { memo } from "../lazy.js";
 import { tool } from "../tools/tool.js";
 import type { AnyTool, ToolContext } from "../tools/types.js";
+import { zod } from "../zod-runtime.js";
 import type { Middleware, ModelMiddlewareContext } from "./types.js";
 
 /** Status of a {@link Todo}. */
@@ -48,15 +49,20 @@ export interface TodoMiddleware extends Middleware {
 export const TODO_INSTRUCTIONS =
   "For a task of several steps, plan it with write_todos, then keep each item's status current with update_todo (one item in_progress at a time).";
 
-const statusSchema = z.enum(["pending", "in_progress", "completed"]);
-const todoSchema = z.strictObject({
-  id: z.number().int().positive(),
-  content: z.string(),
-  status: statusSchema,
-});
-const writeResult = z.object({ todos: z.array(todoSchema) });
-const updateResult = z.object({
-  updated: z.object({ id: z.number().int(), status: statusSchema }),
+/** The schemas of todo lists, built on first use (no zod at import: see zod-runtime.ts). */
+const schemas = memo(() => {
+  const z = zod();
+  const status = z.enum(["pending", "in_progress", "completed"]);
+  const todo = z.strictObject({
+    id: z.number().int().positive(),
+    content: z.string(),
+    status,
+  });
+  return {
+    status,
+    writeResult: z.object({ todos: z.array(todo) }),
+    updateResult: z.object({ updated: z.object({ id: z.number().int(), status }) }),
+  };
 });
 
 /** Names of the todo tools. */
@@ -91,10 +97,10 @@ export function todosFromMessages(messages: readonly Message[]): Todo[] {
     if (!isPlainObject(parsed)) continue;
     const result = (parsed as { result?: unknown }).result;
     if (m.name === WRITE) {
-      const r = writeResult.safeParse(result);
+      const r = schemas().writeResult.safeParse(result);
       if (r.success) list = r.data.todos.map((t) => ({ ...t }));
     } else {
-      const r = updateResult.safeParse(result);
+      const r = schemas().updateResult.safeParse(result);
       if (!r.success) continue;
       const { id, status } = r.data.updated;
       list = list.map((t) => (t.id === id ? { ...t, status } : t));
@@ -157,6 +163,8 @@ export function TodoMiddleware(options: TodoOptions = {}): TodoMiddleware {
     throw new TypeError("TodoMiddleware: instructions must be a string or null");
   }
   const current = (ctx: ToolContext): Todo[] => todosFromMessages(messagesOf(ctx.state, field));
+  const z = zod();
+  const statusSchema = schemas().status;
 
   const writeTodos = tool(
     ({ todos }) => ({

@@ -3,10 +3,11 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
-import { z } from "zod";
-import { type Message, MessageSchema } from "../chat/messages.js";
+import type { Message } from "../chat/messages.js";
+import { chatSchemas } from "../chat/schemas.js";
 import { ValueError } from "../errors/index.js";
+import { lazyObject, memo, nodeCrypto } from "../lazy.js";
+import { zod } from "../zod-runtime.js";
 
 /** Marker that removes the message with `id` when merged by {@link addMessages}. Plain data. */
 export interface RemoveMessage {
@@ -27,15 +28,20 @@ export function RemoveMessage(id: string): RemoveMessage {
 /** What a messages field accepts as an update: one message or a list, with {@link RemoveMessage} markers. */
 export type MessagesUpdate = Message | RemoveMessage | ReadonlyArray<Message | RemoveMessage>;
 
-/** Zod schema of a {@link RemoveMessage}. */
-export const RemoveMessageSchema = z.strictObject({
-  type: z.literal("remove"),
-  id: z.string().min(1),
+/** The schemas of this module, built on first use (no zod at import: see zod-runtime.ts). */
+const schemas = memo(() => {
+  const z = zod();
+  const remove = z.strictObject({ type: z.literal("remove"), id: z.string().min(1) });
+  const item = z.union([chatSchemas().message, remove]);
+  return { remove, update: z.union([z.array(item), item]) };
 });
+
+/** Zod schema of a {@link RemoveMessage} (built on first use). */
+export const RemoveMessageSchema = lazyObject(() => schemas().remove);
 
 /** A fresh message id. */
 export function newMessageId(): string {
-  return randomUUID();
+  return nodeCrypto().randomUUID();
 }
 
 /**
@@ -97,6 +103,8 @@ function buildIndex(list: readonly Message[]): Map<string, number> {
   return index;
 }
 
-const item = z.union([MessageSchema, RemoveMessageSchema]);
-/** Zod schema of a {@link MessagesUpdate}. */
-export const MessagesUpdateSchema = z.union([z.array(item), item]);
+/** Zod schema of a {@link MessagesUpdate} (built on first use). */
+export const MessagesUpdateSchema = lazyObject(() => schemas().update);
+
+/** The built {@link MessagesUpdateSchema}, for nodestep's own code. */
+export const messagesUpdateSchema = (): ReturnType<typeof schemas>["update"] => schemas().update;

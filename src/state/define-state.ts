@@ -3,14 +3,16 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
 import type { Message } from "../chat/messages.js";
 import { StateStoreError, StateUpdateError } from "../errors/index.js";
 import { findNonJson, isPlainObject } from "../json/index.js";
+import { memo } from "../lazy.js";
+import { checkZodType, isZodType, zod } from "../zod-runtime.js";
 import {
   addMessages,
   type MessagesUpdate,
-  MessagesUpdateSchema,
+  messagesUpdateSchema,
   newMessageId,
   type RemoveMessage,
 } from "./add-messages.js";
@@ -57,7 +59,7 @@ export function reducer<S extends z.ZodType, U = z.output<S>>(
     codec?: FieldCodec;
   } = {},
 ): ReducedField<S, U> {
-  if (!(schema instanceof z.ZodType))
+  if (!checkZodType(schema))
     throw new TypeError("reducer(schema, fn): schema must be a zod schema");
   if (typeof fn !== "function") throw new TypeError("reducer(schema, fn): fn must be a function");
   checkReducerOptions(options);
@@ -86,7 +88,7 @@ function checkReducerOptions(options: unknown): void {
       `${where}: unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; the options are ${REDUCER_OPTIONS.join(", ")}`,
     );
   }
-  if (o.update !== undefined && !(o.update instanceof z.ZodType)) {
+  if (o.update !== undefined && !checkZodType(o.update)) {
     throw new TypeError(`${where}: update must be a zod schema, got ${describeValue(o.update)}`);
   }
   if (o.prepare !== undefined && typeof o.prepare !== "function") {
@@ -122,15 +124,16 @@ function prepareMessages(update: MessagesUpdate): MessagesUpdate {
   return m.type !== "remove" && m.id === null ? { ...m, id: newMessageId() } : m;
 }
 
-const messagesSchema = z.array(z.custom<Message>()).default([]);
+/** The schema of a messages field's value (built on first use: no zod at import). */
+const messagesSchema = memo(() => zod().array(zod().custom<Message>()).default([]));
 
 /**
  * A conversation field: `Message[]`, default `[]`, merged by {@link addMessages}.
  * An update is a message or a list of messages and `RemoveMessage` markers.
  */
-export function messagesField(): ReducedField<typeof messagesSchema, MessagesUpdate> {
-  return reducer(messagesSchema, addMessages, {
-    update: MessagesUpdateSchema as unknown as z.ZodType<MessagesUpdate, unknown>,
+export function messagesField(): ReducedField<ReturnType<typeof messagesSchema>, MessagesUpdate> {
+  return reducer(messagesSchema(), addMessages, {
+    update: messagesUpdateSchema() as unknown as z.ZodType<MessagesUpdate, unknown>,
     prepare: prepareMessages,
     codec: messagesCodec,
   });
@@ -263,7 +266,7 @@ export function defineState<S extends StateShape>(shape: S): StateDefinition<S> 
   }
   const fields = new Map<string, FieldSpec>();
   for (const [name, decl] of Object.entries(shape)) {
-    if (decl instanceof z.ZodType) {
+    if (isZodType(decl)) {
       fields.set(name, {
         name,
         schema: decl,
@@ -283,6 +286,7 @@ export function defineState<S extends StateShape>(shape: S): StateDefinition<S> 
         codec: r.codec ?? null,
       });
     } else {
+      zod(); // with zod 3 installed, the error that says nodestep needs zod 4
       throw new TypeError(
         `defineState: field "${name}" must be a zod schema or reducer(schema, fn)`,
       );

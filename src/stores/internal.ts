@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { randomBytes } from "node:crypto";
 import {
   ConcurrentWriteError,
   StateStoreError,
@@ -14,6 +13,7 @@ import {
   ValueError,
 } from "../errors/index.js";
 import { findNonJson } from "../json/index.js";
+import { nodeCrypto } from "../lazy.js";
 import type {
   DeleteThreadOptions,
   EventType,
@@ -136,7 +136,7 @@ export function checkSeq(n: unknown, what: string, threadId?: string, branchId?:
 
 /** A new branch id: `b-` and 12 random hex digits. */
 export function newBranchId(): string {
-  return `b-${randomBytes(6).toString("hex")}`;
+  return `b-${nodeCrypto().randomBytes(6).toString("hex")}`;
 }
 
 /** UTF-8 byte length of a string. */
@@ -557,7 +557,7 @@ export async function underLeases<T>(
   branches: readonly (readonly [string, string])[],
   remove: () => T | Promise<T>,
 ): Promise<T> {
-  const owner = `delete-${randomBytes(8).toString("hex")}`;
+  const owner = `delete-${nodeCrypto().randomBytes(8).toString("hex")}`;
   const taken: (readonly [string, string])[] = [];
   try {
     for (const [t, b] of branches) {

@@ -4,18 +4,24 @@
  *
  * @module
  */
-import { z } from "zod";
-import { type ContentPart, ContentPartSchema, type MessageContent } from "../chat/parts.js";
+import type { z } from "zod";
+import type { ContentPart, MessageContent } from "../chat/parts.js";
+import { chatSchemas } from "../chat/schemas.js";
 import { ValidationError } from "../errors/index.js";
 import { isGraphInterrupt } from "../graph/context.js";
 import { findNonJson, type JsonObject, type JsonValue } from "../json/index.js";
+import { memo } from "../lazy.js";
 import { runBeforeTool, runOnToolError } from "../middleware/run-hooks.js";
 import type { ToolMiddlewareContext } from "../middleware/types.js";
 import { runWrapToolCall } from "../middleware/wrap-hooks.js";
+import { zod } from "../zod-runtime.js";
 import { recordAttempt } from "./attempt-span.js";
 import { describe, isTool } from "./tool.js";
 import { emptyToolContext } from "./tool-context.js";
 import type { AnyTool, Tool, ToolCallResult, ToolContext } from "./types.js";
+
+/** A non-empty list of content parts (built on first use: no zod at import). */
+const partsSchema = memo(() => zod().array(chatSchemas().contentPart).min(1));
 
 type Issue = { path: (string | number)[]; message: string };
 
@@ -160,7 +166,7 @@ export type ToolContent = { type: "content"; parts: ContentPart[] };
  * @example return toolContent([{ type: "text", text: "Sales by month:" }, { type: "image", data: png, mediaType: "image/png" }]);
  */
 export function toolContent(parts: ContentPart[]): ToolContent {
-  const parsed = z.array(ContentPartSchema).min(1).safeParse(parts);
+  const parsed = partsSchema().safeParse(parts);
   if (!parsed.success) {
     const issues = issuesOf(parsed.error);
     throw new ValidationError(`toolContent: ${issueText(issues)}`, { issues });
@@ -172,9 +178,7 @@ function isToolContent(value: unknown): value is ToolContent {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const v = value as Record<string, unknown>;
   return (
-    v.type === "content" &&
-    Object.keys(v).length === 2 &&
-    z.array(ContentPartSchema).min(1).safeParse(v.parts).success
+    v.type === "content" && Object.keys(v).length === 2 && partsSchema().safeParse(v.parts).success
   );
 }
 

@@ -4,9 +4,10 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
 import type { ToolDefinition } from "../chat/types.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
+import { isZodType, zod } from "../zod-runtime.js";
 import type { AnyTool, Tool, ToolContext, ToolFunction } from "./types.js";
 
 /** Tool names the models accept: letters, digits, `_` and `-`, 1 to 64 characters. */
@@ -143,9 +144,9 @@ function makeTool(fn: unknown, options: unknown): Tool<JsonObject, unknown, unkn
 
   let input: z.ZodObject;
   if (opts.input === undefined) {
-    input = z.strictObject({});
-  } else if (opts.input instanceof z.ZodObject) {
-    input = strictCopy(opts.input);
+    input = zod().strictObject({});
+  } else if (isZodType(opts.input, "ZodObject")) {
+    input = strictCopy(opts.input as z.ZodObject);
   } else {
     throw new TypeError(
       `Tool "${name}": input must be a zod object schema such as z.object({ sku: z.string() }), got ${describeSchema(opts.input)}`,
@@ -154,8 +155,8 @@ function makeTool(fn: unknown, options: unknown): Tool<JsonObject, unknown, unkn
   let output: z.ZodType | null;
   if (opts.output === undefined || opts.output === null) {
     output = null;
-  } else if (opts.output instanceof z.ZodType) {
-    output = opts.output;
+  } else if (isZodType(opts.output)) {
+    output = opts.output as z.ZodType;
   } else {
     throw new TypeError(
       `Tool "${name}": output must be a zod schema such as z.string(), got ${describeSchema(opts.output)}`,
@@ -200,7 +201,7 @@ export function isTool(value: unknown): value is AnyTool {
     t.kind === "tool" &&
     typeof t.name === "string" &&
     typeof t.fn === "function" &&
-    t.input instanceof z.ZodType &&
+    isZodType(t.input) &&
     typeof t.definition === "function"
   );
 }
@@ -208,7 +209,7 @@ export function isTool(value: unknown): value is AnyTool {
 /** A strict copy of an object schema that keeps its registered metadata (description, title…). */
 function strictCopy(schema: z.ZodObject): z.ZodObject {
   const strict = schema.strict();
-  const meta = z.globalRegistry.get(schema);
+  const meta = zod().globalRegistry.get(schema);
   return meta === undefined ? strict : strict.meta(meta);
 }
 
@@ -220,7 +221,7 @@ function toJsonSchema(
 ): JsonObject {
   let js: Record<string, unknown>;
   try {
-    js = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
+    js = zod().toJSONSchema(schema, { io }) as Record<string, unknown>;
   } catch (e) {
     throw new TypeError(
       `Tool "${name}": the ${which} schema cannot be written as JSON schema (${(e as Error).message}); use JSON types only`,
@@ -241,7 +242,7 @@ function pascalCase(name: string): string {
 }
 
 function describeSchema(value: unknown): string {
-  if (value instanceof z.ZodType) return `a zod ${value.def.type} schema`;
+  if (isZodType(value)) return `a zod ${(value as z.ZodType).def.type} schema`;
   if (typeof value === "object" && value !== null && "_def" in value && !("_zod" in value)) {
     return 'a zod 3 schema; nodestep needs zod 4 schemas (npm install zod@^4, or import { z } from "zod/v4" with zod 3.25)';
   }

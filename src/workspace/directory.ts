@@ -3,8 +3,9 @@
  *
  * @module
  */
-import { constants, type Dirent, type Stats } from "node:fs";
+import type { Dirent, Stats } from "node:fs";
 import {
+  constants,
   type FileHandle,
   lstat,
   mkdir,

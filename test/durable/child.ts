@@ -22,11 +22,11 @@ export function startChild(
   mode: "hold" | "kill" | "resume",
   env: Record<string, string> = {},
 ): Child {
-  const p = spawn(
-    process.execPath,
-    ["--conditions=development", "--import", "tsx", fixture, kind, target, dir, mode],
-    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
-  );
+  const p = spawn(process.execPath, ["--import", "tsx", fixture, kind, target, dir, mode], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   let out = "";
   let err = "";
   p.stdout.on("data", (d: Buffer) => {

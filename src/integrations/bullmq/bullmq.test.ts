@@ -156,17 +156,7 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>): P
 async function startWorker(prefix: string, dir: string, name: string, hold = false) {
   const p = spawn(
     process.execPath,
-    [
-      "--conditions=development",
-      "--import",
-      "tsx",
-      fixture,
-      prefix,
-      schema,
-      dir,
-      name,
-      ...(hold ? ["hold"] : []),
-    ],
+    ["--import", "tsx", fixture, prefix, schema, dir, name, ...(hold ? ["hold"] : [])],
     { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
   );
   children.push(p);

@@ -1,7 +1,7 @@
 /**
  * Test fixture (not part of the API): a BullMQ worker process of the tests.
  *
- *   node --conditions=development --import tsx worker.fixture.ts <prefix> <schema> <dir> <worker> [hold]
+ *   node --import tsx worker.fixture.ts <prefix> <schema> <dir> <worker> [hold]
  *
  * Runs `runWorker` on Redis 127.0.0.1:6379 under `prefix`, with the registry of
  * `agents.fixture.ts` on the PostgreSQL schema `schema`; a 1 s job lock and a 300 ms stalled

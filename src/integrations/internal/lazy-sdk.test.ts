@@ -43,16 +43,7 @@ for (const chat of [new OpenAIChat({ model: "m", apiKey: "k", baseURL: off }), n
 `;
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [
-      "--conditions=development",
-      "--import",
-      "tsx",
-      "--import",
-      join(dir, "register.mjs"),
-      "--input-type=module",
-      "-e",
-      script,
-    ],
+    ["--import", "tsx", "--import", join(dir, "register.mjs"), "--input-type=module", "-e", script],
     { cwd: root, timeout: 60_000 },
   );
   expect(stdout).toBe(

@@ -21,7 +21,7 @@ import { connectMcpTools, type McpToolset, mcpToolName, toolFromMcp } from "./mc
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const fixture = fileURLToPath(new URL("./mcp-server.fixture.ts", import.meta.url));
-const nodeArgs = ["--conditions=development", "--import", "tsx", fixture];
+const nodeArgs = ["--import", "tsx", fixture];
 
 function byName(set: McpToolset, name: string): AnyTool {
   const t = set.tools.find((x) => x.name === name);
@@ -277,16 +277,7 @@ try { await connectMcpTools({ url: "http://127.0.0.1:9/mcp" }); } catch (e) { co
 `;
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [
-      "--conditions=development",
-      "--import",
-      "tsx",
-      "--import",
-      join(dir, "register.mjs"),
-      "--input-type=module",
-      "-e",
-      script,
-    ],
+    ["--import", "tsx", "--import", join(dir, "register.mjs"), "--input-type=module", "-e", script],
     { cwd: root, timeout: 60_000 },
   );
   expect(stdout).toBe(

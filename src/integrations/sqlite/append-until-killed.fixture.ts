@@ -1,7 +1,7 @@
 /**
  * Test fixture (not part of the API): appends events to thread "t" branch "main" of the SQLite
  * store at `process.argv[2]` in a loop, printing `acked <lastSeq>` after each append resolves,
- * until it is killed. Run with `node --conditions=development --import tsx <this file> <path>`.
+ * until it is killed. Run with `node --import tsx <this file> <path>`.
  *
  * @module
  */

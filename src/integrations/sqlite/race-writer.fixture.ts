@@ -2,7 +2,7 @@
  * Test fixture (not part of the API): appends `count` events tagged `tag` to thread "t" branch
  * "main" of the SQLite store at `path`, re-reading the branch and retrying whenever another
  * writer got there first. Prints `done <tag> <conflicts>` at the end.
- * Run with `node --conditions=development --import tsx <this file> <path> <tag> <count>`.
+ * Run with `node --import tsx <this file> <path> <tag> <count>`.
  *
  * @module
  */

@@ -207,14 +207,10 @@ describe("SqliteStateStore", () => {
     const script = fileURLToPath(new URL("./race-writer.fixture.ts", import.meta.url));
     const run = (tag: string) =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(
-          process.execPath,
-          ["--conditions=development", "--import", "tsx", script, path, tag, "150"],
-          {
-            cwd: fileURLToPath(new URL("../../..", import.meta.url)),
-            stdio: ["ignore", "pipe", "pipe"],
-          },
-        );
+        const child = spawn(process.execPath, ["--import", "tsx", script, path, tag, "150"], {
+          cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+          stdio: ["ignore", "pipe", "pipe"],
+        });
         let out = "";
         let err = "";
         child.stdout.on("data", (d: Buffer) => {
@@ -246,14 +242,10 @@ describe("SqliteStateStore", () => {
   it("keeps every acknowledged append when the writing process is killed with SIGKILL", async () => {
     const path = fresh();
     const script = fileURLToPath(new URL("./append-until-killed.fixture.ts", import.meta.url));
-    const child = spawn(
-      process.execPath,
-      ["--conditions=development", "--import", "tsx", script, path],
-      {
-        cwd: fileURLToPath(new URL("../../..", import.meta.url)),
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const child = spawn(process.execPath, ["--import", "tsx", script, path], {
+      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let acked = 0;
     let stderr = "";
     let buffer = "";

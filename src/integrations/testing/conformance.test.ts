@@ -89,11 +89,10 @@ describeChatConformance("ScenarioChat (no backend)", (scenario) => new ScenarioC
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 async function runExample(file: string): Promise<string> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ["--conditions=development", "--import", "tsx", file],
-    { cwd: root, timeout: 60_000 },
-  );
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", file], {
+    cwd: root,
+    timeout: 60_000,
+  });
   return stdout;
 }
 
