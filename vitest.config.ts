@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // `nodestep` and its subpaths resolve to the sources here, through tsconfig.json's `paths` (which
 // tsx reads too, for the examples and child processes run with `node --import tsx`). The published
@@ -13,9 +13,11 @@ const alias = Object.entries(tsconfig.compilerOptions.paths).map(([name, [file]]
   replacement: fileURLToPath(new URL(file, import.meta.url)),
 }));
 
-// The `cold` project runs the suites of threads, interrupts, approvals, subgraphs and
-// sub-agents again with the cold test mode on (src/graph/cold-mode.ts): every call folds its
-// thread from the store, as a new graph object would (issue 13). `--project default` skips it.
+// The `cold`, `cold-sqlite` and `cold-postgres` projects run the suites of threads,
+// interrupts, approvals, subgraphs and sub-agents again with the cold test mode on
+// (test/setup/cold-mode.ts): every graph call runs on a new graph object over a new store
+// instance on the same data, and folds its thread from the store (issue 13); on a memory store,
+// a SQLite file and a PostgreSQL schema. `--project default` skips them.
 const COLD = [
   "src/graph/graph.test.ts",
   "src/graph/threads.test.ts",
@@ -31,6 +33,12 @@ const COLD = [
   "src/middleware/summarization-agent.test.ts",
   "test/durable/interrupts.test.ts",
   "test/durable/immutable-events.test.ts",
+  "src/graph/state-update.test.ts",
+  "src/graph/breakpoints.test.ts",
+  "test/durable/state-update.test.ts",
+  "test/durable/breakpoints.test.ts",
+  "test/durable/stopped-turn.test.ts",
+  "test/cold-harness.test.ts",
 ];
 
 export default defineConfig({
@@ -41,12 +49,21 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "default", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+        test: {
+          name: "default",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "test/cold-harness.test.ts"],
+        },
       },
-      {
-        extends: true,
-        test: { name: "cold", include: COLD, setupFiles: ["test/setup/cold-mode.ts"] },
-      },
+      ...(["memory", "sqlite", "postgres"] as const).map((store) => ({
+        extends: true as const,
+        test: {
+          name: store === "memory" ? "cold" : `cold-${store}`,
+          include: COLD,
+          setupFiles: ["test/setup/cold-mode.ts"],
+          env: { NODESTEP_COLD_STORE: store },
+        },
+      })),
     ],
   },
 });

@@ -45,8 +45,11 @@ export async function childStates(
     const graph = childGraphs.get(flow.nodes.get(t.name)?.node ?? {});
     if (!graph || typeof childThread !== "string") continue;
     const childBranch = typeof cache?.childBranch === "string" ? cache.childBranch : "main";
+    // A "fresh" child made on a fork runs on its new thread's "main" (see subgraph.ts).
+    const runBranch =
+      typeof cache?.childOwnBranch === "string" ? cache.childOwnBranch : childBranch;
     const options: { stateStore: StateStore; branchId: string; eventId?: string; subgraphs: true } =
-      { stateStore: store, branchId: childBranch, subgraphs: true };
+      { stateStore: store, branchId: runBranch, subgraphs: true };
     if (childBranch !== branchId && typeof cache?.childEvent === "string") {
       options.eventId = cache.childEvent;
     } else if (childBranch !== branchId) continue;
@@ -54,7 +57,7 @@ export async function childStates(
     out[t.id] = {
       node: t.name,
       threadId: childThread,
-      branchId: childBranch === branchId ? branchId : childBranch,
+      branchId: runBranch,
       snapshot: snapshot as ChildSnapshot["snapshot"],
     };
   }

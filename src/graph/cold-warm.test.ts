@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineState } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
+import { coldMode } from "./cold-mode.js";
 import { Graph } from "./graph.js";
 import { node, START } from "./node.js";
 import { END } from "./routing.js";
@@ -47,26 +48,31 @@ async function caller(
 describe("cold equals warm", () => {
   for (const childThread of ["fresh", "stable"] as const) {
     for (const mode of ["warm", "cold", "evicted"] as const) {
-      it(`resumes a subgraph whose child pauses twice in a row, ${mode} (${childThread} child)`, async () => {
-        const store = new MemoryStateStore();
-        const make = () => parentOf(store, childThread);
-        const warm = make();
-        const first = await (await caller(mode, warm, make)).invoke({}, { threadId: "t" });
-        expect(first.interrupts.map((i) => i.key)).toEqual(["0:0/a"]);
-        const second = await (await caller(mode, warm, make)).invoke(null, {
-          threadId: "t",
-          resume: { "0:0/a": "A" },
-        });
-        expect(second.status).toBe("interrupted");
-        expect(second.interrupts.map((i) => i.key)).toEqual(["0:0/b"]);
-        const done = await (await caller(mode, warm, make)).invoke(null, {
-          threadId: "t",
-          resume: { "0:0/b": "B" },
-        });
-        expect(done.status).toBe("completed");
-        expect(done.state.notes).toEqual(["A", "B"]);
-        expect((await make().getState("t")).state.notes).toEqual(["A", "B"]);
-      });
+      // With the cold test mode on the cache is never read: evicting it changes nothing, and
+      // its 514 runs are each a new graph over a reopened store there.
+      it.skipIf(mode === "evicted" && coldMode.on)(
+        `resumes a subgraph whose child pauses twice in a row, ${mode} (${childThread} child)`,
+        async () => {
+          const store = new MemoryStateStore();
+          const make = () => parentOf(store, childThread);
+          const warm = make();
+          const first = await (await caller(mode, warm, make)).invoke({}, { threadId: "t" });
+          expect(first.interrupts.map((i) => i.key)).toEqual(["0:0/a"]);
+          const second = await (await caller(mode, warm, make)).invoke(null, {
+            threadId: "t",
+            resume: { "0:0/a": "A" },
+          });
+          expect(second.status).toBe("interrupted");
+          expect(second.interrupts.map((i) => i.key)).toEqual(["0:0/b"]);
+          const done = await (await caller(mode, warm, make)).invoke(null, {
+            threadId: "t",
+            resume: { "0:0/b": "B" },
+          });
+          expect(done.status).toBe("completed");
+          expect(done.state.notes).toEqual(["A", "B"]);
+          expect((await make().getState("t")).state.notes).toEqual(["A", "B"]);
+        },
+      );
     }
   }
 

@@ -25,6 +25,47 @@ function parentOf(store: MemoryStateStore, childThread: "fresh" | "stable") {
 }
 
 describe("forks fork their children", () => {
+  it('a "fresh" child that had not paused as of the fork gets a new child thread on the branch', async () => {
+    const store = new MemoryStateStore();
+    const g = () => parentOf(store, "fresh");
+    await g().invoke({ notes: ["start"] }, { threadId: "t" });
+    // The subgraph's task saved its child thread id before the child ran: fork there.
+    const saved = (await g().history("t")).find((e) => e.type === "task_cache");
+    expect(saved?.data).toEqual({
+      cache: { childThread: expect.any(String), childBranch: "main" },
+    });
+    const mainChild = (saved!.data as { cache: { childThread: string } }).cache.childThread;
+    await g().fork("t", { eventId: saved!.id, branchId: "b" });
+
+    const asked = await g().invoke(null, { threadId: "t", branchId: "b" });
+    expect(asked.status).toBe("interrupted");
+    expect(asked.interrupts.map((i) => i.key)).toEqual(["0:0/a"]);
+    // The branch's child: a new thread, on its "main" (a new thread has no branch "b").
+    const view = (await g().getState("t", { branchId: "b", subgraphs: true })).subgraphs?.["0:0"];
+    expect(view?.threadId).toMatch(/^t:sub:[0-9a-f]{12}$/);
+    expect(view?.threadId).not.toBe(mainChild);
+    expect(view?.branchId).toBe("main");
+    expect(view?.snapshot.state).toEqual({ notes: ["start"] });
+    expect(view?.snapshot.interrupts).toEqual([
+      { key: "a", value: "which?", node: "ask", taskId: "0:0" },
+    ]);
+    const done = await g().invoke(null, {
+      threadId: "t",
+      branchId: "b",
+      resume: { "0:0/a": "branch" },
+    });
+    expect(done.status).toBe("completed");
+    expect(done.state.notes).toEqual(["start", "answer branch"]);
+
+    // The branch's child is a thread of its own; main's child still waits for its answer.
+    const threads = (await store.listThreads()).map((t) => t.threadId).sort();
+    expect(threads).toHaveLength(3);
+    expect(threads).toContain(mainChild);
+    expect((await g().getState("t")).interrupts.map((i) => i.key)).toEqual(["0:0/a"]);
+    const main = await g().invoke(null, { threadId: "t", resume: { "0:0/a": "main" } });
+    expect(main.state.notes).toEqual(["start", "answer main"]);
+  });
+
   for (const childThread of ["fresh", "stable"] as const) {
     it(`a child paused at the fork pauses again on the branch and takes the branch's answer (${childThread})`, async () => {
       const store = new MemoryStateStore();

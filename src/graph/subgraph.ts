@@ -161,6 +161,9 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
           cache.childThread = threadId;
           cache.childBranch = childBranch;
           delete cache.childEvent;
+          // A new thread has only "main": a child made on a fork runs there, not on the fork's name.
+          if (childBranch === "main") delete cache.childOwnBranch;
+          else cache.childOwnBranch = "main";
           await ctx.saveCache();
         }
       }
@@ -169,8 +172,12 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
         const s = store as StateStore;
         if (!(await s.getBranch(threadId, childBranch)))
           await s.createBranch(threadId, cache.childEvent, childBranch);
+        delete cache.childOwnBranch;
       }
       if (threadId !== null) cache.childBranch = childBranch;
+      // The child thread's branch the child runs on (see childOwnBranch above).
+      const runBranch =
+        typeof cache.childOwnBranch === "string" ? cache.childOwnBranch : childBranch;
       const prefix = `${ctx.taskId}/`;
       const answers: Record<string, JsonValue> = {};
       for (const [k, v] of Object.entries(ctx.resumeValues))
@@ -185,7 +192,7 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       markSubgraphRun(runOptions);
       if (threadId !== null) {
         runOptions.threadId = threadId;
-        runOptions.branchId = childBranch;
+        runOptions.branchId = runBranch;
       }
       if (ctx.hasContext) runOptions.context = ctx.context;
       if (graph.memoryStore === null && ctx.memoryStore) runOptions.memoryStore = ctx.memoryStore;
@@ -208,7 +215,7 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
         // its superstep, and the child may have consumed some in a superstep it committed.
         const waiting = await graph.getState(threadId as string, {
           stateStore: store as StateStore,
-          branchId: childBranch,
+          branchId: runBranch,
         });
         const keys = new Set(waiting.interrupts.map((i) => i.key));
         for (const k of Object.keys(answers)) if (!keys.has(k)) delete answers[k];
@@ -251,7 +258,7 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
           // Where the child paused: a fork of the parent from here forks the child from there.
           const at = await graph.getState(threadId, {
             stateStore: store as StateStore,
-            branchId: childBranch,
+            branchId: runBranch,
           });
           if (at.lastEventId !== null) cache.childEvent = at.lastEventId;
         }

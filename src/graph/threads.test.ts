@@ -84,8 +84,13 @@ describe("threads", () => {
     const gate = new Promise<void>((r) => {
       release = r;
     });
+    let entered!: () => void;
+    const inside = new Promise<void>((r) => {
+      entered = r;
+    });
     const slow = node(
       async () => {
+        entered();
         await gate;
         return { count: 1 };
       },
@@ -93,7 +98,8 @@ describe("threads", () => {
     );
     const g = new Graph(State, { stateStore: store }).flow(START.to(slow), slow.to(END));
     const first = g.invoke({}, { threadId: "busy" });
-    await new Promise((r) => setTimeout(r, 10));
+    // The first run holds the lease once its node runs (however long its store took to answer).
+    await inside;
     await expectError(
       () => g.invoke({}, { threadId: "busy" }),
       ThreadBusyError,
@@ -254,23 +260,31 @@ describe("time travel", () => {
 describe("leases", () => {
   it("keeps the lease through a step longer than its time to live", async () => {
     const store = new MemoryStateStore();
+    let entered!: () => void;
+    const inside = new Promise<void>((r) => {
+      entered = r;
+    });
     const slow = node(
       async () => {
-        await new Promise((r) => setTimeout(r, 120));
+        entered();
+        await new Promise((r) => setTimeout(r, 400));
         return { count: 1 };
       },
       { name: "slow" },
     );
-    const g = new Graph(State, { stateStore: store, leaseTtlMs: 30 }).flow(
+    // A lease of 100 ms: long enough for a new PostgreSQL connection of the cold mode to answer.
+    const g = new Graph(State, { stateStore: store, leaseTtlMs: 100 }).flow(
       START.to(slow),
       slow.to(END),
     );
     const first = g.invoke({}, { threadId: "long" });
-    await new Promise((r) => setTimeout(r, 80));
+    await inside;
+    // Well past the time to live: only renewals keep the lease.
+    await new Promise((r) => setTimeout(r, 250));
     await expectError(
       () => g.invoke({}, { threadId: "long" }),
       ThreadBusyError,
-      'Thread "long" (branch "main") is already running; graph "graph" cannot start a second run on it until the first ends (or its lease of 30 ms expires)',
+      'Thread "long" (branch "main") is already running; graph "graph" cannot start a second run on it until the first ends (or its lease of 100 ms expires)',
     );
     expect((await first).state.count).toBe(1);
   });

@@ -72,6 +72,33 @@ interface MemLease {
   expiresAt: number;
 }
 
+/** What a store holds: its threads, snapshots and leases, and their logical bytes. */
+interface MemData {
+  threads: Map<string, MemThread>;
+  snapshots: Map<string, MemSnapshot>;
+  leases: Map<string, MemLease>;
+  eventBytes: number;
+  snapshotBytes: number;
+}
+
+let makeView: (store: object) => MemoryStateStore | null;
+
+/**
+ * A new `MemoryStateStore` instance over the same data as `store`, as a second connection to
+ * a database is: what one writes the other reads, leases included, and closing the view
+ * leaves the data to `store`. For the cold test mode (test/setup/cold-mode.ts), which gives
+ * every graph call a new store instance; not exported from `nodestep`.
+ * @returns the view, or `null` when `store` is not a `MemoryStateStore`.
+ * @example
+ * ```ts
+ * const view = memoryStoreView(store)!;
+ * await view.read("t1", "main"); // the events appended through `store`
+ * ```
+ */
+export function memoryStoreView(store: object): MemoryStateStore | null {
+  return makeView(store);
+}
+
 /**
  * A {@link StateStore} that keeps every thread in the process's memory; it is gone when the
  * process ends. Event data and snapshots are kept as JSON text, so a caller can never change
@@ -93,13 +120,28 @@ interface MemLease {
  * ```
  */
 export class MemoryStateStore implements StateStore {
-  readonly #threads = new Map<string, MemThread>();
-  readonly #snapshots = new Map<string, MemSnapshot>();
-  readonly #leases = new Map<string, MemLease>();
-  #eventBytes = 0;
-  #snapshotBytes = 0;
+  /** Everything stored; shared with the views made by {@link memoryStoreView}. */
+  #data: MemData = {
+    threads: new Map(),
+    snapshots: new Map(),
+    leases: new Map(),
+    eventBytes: 0,
+    snapshotBytes: 0,
+  };
+  /** Whether this instance made its data (a view's `close()` leaves the data alone). */
+  #owner = true;
   #closed = false;
   readonly #now: () => number;
+
+  static {
+    makeView = (store) => {
+      if (!(#data in store)) return null;
+      const view = new MemoryStateStore({ now: store.#now });
+      view.#data = store.#data;
+      view.#owner = false;
+      return view;
+    };
+  }
 
   /**
    * @param options.now - clock in ms since the epoch (default `Date.now`), for event times and lease expiry.
@@ -124,7 +166,7 @@ export class MemoryStateStore implements StateStore {
     checkThreadId(threadId);
     checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
     const encoded = encodeEvents(threadId, branchId, events);
-    const thread = this.#threads.get(threadId);
+    const thread = this.#data.threads.get(threadId);
     let branch = thread?.branches.get(branchId);
     if (!branch) {
       if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
@@ -133,7 +175,7 @@ export class MemoryStateStore implements StateStore {
       branch = { branchId, parent: null, rows: [], start: 0, updatedAt: 0, bytes: 0 };
       const t: MemThread = thread ?? { branches: new Map() };
       t.branches.set(branchId, branch);
-      if (!thread) this.#threads.set(threadId, t);
+      if (!thread) this.#data.threads.set(threadId, t);
     }
     const lastSeq = branch.start + branch.rows.length;
     if (lastSeq !== expectedLastSeq) {
@@ -157,7 +199,7 @@ export class MemoryStateStore implements StateStore {
       branch.rows.push(row);
       const bytes = eventRowBytes(threadId, branchId, e);
       branch.bytes += bytes;
-      this.#eventBytes += bytes;
+      this.#data.eventBytes += bytes;
       out[i] = decodeEvent(threadId, branchId, row);
     }
     branch.updatedAt = createdAt;
@@ -177,7 +219,7 @@ export class MemoryStateStore implements StateStore {
     this.#open();
     checkThreadId(threadId);
     const { afterSeq, uptoSeq } = readBounds(threadId, branchId, options);
-    const thread = this.#threads.get(threadId);
+    const thread = this.#data.threads.get(threadId);
     const branch = thread?.branches.get(branchId);
     if (!thread || !branch) {
       if (branchId === MAIN_BRANCH) return [];
@@ -207,7 +249,7 @@ export class MemoryStateStore implements StateStore {
   /** The branch, or `null` when it does not exist. @throws StateStoreError for a closed store. */
   async getBranch(threadId: string, branchId: string): Promise<BranchInfo | null> {
     this.#open();
-    const b = this.#threads.get(threadId)?.branches.get(branchId);
+    const b = this.#data.threads.get(threadId)?.branches.get(branchId);
     return b ? info(threadId, b) : null;
   }
 
@@ -216,7 +258,7 @@ export class MemoryStateStore implements StateStore {
     this.#open();
     const p = parseEventId(eventId);
     if (!p) return null;
-    const b = this.#threads.get(p.threadId)?.branches.get(p.branchId);
+    const b = this.#data.threads.get(p.threadId)?.branches.get(p.branchId);
     const row = b?.rows[p.seq - b.start - 1];
     return row ? decodeEvent(p.threadId, p.branchId, row) : null;
   }
@@ -235,7 +277,7 @@ export class MemoryStateStore implements StateStore {
     checkThreadId(threadId);
     if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
     const p = parseEventId(fromEventId);
-    const thread = this.#threads.get(threadId);
+    const thread = this.#data.threads.get(threadId);
     const from = p && p.threadId === threadId ? thread?.branches.get(p.branchId) : undefined;
     if (!p || !thread || !from || p.seq <= from.start || p.seq > from.start + from.rows.length) {
       throw unknownEvent(threadId, fromEventId);
@@ -268,21 +310,21 @@ export class MemoryStateStore implements StateStore {
     this.#open();
     checkThreadId(threadId);
     const data = encodeSnapshot(threadId, branchId, snapshot);
-    const b = this.#threads.get(threadId)?.branches.get(branchId);
+    const b = this.#data.threads.get(threadId)?.branches.get(branchId);
     if (!b) throw unknownBranch(threadId, branchId);
     const lastSeq = b.start + b.rows.length;
     if (snapshot.seq > lastSeq) throw snapshotBeyondEnd(threadId, branchId, snapshot.seq, lastSeq);
     const key = keyOf(threadId, branchId);
-    const old = this.#snapshots.get(key);
+    const old = this.#data.snapshots.get(key);
     const bytes = snapshotRowBytes(threadId, branchId, data);
-    this.#snapshotBytes += bytes - (old?.bytes ?? 0);
-    this.#snapshots.set(key, { seq: snapshot.seq, data, bytes });
+    this.#data.snapshotBytes += bytes - (old?.bytes ?? 0);
+    this.#data.snapshots.set(key, { seq: snapshot.seq, data, bytes });
   }
 
   /** The branch's latest snapshot, or `null`. @throws StateStoreError for a closed store. */
   async loadSnapshot(threadId: string, branchId: string): Promise<Snapshot | null> {
     this.#open();
-    const s = this.#snapshots.get(keyOf(threadId, branchId));
+    const s = this.#data.snapshots.get(keyOf(threadId, branchId));
     return s ? decodeSnapshot(threadId, branchId, s.seq, s.data) : null;
   }
 
@@ -301,9 +343,9 @@ export class MemoryStateStore implements StateStore {
     checkLease(threadId, branchId, owner, ttlMs);
     const key = keyOf(threadId, branchId);
     const now = this.#now();
-    const held = this.#leases.get(key);
+    const held = this.#data.leases.get(key);
     if (held && held.owner !== owner && held.expiresAt > now) return false;
-    this.#leases.set(key, { owner, expiresAt: now + ttlMs });
+    this.#data.leases.set(key, { owner, expiresAt: now + ttlMs });
     return true;
   }
 
@@ -311,7 +353,7 @@ export class MemoryStateStore implements StateStore {
   async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
     this.#open();
     const key = keyOf(threadId, branchId);
-    if (this.#leases.get(key)?.owner === owner) this.#leases.delete(key);
+    if (this.#data.leases.get(key)?.owner === owner) this.#data.leases.delete(key);
   }
 
   /**
@@ -323,7 +365,7 @@ export class MemoryStateStore implements StateStore {
     this.#open();
     const { limit, offset } = listBounds(options);
     const out: ThreadInfo[] = [];
-    for (const [threadId, t] of this.#threads) {
+    for (const [threadId, t] of this.#data.threads) {
       let updatedAt = 0;
       for (const b of t.branches.values()) updatedAt = Math.max(updatedAt, b.updatedAt);
       out.push({ threadId, branches: [...t.branches.keys()], updatedAt });
@@ -342,22 +384,24 @@ export class MemoryStateStore implements StateStore {
   async deleteThread(threadId: string, options?: DeleteThreadOptions): Promise<string[]> {
     this.#open();
     const children = deleteChildren(threadId, options);
-    const ids = [...this.#threads.keys()].filter((id) => isDeleted(id, threadId, children)).sort();
+    const ids = [...this.#data.threads.keys()]
+      .filter((id) => isDeleted(id, threadId, children))
+      .sort();
     const branches = ids.flatMap((id) =>
-      [...this.#threads.get(id)!.branches.keys()].map((b) => [id, b] as const),
+      [...this.#data.threads.get(id)!.branches.keys()].map((b) => [id, b] as const),
     );
     return underLeases(this, branches, () => {
       for (const id of ids) {
-        const t = this.#threads.get(id);
+        const t = this.#data.threads.get(id);
         if (!t) continue;
         for (const b of t.branches.values()) {
-          this.#eventBytes -= b.bytes;
+          this.#data.eventBytes -= b.bytes;
           const key = keyOf(id, b.branchId);
-          const snap = this.#snapshots.get(key);
-          if (snap) this.#snapshotBytes -= snap.bytes;
-          this.#snapshots.delete(key);
+          const snap = this.#data.snapshots.get(key);
+          if (snap) this.#data.snapshotBytes -= snap.bytes;
+          this.#data.snapshots.delete(key);
         }
-        this.#threads.delete(id);
+        this.#data.threads.delete(id);
       }
       return ids;
     });
@@ -370,16 +414,20 @@ export class MemoryStateStore implements StateStore {
    */
   async sizeBytes(): Promise<number> {
     this.#open();
-    return this.#eventBytes + this.#snapshotBytes;
+    return this.#data.eventBytes + this.#data.snapshotBytes;
   }
 
-  /** Drop everything; later calls throw `StateStoreError`. Closing twice is a no-op. */
+  /**
+   * Drop everything (a view made by {@link memoryStoreView} drops nothing: the data is its
+   * store's); later calls throw `StateStoreError`. Closing twice is a no-op.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#threads.clear();
-    this.#snapshots.clear();
-    this.#leases.clear();
+    if (!this.#owner) return;
+    this.#data.threads.clear();
+    this.#data.snapshots.clear();
+    this.#data.leases.clear();
   }
 
   #open(): void {

@@ -4,245 +4,79 @@
  * uninterrupted on one graph object over a memory store (warm), and with a new graph object
  * and a new SQLite store instance over the same file for every call (cold). Both must reach the
  * same final state, deliver each answer to the task that asked, and never finish a task twice.
+ * Then each forks the thread at the same random event and runs the fork to its end: warm and
+ * cold again agree, and the main branch is left as it was.
  *
  * A failure names its seed. Replay one: `NODESTEP_SEED=123 npx vitest run --project default test/durable/model-based.test.ts`;
  * more seeds: `NODESTEP_SEEDS=5000 npx vitest run --project default test/durable/model-based.test.ts`.
  */
 import { expect, it } from "vitest";
-import { z } from "zod";
-import { Graph, type NodeContext, node, Send, START, subgraph } from "../../src/graph/index.js";
-import { END } from "../../src/graph/routing.js";
 import { SqliteStateStore } from "../../src/integrations/sqlite/index.js";
-import { defineState, reducer } from "../../src/state/index.js";
 import { MemoryStateStore } from "../../src/stores/index.js";
-import type { StateStore } from "../../src/stores/types.js";
+import { build, checkAnswers, drive, onFork, plan, rng, type Seen, shape } from "./model-graphs.js";
 import { newSqlitePath } from "./stores.js";
-
-const State = defineState({
-  log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
-  item: z.string().default(""),
-});
-type S = typeof State.State;
-
-/** A small seeded PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Stage =
-  | { kind: "plain" | "flaky"; name: string }
-  | { kind: "ask"; name: string; asks: number }
-  | { kind: "fan"; name: string; asks: number[] }
-  | { kind: "send"; name: string; items: number; asks: number }
-  | { kind: "sub"; name: string; childThread: "fresh" | "stable"; asks: number[] };
-
-function plan(seed: number): Stage[] {
-  const r = rng(seed);
-  const pick = (n: number) => Math.floor(r() * n);
-  const stages: Stage[] = [];
-  const count = 1 + pick(4);
-  for (let i = 0; i < count; i++) {
-    const name = `s${i}`;
-    switch (pick(6)) {
-      case 0:
-        stages.push({ kind: "plain", name });
-        break;
-      case 1:
-        stages.push({ kind: "flaky", name });
-        break;
-      case 2:
-        stages.push({ kind: "ask", name, asks: 1 + pick(3) });
-        break;
-      case 3:
-        stages.push({ kind: "fan", name, asks: [pick(3), pick(3), pick(2)].slice(0, 2 + pick(2)) });
-        break;
-      case 4:
-        stages.push({ kind: "send", name, items: 1 + pick(3), asks: pick(3) });
-        break;
-      default:
-        stages.push({
-          kind: "sub",
-          name,
-          childThread: r() < 0.5 ? "fresh" : "stable",
-          asks: [1 + pick(2), pick(3)],
-        });
-    }
-  }
-  return stages;
-}
-
-/** What the nodes saw, per mode: finished tasks (must be unique) and the answers they got. */
-interface Seen {
-  finished: string[];
-  attempts: Map<string, number>;
-}
-
-/** A node that asks `asks` times (default keys) and logs each answer with its key. */
-function asking(name: string, asks: number, seen: Seen) {
-  return (s: S, ctx: NodeContext) => {
-    const got: string[] = [];
-    for (let i = 0; i < asks; i++) {
-      const key = `${ctx.taskId}#${i}`;
-      const a = ctx.interrupt(`${name} ${i}?`);
-      got.push(`${name}${s.item ? `[${s.item}]` : ""}:${key}=${String(a)}`);
-    }
-    seen.finished.push(`${ctx.threadId}|${ctx.branchId}|${ctx.step}|${ctx.taskId}`);
-    return { log: got.length > 0 ? got : [`${name}${s.item ? `[${s.item}]` : ""}`] };
-  };
-}
-
-function build(stages: Stage[], store: StateStore, seen: Seen): Graph<typeof State> {
-  const nodes: ReturnType<typeof node<S>>[][] = [];
-  const extra: ReturnType<typeof node<S>>[] = [];
-  for (const st of stages) {
-    switch (st.kind) {
-      case "plain":
-        nodes.push([node(asking(st.name, 0, seen), { name: st.name })]);
-        break;
-      case "flaky":
-        nodes.push([
-          node(
-            (s: S, ctx: NodeContext) => {
-              const k = `${ctx.runId}|${ctx.threadId}|${ctx.taskId}`;
-              const n = (seen.attempts.get(k) ?? 0) + 1;
-              seen.attempts.set(k, n);
-              if (n === 1) throw new Error("fails once");
-              return asking(st.name, 0, seen)(s, ctx);
-            },
-            { name: st.name, retry: { maxAttempts: 2, initialIntervalMs: 1, jitter: false } },
-          ),
-        ]);
-        break;
-      case "ask":
-        nodes.push([node(asking(st.name, st.asks, seen), { name: st.name })]);
-        break;
-      case "fan":
-        nodes.push(
-          st.asks.map((a, i) =>
-            node(asking(`${st.name}.${i}`, a, seen), { name: `${st.name}.${i}` }),
-          ),
-        );
-        break;
-      case "send": {
-        const worker = node(asking(`${st.name}.w`, st.asks, seen), { name: `${st.name}.w` });
-        const items = Array.from({ length: st.items }, (_, i) => `i${i}`);
-        const fan = node(
-          (_s: S, ctx: NodeContext) => {
-            seen.finished.push(`${ctx.threadId}|${ctx.branchId}|${ctx.step}|${ctx.taskId}`);
-            return items.map((item) => new Send(worker, { item }));
-          },
-          { name: st.name, goto: [worker] },
-        );
-        nodes.push([fan]);
-        extra.push(worker);
-        break;
-      }
-      case "sub": {
-        const c1 = node(asking(`${st.name}.c1`, st.asks[0]!, seen), { name: "c1" });
-        const c2 = node(asking(`${st.name}.c2`, st.asks[1]!, seen), { name: "c2" });
-        const child = new Graph(State, { name: `${st.name}-child` }).flow(
-          START.to(c1),
-          c1.to(c2),
-          c2.to(END),
-        );
-        nodes.push([
-          subgraph<S, S>(st.name, child, {
-            stateIn: (p) => ({ item: p.item }),
-            stateOut: (c) => ({ log: c.log }),
-            childThread: st.childThread,
-          }),
-        ]);
-        break;
-      }
-    }
-  }
-  const edges: unknown[] = [START.to(nodes[0]!)];
-  for (let i = 0; i < nodes.length; i++) {
-    const next = i + 1 < nodes.length ? nodes[i + 1]! : END;
-    const stage = stages[i]!;
-    if (stage.kind === "send") {
-      const worker = extra.find((w) => w.name === `${stage.name}.w`)!;
-      edges.push(worker.to(next as never));
-    } else for (const n of nodes[i]!) edges.push(n.to(next as never));
-  }
-  return new Graph(State, { name: "model", stateStore: store }).flow(
-    ...(edges as Parameters<Graph<typeof State>["flow"]>),
-  );
-}
-
-/** Run a thread to its end, answering every interrupt with a value made from its key. */
-async function drive(
-  seed: number,
-  graphFor: () => Promise<Graph<typeof State>>,
-): Promise<{ state: S; asked: string[] }> {
-  const r = rng(seed ^ 0x5bd1e995);
-  const asked: string[] = [];
-  let res = await (await graphFor()).invoke({ log: ["in"] }, { threadId: "t" });
-  for (let turn = 0; res.status === "interrupted"; turn++) {
-    if (turn > 60) throw new Error("too many turns");
-    const keys = res.interrupts.map((i) => i.key);
-    asked.push(...keys);
-    // Answer all, or only the first (the rest pause again).
-    const give = r() < 0.5 ? keys : keys.slice(0, 1);
-    const resume = Object.fromEntries(give.map((k) => [k, `ans(${k})`]));
-    res = await (await graphFor()).invoke(null, { threadId: "t", resume });
-  }
-  return { state: res.state, asked };
-}
-
-/** Each logged answer is the one made for the key its task asked under. */
-function checkAnswers(state: S): void {
-  for (const line of state.log) {
-    const m = /:([^=]+)=(.*)$/.exec(line);
-    if (!m) continue;
-    const [, key, answer] = m;
-    const local = key!;
-    expect(answer!.endsWith(`${local})`), line).toBe(true);
-  }
-}
 
 const seeds = process.env.NODESTEP_SEED
   ? [Number(process.env.NODESTEP_SEED)]
   : Array.from({ length: Number(process.env.NODESTEP_SEEDS ?? 100) }, (_, i) => i + 1);
 
-it(`random graphs reach the same end warm in memory and cold on SQLite (${seeds.length} seeds)`, async () => {
-  for (const seed of seeds) {
-    const stages = plan(seed);
-    try {
-      const warmSeen: Seen = { finished: [], attempts: new Map() };
-      const mem = new MemoryStateStore();
-      const warmGraph = build(stages, mem, warmSeen);
-      const warm = await drive(seed, async () => warmGraph);
+/** A second a seed at most, and no less than two minutes. */
+const TIMEOUT_MS = Math.max(120_000, seeds.length * 1_000);
 
-      const coldSeen: Seen = { finished: [], attempts: new Map() };
-      const path = newSqlitePath();
-      const opened: SqliteStateStore[] = [];
-      const cold = await drive(seed, async () => {
+it(
+  `random graphs reach the same end warm in memory and cold on SQLite (${seeds.length} seeds)`,
+  async () => {
+    for (const seed of seeds) {
+      const stages = plan(seed);
+      try {
+        const warmSeen: Seen = { finished: [], attempts: new Map() };
+        const mem = new MemoryStateStore();
+        const warmGraph = build(stages, mem, warmSeen);
+        const warm = await drive(seed, async () => warmGraph);
+
+        const coldSeen: Seen = { finished: [], attempts: new Map() };
+        const path = newSqlitePath();
+        const opened: SqliteStateStore[] = [];
+        const coldGraph = async () => {
+          for (const s of opened.splice(0)) await s.close();
+          const s = new SqliteStateStore({ path });
+          opened.push(s);
+          return build(stages, s, coldSeen);
+        };
+        const cold = await drive(seed, coldGraph);
+
+        expect(cold.state).toEqual(warm.state);
+        expect(cold.asked).toEqual(warm.asked);
+        checkAnswers(warm.state);
+
+        // A fork at a random event of the main branch, run to its end: warm and cold again agree,
+        // and the main branch is left as it was.
+        const warmLog = await warmGraph.history("t");
+        const coldLog = await (await coldGraph()).history("t");
+        expect(coldLog.map(shape)).toEqual(warmLog.map(shape));
+        const at = Math.floor(rng(seed ^ 0x2545f491)() * warmLog.length);
+        await warmGraph.fork("t", { eventId: warmLog[at]!.id, branchId: "f" });
+        await (await coldGraph()).fork("t", { eventId: coldLog[at]!.id, branchId: "f" });
+        const warmFork = await onFork(drive(seed + 1, async () => warmGraph, "f"));
+        const coldFork = await onFork(drive(seed + 1, coldGraph, "f"));
+        expect(coldFork).toEqual(warmFork);
+        if ("state" in warmFork) checkAnswers(warmFork.state);
+        expect((await warmGraph.getState("t")).state).toEqual(warm.state);
+        expect((await (await coldGraph()).getState("t")).state).toEqual(warm.state);
         for (const s of opened.splice(0)) await s.close();
-        const s = new SqliteStateStore({ path });
-        opened.push(s);
-        return build(stages, s, coldSeen);
-      });
-      for (const s of opened.splice(0)) await s.close();
 
-      expect(cold.state).toEqual(warm.state);
-      expect(cold.asked).toEqual(warm.asked);
-      checkAnswers(warm.state);
-      for (const seen of [warmSeen, coldSeen]) {
-        expect(new Set(seen.finished).size, "a finished task ran twice").toBe(seen.finished.length);
+        for (const seen of [warmSeen, coldSeen]) {
+          expect(new Set(seen.finished).size, "a finished task ran twice").toBe(
+            seen.finished.length,
+          );
+        }
+      } catch (e) {
+        throw new Error(
+          `model-based test failed for seed ${seed} (${JSON.stringify(stages)}); replay: NODESTEP_SEED=${seed} npx vitest run --project default test/durable/model-based.test.ts\n${(e as Error).message}`,
+          { cause: e },
+        );
       }
-    } catch (e) {
-      throw new Error(
-        `model-based test failed for seed ${seed} (${JSON.stringify(stages)}); replay: NODESTEP_SEED=${seed} npx vitest run --project default test/durable/model-based.test.ts\n${(e as Error).message}`,
-        { cause: e },
-      );
     }
-  }
-}, 120_000);
+  },
+  TIMEOUT_MS,
+);

@@ -105,11 +105,17 @@ afterAll(async () => {
   if (tmp !== null) rmSync(tmp, { recursive: true, force: true });
 });
 
-/** Run `body` once per store kind (or the kinds given), in a `describe` named after it. */
+/**
+ * Run `body` once per store kind (or the kinds given), in a `describe` named after it. In a
+ * cold project (`NODESTEP_COLD_STORE` set, see test/setup/cold-mode.ts) only that kind runs,
+ * when it is one of them: each cold project covers one store.
+ */
 export function describeStores(
   title: string,
   body: (fx: StoreFixture) => void,
   kinds: readonly StoreKind[] = ["memory", "sqlite", "postgres"],
 ): void {
-  for (const kind of kinds) describe(`${title} [${kind}]`, () => body(fixtures[kind]));
+  const cold = process.env.NODESTEP_COLD_STORE as StoreKind | undefined;
+  const run = cold === undefined ? kinds : kinds.filter((k) => k === cold);
+  for (const kind of run) describe(`${title} [${kind}]`, () => body(fixtures[kind]));
 }
