@@ -54,6 +54,12 @@ export { ToolCall } from "./chat/tool-call.js";
 export * from "./errors/index.js";
 // graph/ (its index.ts, flattened: one module less to load)
 export type { Breakpoint, BreakpointNodes } from "./graph/breakpoints.js";
+export {
+  BUSY_POLICIES,
+  type BusyPolicy,
+  DEFAULT_BUSY_TIMEOUT_MS,
+  MAX_BUSY_TIMEOUT_MS,
+} from "./graph/busy.js";
 export { END_NAME } from "./graph/compile.js";
 export {
   type EmitMode,

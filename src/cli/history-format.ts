@@ -149,6 +149,8 @@ export function eventSummary(e: StoredEvent): string {
         : `failed: ${showValue(d.error ?? d, 100)}`;
     case "state_updated":
       return stateUpdatedSummary(d);
+    case "rolled_back":
+      return `rolled back run(s) ${Array.isArray(d.runs) ? d.runs.join(", ") : "?"} to ${typeof d.toEventId === "string" ? d.toEventId : "the start"}`;
     default:
       return showValue(d, 100);
   }

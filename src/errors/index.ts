@@ -93,6 +93,49 @@ export class RunCancelledError extends NodestepError {
   }
 }
 
+/**
+ * A run on a thread was stopped at a superstep boundary because another run asked for the
+ * thread with the busy-thread policy `"interrupt"` (or `"rollback"`; see docs/busy-threads.md).
+ * What it committed is kept (for `"rollback"`, the run that asked undoes it); the run recorded
+ * `run_finished` (status `"interrupted"`, with `stoppedBy`) and gave the thread back.
+ *
+ * @example
+ * ```ts
+ * try { await graph.invoke(input, { threadId }); }
+ * catch (e) { if (e instanceof RunStoppedError) console.log(`stopped by ${e.stoppedBy}`); }
+ * ```
+ */
+export class RunStoppedError extends NodestepError {
+  readonly graph: string;
+  readonly threadId: string;
+  readonly branchId: string;
+  /** The run that was stopped. */
+  readonly runId: string;
+  /** The run that asked it to stop. */
+  readonly stoppedBy: string;
+  /** The number of the next superstep, which did not start. */
+  readonly step: number;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & {
+      graph: string;
+      threadId: string;
+      branchId: string;
+      runId: string;
+      stoppedBy: string;
+      step: number;
+    },
+  ) {
+    super(message, options);
+    this.graph = options.graph;
+    this.threadId = options.threadId;
+    this.branchId = options.branchId;
+    this.runId = options.runId;
+    this.stoppedBy = options.stoppedBy;
+    this.step = options.step;
+  }
+}
+
 /** An update (or a `Send` payload, or the input) does not fit the state: an unknown field, a wrong type, a misplaced `Replace`. */
 export class StateUpdateError extends NodestepError {
   /** Node that wrote the update, or `"__input__"` for the run's input. */

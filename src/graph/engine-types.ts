@@ -86,6 +86,8 @@ export interface RunJournal {
   saveCache(step: number, taskId: string, node: string, cache: JsonObject): Promise<void> | void;
   /** Id of the last event written (after a commit: its `step_committed`), for `"checkpoints"` events. */
   readonly lastEventId?: string | null;
+  /** The run that asked this one to stop (busy-thread policy "interrupt"), seen at the last commit. */
+  readonly stoppedBy?: string | null;
 }
 
 /** The mutable position of a run: the state, what runs next, and what waits (joins, deferred tasks). */
@@ -148,6 +150,8 @@ export interface EngineRunOptions {
 /** How a run of supersteps ended. */
 export type LoopEnd =
   | { status: "completed" }
+  /** Another run asked this one to stop (busy-thread policy "interrupt"); `by` is its id. */
+  | { status: "stopped"; by: string }
   | {
       status: "interrupted";
       interrupts: InterruptInfo[];

@@ -151,6 +151,9 @@ export async function runLoop(
       if (breakpoint)
         return { status: "interrupted", interrupts: [], results: new Map(), breakpoint };
     }
+    // Another run asked for the thread (onBusy "interrupt"): stop at this boundary.
+    const by = opts.journal?.stoppedBy;
+    if (by && pos.tasks.length > 0) return { status: "stopped", by };
   }
   return { status: "completed" };
 }

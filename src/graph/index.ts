@@ -4,6 +4,12 @@
  * @module
  */
 export type { Breakpoint, BreakpointNodes } from "./breakpoints.js";
+export {
+  BUSY_POLICIES,
+  type BusyPolicy,
+  DEFAULT_BUSY_TIMEOUT_MS,
+  MAX_BUSY_TIMEOUT_MS,
+} from "./busy.js";
 export { END_NAME } from "./compile.js";
 export {
   type EmitMode,

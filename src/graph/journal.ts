@@ -11,11 +11,12 @@
  * @module
  */
 import type { InterruptInfo } from "../errors/index.js";
-import { LeaseLostError, StateStoreError, ThreadBusyError } from "../errors/index.js";
+import { LeaseLostError, StateStoreError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
+import { type BusyPolicy, takeLease } from "./busy.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
 import { frozenValue } from "./frozen-value.js";
 import { encodeWaiting, type Waiting } from "./joins.js";
@@ -57,6 +58,11 @@ export class ThreadJournal implements RunJournal {
   readonly leaseSignal: AbortSignal = this.#lostController.signal;
   lastSeq: number;
   lastEventId: string | null;
+  /**
+   * The run that asked this one to stop (busy-thread policy `"interrupt"`), as the store said
+   * at the last commit; `null` while none did. The engine stops at the superstep boundary.
+   */
+  stoppedBy: string | null = null;
 
   private constructor(
     readonly store: StateStore,
@@ -73,8 +79,9 @@ export class ThreadJournal implements RunJournal {
   }
 
   /**
-   * Take the branch's lease and load its position.
-   * @throws ThreadBusyError when another run holds the lease.
+   * Take the branch's lease (as the busy-thread policy says, see `busy.ts`) and load its position.
+   * @throws ThreadBusyError when another run holds the lease (and the policy does not wait, or
+   *   the wait timed out); what `takeLease` throws.
    */
   static async open(
     store: StateStore,
@@ -85,15 +92,21 @@ export class ThreadJournal implements RunJournal {
     runId: string,
     leaseTtlMs: number,
     cache: Map<string, CachedPosition> | null,
-  ): Promise<{ journal: ThreadJournal; loaded: CachedPosition }> {
-    const sent = performance.now();
-    const taken = await store.acquireLease(threadId, branchId, runId, leaseTtlMs);
-    if (!taken) {
-      throw new ThreadBusyError(
-        `Thread "${threadId}" (branch "${branchId}") is already running; graph "${graphName}" cannot start a second run on it until the first ends (or its lease of ${leaseTtlMs} ms expires)`,
-        { threadId, branchId },
-      );
-    }
+    busy: { policy: BusyPolicy; timeoutMs: number; signal: AbortSignal | null } = {
+      policy: "reject",
+      timeoutMs: 0,
+      signal: null,
+    },
+  ): Promise<{ journal: ThreadJournal; loaded: CachedPosition; stopped: string[] }> {
+    const { sent, stopped } = await takeLease({
+      store,
+      graphName,
+      threadId,
+      branchId,
+      runId,
+      leaseTtlMs,
+      ...busy,
+    });
     try {
       const loaded = await loadPosition(store, def, threadId, branchId, cache);
       const j = new ThreadJournal(
@@ -108,7 +121,7 @@ export class ThreadJournal implements RunJournal {
       );
       j.#heldSince = sent;
       j.#startRenewal();
-      return { journal: j, loaded };
+      return { journal: j, loaded, stopped };
     } catch (e) {
       await store.releaseLease(threadId, branchId, runId).catch(() => {});
       throw e;
@@ -272,7 +285,36 @@ export class ThreadJournal implements RunJournal {
         };
       } else this.#flushInline();
     }
+    // Asked alongside the commit (not after it): a stop request is seen at this boundary.
+    const asked = this.store.stopRequested
+      ? this.store
+          .stopRequested(this.threadId, this.branchId, this.runId)
+          .catch((): string | null => null)
+      : null;
     await this.append([this.#event("step_committed", step, null, null, data)]);
+    if (asked) this.stoppedBy = (await asked) ?? this.stoppedBy;
+  }
+
+  /**
+   * Undo runs (busy-thread policy `"rollback"`): a `rolled_back` event holding the position
+   * the fold goes back to (see `rollback.ts`).
+   */
+  rolledBack(step: number, data: JsonObject): Promise<void> {
+    return this.append([this.#event("rolled_back", step, null, null, data)]);
+  }
+
+  /**
+   * The run stopped at a superstep boundary because `by` asked (busy-thread policy
+   * `"interrupt"`): `run_finished`, status `"interrupted"`, with `stoppedBy`.
+   */
+  stopped(step: number, by: string): Promise<void> {
+    return this.append([
+      this.#event("run_finished", step, null, null, {
+        status: "interrupted",
+        interrupts: [],
+        stoppedBy: by,
+      }),
+    ]);
   }
 
   async interrupted(

@@ -9,6 +9,7 @@ import { ValueError } from "../errors/index.js";
 import type { MemoryStore } from "../memory/types.js";
 import { describeValue } from "../state/define-state.js";
 import { checkBreakpointList } from "./breakpoints.js";
+import { checkBusyOptions } from "./busy.js";
 import type { StreamMode } from "./context.js";
 import type { GraphOptions } from "./graph.js";
 import type { RunOptions } from "./types.js";
@@ -134,6 +135,12 @@ export function checkRunOptions(graph: string, options: RunOptions): void {
   checkBreakpointList(graph, "interruptBefore", o.interruptBefore);
   checkBreakpointList(graph, "interruptAfter", o.interruptAfter);
   checkMaxConcurrency(graph, o.maxConcurrency);
+  checkBusyOptions(graph, o.onBusy, o.onBusyTimeoutMs);
+  if (o.onBusy !== undefined && o.threadId === undefined) {
+    throw new ValueError(
+      `Graph "${graph}": onBusy says what a run does when its thread is busy, and a run without a threadId has no thread; run with a threadId (and a state store)`,
+    );
+  }
 }
 
 /** @throws ValueError unless `value` is absent or a positive integer. */

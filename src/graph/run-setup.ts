@@ -10,6 +10,7 @@ import type { Context } from "@opentelemetry/api";
 import {
   GraphConfigError,
   GraphExecutionError,
+  RunStoppedError,
   StateStoreError,
   UnknownBranchError,
   ValueError,
@@ -24,6 +25,7 @@ import {
 import { copyState } from "../state/state-copy.js";
 import type { StateStore } from "../stores/types.js";
 import { childBreakpoint, resolveBreakpoints } from "./breakpoints.js";
+import { DEFAULT_BUSY_TIMEOUT_MS } from "./busy.js";
 import type { CompiledFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import {
@@ -41,6 +43,7 @@ import { isSubgraphRun, ParentCommand } from "./parent-command.js";
 import { MemoryNodeCache, type NodeCache } from "./policies.js";
 import { type PositionCache, positionsOf, rememberPosition } from "./position-cache.js";
 import { Command } from "./routing.js";
+import { planRollback, positionAfter, rollbackEventData } from "./rollback.js";
 import { newRunId } from "./run-id.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
 import { scheduleStart } from "./schedule.js";
@@ -213,7 +216,7 @@ export async function runGraph<D extends StateDefinition | null>(
     runId,
     threadId,
     branchId,
-    status: end.status,
+    status: end.status === "completed" ? "completed" : "interrupted",
     interrupts: end.status === "interrupted" ? end.interrupts : [],
     breakpoint:
       end.status === "interrupted"
@@ -238,7 +241,7 @@ export async function runGraph<D extends StateDefinition | null>(
   }
 
   const store = runStore as StateStore;
-  const { journal, loaded } = await ThreadJournal.open(
+  const { journal, loaded, stopped } = await ThreadJournal.open(
     store,
     graph.state,
     graph.name,
@@ -247,11 +250,29 @@ export async function runGraph<D extends StateDefinition | null>(
     runId,
     graph.leaseTtlMs,
     positionsOf(positions, store),
+    {
+      policy: options.onBusy ?? "reject",
+      timeoutMs: options.onBusyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+      signal: options.signal ?? null,
+    },
   );
   signal = signal === NEVER ? journal.leaseSignal : AbortSignal.any([signal, journal.leaseSignal]);
   let pos: RunPosition | null = null;
   try {
     let tp = loaded.position;
+    // onBusy "rollback": the runs it stopped are undone; the run goes on from the position
+    // before them, written (as a rolled_back event) just before its first event.
+    let rollback =
+      options.onBusy === "rollback"
+        ? await planRollback(store, graph.state, threadId, branchId, stopped)
+        : null;
+    if (rollback) tp = positionAfter(rollback, tp.lastSeq, tp.lastEventId);
+    const writeRollback = async (): Promise<void> => {
+      if (!rollback) return;
+      await journal.rolledBack(tp.step, rollbackEventData(rollback));
+      tp = positionAfter(rollback, journal.lastSeq, journal.lastEventId);
+      rollback = null;
+    };
     if (input !== null && input !== undefined && !command) {
       const prepared = prepareUpdate(graph.state, input, "__input__", false);
       const state = applyUpdate(graph.state, tp.state, prepared, "__input__");
@@ -262,6 +283,7 @@ export async function runGraph<D extends StateDefinition | null>(
           `Graph "${graph.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
         );
       }
+      await writeRollback();
       await journal.runStarted(
         tp.step,
         {
@@ -305,6 +327,7 @@ export async function runGraph<D extends StateDefinition | null>(
           null,
           command.goto,
         );
+        await writeRollback();
         await journal.stateUpdated(tp.step, data);
         const updated: ThreadPosition = { ...tp };
         applyStateUpdated(graph.state, updated, tp.step, data);
@@ -323,6 +346,7 @@ export async function runGraph<D extends StateDefinition | null>(
       };
       setWaiting(pos, tp);
       originRunId = tp.originRunId ?? runId;
+      await writeRollback();
       await journal.runStarted(tp.step, { input: null, tasks: null, resume });
     }
     let end: LoopEnd;
@@ -337,6 +361,15 @@ export async function runGraph<D extends StateDefinition | null>(
         positionsOf(positions, store).delete(`${threadId}\u0000${branchId}`);
       } else await journal.failed(pos.step, error);
       throw error;
+    }
+    if (end.status === "stopped") {
+      // Another run asked for the thread (onBusy "interrupt"): what was committed is kept.
+      await journal.stopped(pos.step, end.by);
+      positionsOf(positions, store).delete(`${threadId}\u0000${branchId}`);
+      throw new RunStoppedError(
+        `Run "${runId}" of graph "${graph.name}" on thread "${threadId}" (branch "${branchId}") was stopped before superstep ${pos.step} because run "${end.by}" asked for the thread (onBusy "interrupt" or "rollback"); the supersteps it committed stay in the log (a "rollback" undoes them)`,
+        { graph: graph.name, threadId, branchId, runId, stoppedBy: end.by, step: pos.step },
+      );
     }
     const folded: ThreadPosition = {
       format: THREAD_FORMAT,

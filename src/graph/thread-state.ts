@@ -65,6 +65,9 @@ export interface ThreadPosition extends Waiting {
   passed?: number | null;
 }
 
+/** What a `rolled_back` event does not set: where the log is (the fold keeps it). */
+const ROLLBACK_KEEPS: ReadonlySet<string> = new Set(["lastEventId", "lastSeq"]);
+
 /** The position of a thread with no events. */
 export function emptyPosition(def: StateDefinition | null): ThreadPosition {
   return {
@@ -246,6 +249,16 @@ export function foldEvents(
         case "run_failed":
           pos.lastStatus = "failed";
           break;
+        case "rolled_back": {
+          // Busy-thread policy "rollback": the position before the runs it undid, as written.
+          const before = d.position as Record<string, unknown>;
+          if (before === null || typeof before !== "object" || typeof before.step !== "number")
+            throw new Error("a rolled_back event holds no position");
+          const target = pos as unknown as Record<string, unknown>;
+          for (const k of Object.keys(target)) if (!ROLLBACK_KEEPS.has(k)) delete target[k];
+          for (const [k, v] of Object.entries(before)) if (!ROLLBACK_KEEPS.has(k)) target[k] = v;
+          break;
+        }
         case "state_updated": {
           const step = e.step ?? pos.step;
           applyStateUpdated(def, pos, step, {

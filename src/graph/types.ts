@@ -3,6 +3,7 @@ import type { JsonValue } from "../json/index.js";
 import type { MemoryStore } from "../memory/types.js";
 import type { StateStore } from "../stores/types.js";
 import type { Breakpoint, BreakpointNodes } from "./breakpoints.js";
+import type { BusyPolicy } from "./busy.js";
 import type { StreamMode } from "./context.js";
 import type { CheckpointData, DebugEventData, TaskEventData } from "./stream-modes.js";
 
@@ -108,6 +109,23 @@ export interface RunOptions<C = unknown> {
    * applied in does not change. See docs/concurrency.md.
    */
   maxConcurrency?: number;
+  /**
+   * What this run does when another run holds its thread's branch ("double texting"; see
+   * docs/busy-threads.md; LangGraph Platform: `multitaskStrategy`): `"reject"` (default)
+   * fails at once with `ThreadBusyError`; `"enqueue"` waits for the other run to end;
+   * `"interrupt"` asks the other run to stop at its next superstep boundary (it ends with
+   * `RunStoppedError`, what it committed kept) and then runs; `"rollback"` does the same and
+   * undoes the stopped run first (a `rolled_back` event; its events stay in the history).
+   * Needs a `threadId`. Works across processes that share a SQLite file or a PostgreSQL schema.
+   * @example `graph.invoke(input, { threadId: "t1", onBusy: "interrupt" })`
+   */
+  onBusy?: BusyPolicy;
+  /**
+   * With `onBusy` `"enqueue"`, `"interrupt"` or `"rollback"`: how long to wait for the thread, in ms (an
+   * integer from 0 to 3,600,000; default 30,000). When it passes, the run fails with
+   * `ThreadBusyError` and nothing was run.
+   */
+  onBusyTimeoutMs?: number;
 }
 
 /** Options of `graph.stream`. */

@@ -13,6 +13,7 @@ import { cors } from "hono/cors";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { HumanMessage } from "../chat/messages.js";
+import { BUSY_POLICIES, MAX_BUSY_TIMEOUT_MS } from "../graph/busy.js";
 import { pickOutput } from "../graph/io-schema.js";
 import type { StreamEvent } from "../graph/types.js";
 import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
@@ -83,7 +84,16 @@ const RunBody = z
     resume: z.record(z.string(), z.json()).optional(),
     branchId: Id.optional(),
     modes: z.array(z.enum(STREAM_MODES)).min(1).optional(),
+    onBusy: z.enum(BUSY_POLICIES).optional(),
+    onBusyTimeoutMs: z.number().int().min(0).max(MAX_BUSY_TIMEOUT_MS).optional(),
   })
+  .refine(
+    (b) => b.onBusyTimeoutMs === undefined || (b.onBusy !== undefined && b.onBusy !== "reject"),
+    {
+      message:
+        'onBusyTimeoutMs is how long onBusy "enqueue", "interrupt" or "rollback" waits: give one of them with it',
+    },
+  )
   .refine((b) => !(b.input != null && b.message !== undefined), {
     message: "give either input or message, not both",
   })
@@ -514,5 +524,7 @@ function runExtras(body: RunBody, context: unknown) {
   return {
     ...(body.resume !== undefined ? { resume: body.resume } : {}),
     ...(context !== undefined ? { context } : {}),
+    ...(body.onBusy !== undefined ? { onBusy: body.onBusy } : {}),
+    ...(body.onBusyTimeoutMs !== undefined ? { onBusyTimeoutMs: body.onBusyTimeoutMs } : {}),
   };
 }

@@ -29,6 +29,7 @@ export class HttpError extends Error {
 const STATUS_BY_CLASS: ReadonlyMap<string, number> = new Map([
   ["ThreadBusyError", 409],
   ["LeaseLostError", 409],
+  ["RunStoppedError", 409],
   ["ConcurrentWriteError", 409],
   ["UnknownBranchError", 404],
   ["UnknownEventError", 404],

@@ -38,6 +38,7 @@ export const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   "run_finished",
   "run_failed",
   "state_updated",
+  "rolled_back",
 ]);
 
 /** The branch every thread starts with. */
@@ -446,6 +447,22 @@ export function checkLease(threadId: string, branchId: string, owner: string, tt
       threadId,
       branchId,
       field: "ttlMs",
+    });
+  }
+}
+
+/**
+ * Check the arguments of `requestStop` (`by`) and `stopRequested` (`owner`).
+ * @throws StateStoreError for a bad thread id, branch id or run id.
+ */
+export function checkStopArgs(threadId: string, branchId: string, field: string, id: string): void {
+  checkThreadId(threadId);
+  checkBranchId(threadId, branchId);
+  if (typeof id !== "string" || id === "") {
+    throw new StateStoreError(`A stop request's ${field} must be a non-empty string, got ${show(id)}`, {
+      threadId,
+      branchId,
+      field,
     });
   }
 }

@@ -8,6 +8,7 @@ import {
   byUpdatedAt,
   checkBranchId,
   checkLease,
+  checkStopArgs,
   checkSeq,
   checkThreadId,
   closedError,
@@ -70,6 +71,8 @@ interface MemSnapshot {
 interface MemLease {
   owner: string;
   expiresAt: number;
+  /** The run that asked the owner to stop (see `requestStop`), or `null`. */
+  stopBy: string | null;
 }
 
 /** What a store holds: its threads, snapshots and leases, and their logical bytes. */
@@ -345,8 +348,33 @@ export class MemoryStateStore implements StateStore {
     const now = this.#now();
     const held = this.#data.leases.get(key);
     if (held && held.owner !== owner && held.expiresAt > now) return false;
-    this.#data.leases.set(key, { owner, expiresAt: now + ttlMs });
+    // A renewal keeps the owner's stop request; a new owner starts without one.
+    const stopBy = held?.owner === owner ? held.stopBy : null;
+    this.#data.leases.set(key, { owner, expiresAt: now + ttlMs, stopBy });
     return true;
+  }
+
+  /**
+   * Ask the holder of the branch's unexpired lease to stop at its next superstep boundary
+   * (see {@link StateStore.requestStop}); views of this store see it.
+   * @returns the owner asked, or `null` when no unexpired lease is held.
+   * @throws StateStoreError for an empty `by` or a closed store.
+   */
+  async requestStop(threadId: string, branchId: string, by: string): Promise<string | null> {
+    this.#open();
+    checkStopArgs(threadId, branchId, "by", by);
+    const held = this.#data.leases.get(keyOf(threadId, branchId));
+    if (!held || held.expiresAt <= this.#now()) return null;
+    held.stopBy = by;
+    return held.owner;
+  }
+
+  /** The run that asked `owner` to stop, or `null` (see {@link StateStore.stopRequested}). */
+  async stopRequested(threadId: string, branchId: string, owner: string): Promise<string | null> {
+    this.#open();
+    checkStopArgs(threadId, branchId, "owner", owner);
+    const held = this.#data.leases.get(keyOf(threadId, branchId));
+    return held?.owner === owner ? held.stopBy : null;
   }
 
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */

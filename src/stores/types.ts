@@ -26,7 +26,8 @@ export type EventType =
   | "tool_result"
   | "run_finished"
   | "run_failed"
-  | "state_updated";
+  | "state_updated"
+  | "rolled_back";
 
 /** An event to append. `data` is JSON; the store refuses anything else with `StateStoreError`. */
 export interface NewEvent {
@@ -170,6 +171,26 @@ export interface StateStore {
    * `LeaseLostError` at once instead of waiting for its next renewal.
    */
   leaseLost?(threadId: string, branchId: string, owner: string): boolean;
+
+  /**
+   * Optional (needed by the busy-thread policies `"interrupt"` and `"rollback"`, see
+   * docs/busy-threads.md): ask the run that holds the branch's lease to stop at its next
+   * superstep boundary. The request is recorded with the lease, so a run in another process
+   * sharing the store sees it; it is dropped when that lease is released, expires and is taken
+   * over, or is taken by another owner. A later request replaces an earlier one.
+   *
+   * @param by - the id of the run that asks (a non-empty string).
+   * @returns the owner asked to stop, or `null` when no unexpired lease is held.
+   * @throws StateStoreError for an empty `by` or a closed store.
+   */
+  requestStop?(threadId: string, branchId: string, by: string): Promise<string | null>;
+
+  /**
+   * Optional (with {@link requestStop}): the id of the run that asked `owner` to stop, or
+   * `null` when none did (or `owner` no longer holds the lease). A run on a thread asks it
+   * at each superstep boundary (alongside the commit's append).
+   */
+  stopRequested?(threadId: string, branchId: string, owner: string): Promise<string | null>;
 
   /** Give the lease back; a no-op when `owner` does not hold it. */
   releaseLease(threadId: string, branchId: string, owner: string): Promise<void>;

@@ -13,6 +13,7 @@ import {
   checkBranchId,
   checkContiguous,
   checkLease,
+  checkStopArgs,
   checkSeq,
   checkThreadId,
   closedError,
@@ -544,7 +545,8 @@ export class PostgresStateStore implements StateStore {
       `INSERT INTO ${t.leases} AS l (thread_id, branch_id, owner, expires_at, locked)
            VALUES ($1, $2, $3, ${NOW_MS} + $4::bigint, $5::boolean)
            ON CONFLICT (thread_id, branch_id) DO UPDATE
-             SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, locked = EXCLUDED.locked
+             SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, locked = EXCLUDED.locked,
+               stop_by = CASE WHEN l.owner = EXCLUDED.owner THEN l.stop_by ELSE NULL END
              WHERE l.owner = EXCLUDED.owner OR l.expires_at <= ${NOW_MS} OR ($6::boolean AND l.locked)
            RETURNING 1`,
       [threadId, branchId, owner, Math.ceil(ttlMs), fresh || heldBy !== undefined, fresh],
@@ -586,6 +588,44 @@ export class PostgresStateStore implements StateStore {
         this.#idleSession();
       }),
     );
+  }
+
+  /**
+   * Ask the holder of the branch's unexpired lease (by the database's clock) to stop at its
+   * next superstep boundary (see {@link StateStore.requestStop}): one UPDATE of its `leases`
+   * row, which every store sharing the schema reads.
+   * @returns the owner asked, or `null` when no unexpired lease is held.
+   * @throws StateStoreError for an empty `by`, a closed store or a database error.
+   */
+  async requestStop(threadId: string, branchId: string, by: string): Promise<string | null> {
+    this.#open();
+    checkStopArgs(threadId, branchId, "by", by);
+    await this.ready();
+    return this.#run(threadId, branchId, async () => {
+      const res = await this.#pool.query<{ owner: string }>(
+        `UPDATE ${this.#t.leases} SET stop_by = $3 WHERE thread_id = $1 AND branch_id = $2 AND expires_at > ${NOW_MS} RETURNING owner`,
+        [threadId, branchId, by],
+      );
+      return res.rows[0]?.owner ?? null;
+    });
+  }
+
+  /**
+   * The run that asked `owner` to stop, or `null` (see {@link StateStore.stopRequested}): one
+   * SELECT, which a run sends alongside each commit's append.
+   * @throws StateStoreError for a closed store or a database error.
+   */
+  async stopRequested(threadId: string, branchId: string, owner: string): Promise<string | null> {
+    this.#open();
+    checkStopArgs(threadId, branchId, "owner", owner);
+    await this.ready();
+    return this.#run(threadId, branchId, async () => {
+      const res = await this.#pool.query<{ stop_by: string | null }>(
+        `SELECT stop_by FROM ${this.#t.leases} WHERE thread_id = $1 AND branch_id = $2 AND owner = $3`,
+        [threadId, branchId, owner],
+      );
+      return res.rows[0]?.stop_by ?? null;
+    });
   }
 
   /** The advisory lock's name of a branch (hashed to its 64-bit key by the server). */
@@ -837,6 +877,7 @@ export class PostgresStateStore implements StateStore {
             owner text NOT NULL,
             expires_at bigint NOT NULL,
             locked boolean NOT NULL DEFAULT false,
+            stop_by text,
             PRIMARY KEY (thread_id, branch_id)
           );
         `);
@@ -868,6 +909,8 @@ export class PostgresStateStore implements StateStore {
             `ALTER TABLE ${t.leases} ADD COLUMN locked boolean NOT NULL DEFAULT false`,
           );
         }
+        // And before runs could be asked to stop (busy-thread policies): `stop_by`.
+        await client.query(`ALTER TABLE ${t.leases} ADD COLUMN IF NOT EXISTS stop_by text`);
       }
       await client.query("COMMIT");
     } catch (e) {

@@ -15,6 +15,7 @@ import {
   checkBranchId,
   checkContiguous,
   checkLease,
+  checkStopArgs,
   checkSeq,
   checkThreadId,
   closedError,
@@ -140,12 +141,16 @@ CREATE TABLE leases (
   host TEXT,
   pid INTEGER,
   started TEXT,
+  stop_by TEXT,
   PRIMARY KEY (thread_id, branch_id)
 );
 `;
 
-/** Columns added to \`leases\` after version 1 was first released (added to older files on open). */
-const LEASE_HOLDER_COLUMNS = ["host TEXT", "pid INTEGER", "started TEXT"];
+/**
+ * Columns added to `leases` after version 1 was first released (added to older files on open):
+ * the holder's machine and process, and `stop_by` (the run that asked the holder to stop).
+ */
+const LEASE_HOLDER_COLUMNS = ["host TEXT", "pid INTEGER", "started TEXT", "stop_by TEXT"];
 
 const EVENT_COLUMNS = "seq, type, run_id, step, task_id, node, data, created_at";
 
@@ -512,6 +517,36 @@ export class SqliteStateStore implements StateStore {
   }
 
   /**
+   * Ask the holder of the branch's unexpired lease to stop at its next superstep boundary
+   * (see {@link StateStore.requestStop}): one UPDATE of its `leases` row, which every process
+   * sharing the file reads.
+   * @returns the owner asked, or `null` when no unexpired lease is held.
+   * @throws StateStoreError for an empty `by` or a closed store.
+   */
+  async requestStop(threadId: string, branchId: string, by: string): Promise<string | null> {
+    this.#open();
+    checkStopArgs(threadId, branchId, "by", by);
+    return this.#run(threadId, branchId, () => {
+      const row = this.#s.requestStop.get(by, threadId, branchId, Date.now()) as
+        | { owner: string }
+        | undefined;
+      return row?.owner ?? null;
+    });
+  }
+
+  /** The run that asked `owner` to stop, or `null` (see {@link StateStore.stopRequested}). */
+  async stopRequested(threadId: string, branchId: string, owner: string): Promise<string | null> {
+    this.#open();
+    checkStopArgs(threadId, branchId, "owner", owner);
+    return this.#run(threadId, branchId, () => {
+      const row = this.#s.stopRequested.get(threadId, branchId, owner) as
+        | { stop_by: string | null }
+        | undefined;
+      return row?.stop_by ?? null;
+    });
+  }
+
+  /**
    * Threads with their branch ids (creation order), most recently updated first (ties by
    * thread id); all of them, or the page `options` asks for (one query for the page).
    * @throws StateStoreError for a bad `limit` or `offset`, or a closed store.
@@ -716,13 +751,15 @@ function prepare(db: Database.Database) {
     takeLease: db.prepare(
       `INSERT INTO leases (thread_id, branch_id, owner, expires_at, host, pid, started) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (thread_id, branch_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
-         host = excluded.host, pid = excluded.pid, started = excluded.started
+         host = excluded.host, pid = excluded.pid, started = excluded.started,
+         stop_by = CASE WHEN leases.owner = excluded.owner THEN leases.stop_by ELSE NULL END
        WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`,
     ),
     putLease: db.prepare(
       `INSERT INTO leases (thread_id, branch_id, owner, expires_at, host, pid, started) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (thread_id, branch_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
-         host = excluded.host, pid = excluded.pid, started = excluded.started`,
+         host = excluded.host, pid = excluded.pid, started = excluded.started,
+         stop_by = CASE WHEN leases.owner = excluded.owner THEN leases.stop_by ELSE NULL END`,
     ),
     threadBranches: db.prepare(
       "SELECT thread_id, branch_id FROM branches WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?) ORDER BY thread_id, rowid",
@@ -742,6 +779,12 @@ function prepare(db: Database.Database) {
     ),
     releaseLease: db.prepare(
       "DELETE FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?",
+    ),
+    requestStop: db.prepare(
+      "UPDATE leases SET stop_by = ? WHERE thread_id = ? AND branch_id = ? AND expires_at > ? RETURNING owner",
+    ),
+    stopRequested: db.prepare(
+      "SELECT stop_by FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?",
     ),
     listBranches: db.prepare(
       "SELECT thread_id, branch_id, updated_at FROM branches ORDER BY rowid",

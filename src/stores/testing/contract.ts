@@ -525,6 +525,51 @@ export function describeStateStoreContract(
         await other.releaseLease("t1", "main", winner);
         expect(await store.acquireLease("t1", "main", loser, 60_000)).toBe(true);
       });
+
+      it("records a stop request with the lease (optional: requestStop, stopRequested)", async () => {
+        if (!store.requestStop || !store.stopRequested) return;
+        // No lease held: nobody to ask.
+        expect(await store.requestStop("t1", "main", "run-b")).toBeNull();
+        expect(await store.acquireLease("t1", "main", "run-a", 60_000)).toBe(true);
+        expect(await store.stopRequested("t1", "main", "run-a")).toBeNull();
+        expect(await store.requestStop("t1", "main", "run-b")).toBe("run-a");
+        expect(await store.stopRequested("t1", "main", "run-a")).toBe("run-b");
+        // Only for the holder; other branches are not asked.
+        expect(await store.stopRequested("t1", "main", "run-b")).toBeNull();
+        expect(await store.stopRequested("t1", "alt", "run-a")).toBeNull();
+        // A renewal keeps it; a later request replaces it.
+        expect(await store.acquireLease("t1", "main", "run-a", 60_000)).toBe(true);
+        expect(await store.stopRequested("t1", "main", "run-a")).toBe("run-b");
+        expect(await store.requestStop("t1", "main", "run-c")).toBe("run-a");
+        expect(await store.stopRequested("t1", "main", "run-a")).toBe("run-c");
+        // Releasing the lease drops it; the next owner starts without one.
+        await store.releaseLease("t1", "main", "run-a");
+        expect(await store.stopRequested("t1", "main", "run-a")).toBeNull();
+        expect(await store.acquireLease("t1", "main", "run-b", 60_000)).toBe(true);
+        expect(await store.stopRequested("t1", "main", "run-b")).toBeNull();
+        await rejects(store.requestStop("t1", "main", ""), StateStoreError);
+        await rejects(store.stopRequested("t1", "main", ""), StateStoreError);
+      });
+
+      it("drops a stop request when an expired lease is taken over", async () => {
+        if (!store.requestStop || !store.stopRequested) return;
+        expect(await store.acquireLease("t1", "main", "run-a", 200)).toBe(true);
+        expect(await store.requestStop("t1", "main", "run-x")).toBe("run-a");
+        await sleep(300);
+        // Expired: nobody holds it to ask.
+        expect(await store.requestStop("t1", "main", "run-y")).toBeNull();
+        expect(await store.acquireLease("t1", "main", "run-b", 60_000)).toBe(true);
+        expect(await store.stopRequested("t1", "main", "run-b")).toBeNull();
+      });
+
+      it("shows a stop request to another connection to the same storage", async () => {
+        const other = await peer();
+        if (!other || !store.requestStop || !other.stopRequested) return;
+        expect(await store.acquireLease("t1", "main", "run-a", 60_000)).toBe(true);
+        expect(await other.requestStop!("t1", "main", "run-b")).toBe("run-a");
+        expect(await store.stopRequested!("t1", "main", "run-a")).toBe("run-b");
+        expect(await other.stopRequested("t1", "main", "run-a")).toBe("run-b");
+      });
     });
 
     describe("non-JSON data", () => {
