@@ -23,6 +23,15 @@ const expected: Record<string, string> = {
     "main:   first, seen 1, second, seen 3",
     "",
   ].join("\n"),
+  "examples/threads/busy-threads.ts": [
+    "enqueue: first run completed; hello, thought, answered, first, thought, answered, second, thought, answered",
+    "  run_started step_committed step_committed run_finished run_started step_committed step_committed run_finished",
+    "interrupt: first run stopped; hello, thought, answered, first, thought, second, thought, answered",
+    "  run_started step_committed run_finished run_started step_committed step_committed run_finished",
+    "rollback: first run stopped; hello, thought, answered, second, thought, answered",
+    "  run_started step_committed run_finished rolled_back run_started step_committed step_committed run_finished",
+    "",
+  ].join("\n"),
   "examples/stores/sqlite-events.ts": [
     "appended chat-1/main/1, chat-1/main/2, chat-1/main/3",
     "stale writer: ConcurrentWriteError",

@@ -35,13 +35,13 @@ const graph = new Graph(State, { stateStore: new MemoryStateStore() }).flow(
 for (const onBusy of ["enqueue", "interrupt", "rollback"] as const) {
   const threadId = `t-${onBusy}`;
   await graph.invoke({ notes: ["hello"] }, { threadId });
-  const first = graph.invoke({ notes: ["first"] }, { threadId });
-  await new Promise((r) => setTimeout(r, 10)); // the first run is thinking
-  const second = await graph.invoke({ notes: ["second"] }, { threadId, onBusy });
-  const ended = await first.then(
+  const first = graph.invoke({ notes: ["first"] }, { threadId }).then(
     () => "completed",
     (e: unknown) => (e instanceof RunStoppedError ? "stopped" : String(e)),
   );
+  await new Promise((r) => setTimeout(r, 10)); // the first run is thinking
+  const second = await graph.invoke({ notes: ["second"] }, { threadId, onBusy });
+  const ended = await first;
   const types = (await graph.history(threadId)).map((e) => e.type);
   console.log(`${onBusy}: first run ${ended}; ${second.state.notes.join(", ")}`);
   console.log(`  ${types.slice(4).join(" ")}`);

@@ -125,7 +125,7 @@ describe("POST /api/threads/:id/runs with onBusy", () => {
       status: 400,
       body: err(
         "InvalidRequest",
-        'body.onBusy: Invalid option: expected one of "reject"|"enqueue"|"interrupt"|"rollback"',
+        'onBusy: Invalid option: expected one of "reject"|"enqueue"|"interrupt"|"rollback"',
       ),
     });
     expect(await post("/api/threads/t/runs", { input: {}, onBusyTimeoutMs: 5 })).toEqual({
@@ -143,7 +143,7 @@ describe("POST /api/threads/:id/runs with onBusy", () => {
       }),
     ).toEqual({
       status: 400,
-      body: err("InvalidRequest", "body.onBusyTimeoutMs: Too big: expected number to be <=3600000"),
+      body: err("InvalidRequest", "onBusyTimeoutMs: Too big: expected number to be <=3600000"),
     });
     expect(await store.listThreads()).toEqual([]);
   });
