@@ -7,8 +7,8 @@ import {
   Graph,
   MemoryStateStore,
   node,
-  reducer,
   RunStoppedError,
+  reducer,
   START,
 } from "nodestep";
 import { z } from "zod";

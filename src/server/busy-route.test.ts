@@ -64,9 +64,7 @@ describe("POST /api/threads/:id/runs with onBusy", () => {
   it("reject answers 409 at once; enqueue waits and runs after the first", async () => {
     const first = post("/api/threads/t/runs", { input: { log: ["a"] } });
     await entered;
-    expect(
-      await post("/api/threads/t/runs", { input: { log: ["b"] }, onBusy: "reject" }),
-    ).toEqual({
+    expect(await post("/api/threads/t/runs", { input: { log: ["b"] }, onBusy: "reject" })).toEqual({
       status: 409,
       body: err(
         "ThreadBusyError",

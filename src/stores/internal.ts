@@ -459,11 +459,14 @@ export function checkStopArgs(threadId: string, branchId: string, field: string,
   checkThreadId(threadId);
   checkBranchId(threadId, branchId);
   if (typeof id !== "string" || id === "") {
-    throw new StateStoreError(`A stop request's ${field} must be a non-empty string, got ${show(id)}`, {
-      threadId,
-      branchId,
-      field,
-    });
+    throw new StateStoreError(
+      `A stop request's ${field} must be a non-empty string, got ${show(id)}`,
+      {
+        threadId,
+        branchId,
+        field,
+      },
+    );
   }
 }
 
