@@ -3,8 +3,10 @@ import { z } from "zod";
 import { Graph } from "../graph/graph.js";
 import { node, START } from "../graph/node.js";
 import { END, when } from "../graph/routing.js";
+import type { JsonValue } from "../json/index.js";
 import { defineState, reducer } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
+import type { StoredEvent } from "../stores/types.js";
 import { historyLines } from "./history-format.js";
 
 const State = defineState({
@@ -33,6 +35,44 @@ describe("historyLines", () => {
       't/main/4  state_updated  step 1    update {"ok":true}, next unchanged',
       't/main/5  state_updated  step 1 a  update {"log":["again"]}, next: b',
       "t/main/6  state_updated  step 2 b  no update, next: (none)",
+    ]);
+  });
+
+  it("summarizes a run stopped by another (onBusy) and a rolled_back event", () => {
+    const at = (seq: number, type: StoredEvent["type"], step: number, data: JsonValue) =>
+      ({
+        id: `t/main/${seq}`,
+        threadId: "t",
+        branchId: "main",
+        seq,
+        createdAt: 0,
+        type,
+        runId: "r",
+        step,
+        taskId: null,
+        node: null,
+        data,
+      }) satisfies StoredEvent;
+    expect(
+      historyLines([
+        at(3, "run_finished", 1, { status: "interrupted", interrupts: [], stoppedBy: "run-b" }),
+        at(4, "rolled_back", 0, { runs: ["run-a"], toEventId: null, position: {} }),
+        at(5, "rolled_back", 2, { runs: ["run-a", "run-c"], toEventId: "t/main/2", position: {} }),
+      ]),
+    ).toEqual([
+      "t/main/3  run_finished  step 1  stopped: run run-b asked for the thread",
+      "t/main/4  rolled_back   step 0  rolled back run(s) run-a to the start",
+      "t/main/5  rolled_back   step 2  rolled back run(s) run-a, run-c to t/main/2",
+    ]);
+    // A stopped run last in the history: what it left goes on with a plain resume.
+    expect(
+      historyLines([
+        at(3, "run_finished", 1, { status: "interrupted", interrupts: [], stoppedBy: "run-b" }),
+      ]),
+    ).toEqual([
+      "t/main/3  run_finished  step 1  stopped: run run-b asked for the thread",
+      "",
+      "stopped: continue it with: nodestep resume t --graph <module>#<export>",
     ]);
   });
 });

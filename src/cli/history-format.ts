@@ -140,6 +140,8 @@ export function eventSummary(e: StoredEvent): string {
       return `kept for a resume: ${shown.filter(Boolean).join(", ") || showValue(d.cache, 60)}`;
     }
     case "run_finished":
+      if (typeof d.stoppedBy === "string")
+        return `stopped: run ${d.stoppedBy} asked for the thread`;
       if (d.status === "interrupted")
         return `paused: waiting for ${keysOf(d.interrupts).join(", ")}`;
       return showValue(d.status ?? "", 40);
@@ -214,7 +216,8 @@ export function historyLines(events: readonly StoredEvent[], o: HistoryOptions =
 /** The hint after the rows: how to answer a paused run or retry a failed one; `null` otherwise. */
 function historyHint(events: readonly StoredEvent[], o: HistoryOptions): string | null {
   const last = events.findLast((e) => e.type === "run_finished" || e.type === "run_failed");
-  if (last === undefined || events.at(-1)?.type === "state_updated") return null;
+  const end = events.at(-1)?.type;
+  if (last === undefined || end === "state_updated" || end === "rolled_back") return null;
   const thread = shellQuote(last.threadId);
   const flags = `${o.storeFlag ?? ""}${o.branchId && o.branchId !== "main" ? ` --branch ${shellQuote(o.branchId)}` : ""}`;
   const resume = `nodestep resume ${thread} --graph <module>#<export>${flags}`;
@@ -222,6 +225,8 @@ function historyHint(events: readonly StoredEvent[], o: HistoryOptions): string 
   if (last.type === "run_failed")
     return `failed: retry from before the failed step with: ${resume}`;
   if (d.status !== "interrupted") return null;
+  // Stopped by another run (onBusy): what was left to run goes on with a plain resume.
+  if (typeof d.stoppedBy === "string") return `stopped: continue it with: ${resume}`;
   const answers = keysOf(d.interrupts)
     .map((k) => ` --answer ${shellQuote(`${k}=<answer>`)}`)
     .join("");

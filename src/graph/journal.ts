@@ -36,6 +36,12 @@ export {
   SNAPSHOT_AFTER_EVENTS,
 } from "./load-position.js";
 
+/**
+ * A run asks the store for a stop request (busy-thread policies) at a superstep commit when
+ * at least this many ms passed since it last asked (so always after a superstep this long).
+ */
+export const STOP_CHECK_MS = 25;
+
 /** Appends a run's events to its branch. */
 export class ThreadJournal implements RunJournal {
   #tail: Promise<unknown> = Promise.resolve();
@@ -63,6 +69,8 @@ export class ThreadJournal implements RunJournal {
    * at the last commit; `null` while none did. The engine stops at the superstep boundary.
    */
   stoppedBy: string | null = null;
+  /** `performance.now()` when the store was last asked for a stop request. */
+  #stopCheckedAt = Number.NEGATIVE_INFINITY;
 
   private constructor(
     readonly store: StateStore,
@@ -285,11 +293,15 @@ export class ThreadJournal implements RunJournal {
         };
       } else this.#flushInline();
     }
-    // Asked alongside the commit (not after it): a stop request is seen at this boundary.
-    const asked = this.store.stopRequested
-      ? this.store
-          .stopRequested(this.threadId, this.branchId, this.runId)
-          .catch((): string | null => null)
+    // Asked alongside the commit (not after it), at most every STOP_CHECK_MS: a stop request
+    // is seen at this boundary, or (in a run of quick supersteps) within STOP_CHECK_MS.
+    const now = performance.now();
+    const check = this.store.stopRequested && now - this.#stopCheckedAt >= STOP_CHECK_MS;
+    if (check) this.#stopCheckedAt = now;
+    const asked = check
+      ? this.store.stopRequested!(this.threadId, this.branchId, this.runId).catch(
+          (): string | null => null,
+        )
       : null;
     await this.append([this.#event("step_committed", step, null, null, data)]);
     if (asked) this.stoppedBy = (await asked) ?? this.stoppedBy;

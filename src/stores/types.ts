@@ -188,7 +188,7 @@ export interface StateStore {
   /**
    * Optional (with {@link requestStop}): the id of the run that asked `owner` to stop, or
    * `null` when none did (or `owner` no longer holds the lease). A run on a thread asks it
-   * at each superstep boundary (alongside the commit's append).
+   * at a superstep commit (alongside the commit's append), at most once every 25 ms.
    */
   stopRequested?(threadId: string, branchId: string, owner: string): Promise<string | null>;
 

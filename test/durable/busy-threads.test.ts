@@ -9,7 +9,7 @@ import { expect, it } from "vitest";
 import { z } from "zod";
 import { RunStoppedError, ThreadBusyError } from "../../src/errors/index.js";
 import { Graph, node, START } from "../../src/graph/index.js";
-import { END } from "../../src/graph/routing.js";
+import { END, when } from "../../src/graph/routing.js";
 import { defineState, reducer } from "../../src/state/define-state.js";
 import type { StateStore, StoredEvent } from "../../src/stores/types.js";
 import { caught, expectError } from "../helpers.js";
@@ -215,6 +215,34 @@ describeStores("busy threads", (fx) => {
       ["run_finished", "B", 3],
     ]);
     expect(events[2]!.data).toEqual({ status: "interrupted", interrupts: [], stoppedBy: b.runId });
+  });
+
+  it("interrupt: a request made in a later superstep is seen at a commit 25 ms or more after the last check", async () => {
+    const store = await fx.open();
+    const seen: number[] = [];
+    let count = 0;
+    // Step 0 is quick (the first commit always asks); step 1 asks for a stop, then takes 40 ms.
+    const tick = node(
+      async () => {
+        const step = count++;
+        seen.push(step);
+        if (step === 1) {
+          expect(await store.requestStop!("t", "main", "someone")).not.toBeNull();
+          await new Promise((r) => setTimeout(r, 40));
+        }
+        return { log: [`tick ${step}`] };
+      },
+      { name: "tick" },
+    );
+    const g = new Graph(State, { name: "ticks", stateStore: store }).flow(
+      START.to(tick),
+      tick.to(when((s: { log: string[] }) => s.log.length < 6, tick, { otherwise: END })),
+    );
+    const e = await caught(() => g.invoke({ log: [] }, { threadId: "t" }));
+    expect(e).toBeInstanceOf(RunStoppedError);
+    expect([(e as RunStoppedError).stoppedBy, (e as RunStoppedError).step]).toEqual(["someone", 2]);
+    expect(seen).toEqual([0, 1]);
+    expect((await g.getState("t")).state).toEqual({ log: ["tick 0", "tick 1"] });
   });
 
   it("interrupt on an idle thread just runs (nothing to stop)", async () => {
