@@ -5,15 +5,19 @@
  * `interrupt` and `rollback`, with the thread's final state and history asserted exactly,
  * and the rolled-back thread read again cold. On every store.
  */
-import { expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RunStoppedError, ThreadBusyError } from "../../src/errors/index.js";
 import { Graph, node, START } from "../../src/graph/index.js";
 import { END, when } from "../../src/graph/routing.js";
+import { PostgresStateStore } from "../../src/integrations/postgres/index.js";
+import { SqliteStateStore } from "../../src/integrations/sqlite/index.js";
 import { defineState, reducer } from "../../src/state/define-state.js";
 import type { StateStore, StoredEvent } from "../../src/stores/types.js";
 import { caught, expectError } from "../helpers.js";
-import { describeStores } from "./stores.js";
+import { describeStores, newSchema, newSqlitePath } from "./stores.js";
 
 const State = defineState({
   log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
@@ -329,3 +333,91 @@ describeStores("busy threads", (fx) => {
     expect(await store.read("t", "main")).toEqual([]);
   });
 });
+
+/** The first run in a child process (fixtures/busy-child.ts); `go()` lets its node `one` finish. */
+function startFirst(kind: "sqlite" | "postgres", target: string) {
+  const script = fileURLToPath(new URL("./fixtures/busy-child.ts", import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", script, kind, target], {
+    cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  const done = new Promise<Record<string, unknown>>((resolve, reject) =>
+    child.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out) as Record<string, unknown>) : reject(new Error(err)),
+    ),
+  );
+  return { go: () => child.stdin.write("go\n"), done };
+}
+
+/** Wait until the thread has a run_started (the child's run began). */
+async function started(store: StateStore): Promise<string> {
+  for (let i = 0; i < 3000; i++) {
+    const e = (await store.read("t", "main")).find((x) => x.type === "run_started");
+    if (e) return e.runId;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error("the child's run never started");
+}
+
+for (const kind of ["sqlite", "postgres"] as const) {
+  const cold = process.env.NODESTEP_COLD_STORE;
+  if (cold !== undefined && cold !== kind) continue;
+  describe(`busy threads across two processes [${kind}]`, () => {
+    const open = (target: string): StateStore =>
+      kind === "sqlite"
+        ? new SqliteStateStore({ path: target })
+        : new PostgresStateStore({
+            connectionString: "postgres://postgres@127.0.0.1:5432/test",
+            schema: target,
+          });
+    for (const onBusy of ["interrupt", "rollback"] as const) {
+      it(`${onBusy}: this process stops the other process's run, and runs its input`, async () => {
+        const target = kind === "sqlite" ? newSqlitePath() : newSchema();
+        const store = open(target);
+        try {
+          if (kind === "postgres") await (store as PostgresStateStore).ready();
+          else await store.listThreads();
+          const first = startFirst(kind, target);
+          const aId = await Promise.race([
+            started(store),
+            first.done.then((r) => {
+              throw new Error(`the child ended before its run started: ${JSON.stringify(r)}`);
+            }),
+          ]);
+          const make = setup({});
+          const second = make(store).invoke({ log: ["b"] }, { threadId: "t", onBusy });
+          await stopAsked(store, "t", aId);
+          first.go();
+          const [a, b] = await Promise.all([first.done, second]);
+          expect(a).toEqual({ error: "RunStoppedError", runId: aId, stoppedBy: b.runId, step: 1 });
+          expect(b.state).toEqual(
+            onBusy === "interrupt"
+              ? { log: ["a", "one", "b", "one", "two"] }
+              : { log: ["b", "one", "two"] },
+          );
+          const events = await make(store).history("t");
+          expect(events.map((e) => e.type)).toEqual([
+            "run_started",
+            "step_committed",
+            "run_finished",
+            ...(onBusy === "rollback" ? ["rolled_back"] : []),
+            "run_started",
+            "step_committed",
+            "step_committed",
+            "run_finished",
+          ]);
+        } finally {
+          await store.close();
+        }
+      });
+    }
+  });
+}
