@@ -9,12 +9,18 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { RunStoppedError, ThreadBusyError } from "../../src/errors/index.js";
+import {
+  GraphConfigError,
+  RunCancelledError,
+  RunStoppedError,
+  ThreadBusyError,
+} from "../../src/errors/index.js";
 import { Graph, node, START } from "../../src/graph/index.js";
 import { END, when } from "../../src/graph/routing.js";
 import { PostgresStateStore } from "../../src/integrations/postgres/index.js";
 import { SqliteStateStore } from "../../src/integrations/sqlite/index.js";
 import { defineState, reducer } from "../../src/state/define-state.js";
+import { MemoryStateStore } from "../../src/stores/memory-state-store.js";
 import type { StateStore, StoredEvent } from "../../src/stores/types.js";
 import { caught, expectError } from "../helpers.js";
 import { describeStores, newSchema, newSqlitePath } from "./stores.js";
@@ -421,3 +427,60 @@ for (const kind of ["sqlite", "postgres"] as const) {
     }
   });
 }
+
+describe("busy threads: stores without stop requests, and a cancelled wait", () => {
+  it("interrupt and rollback need requestStop/stopRequested: GraphConfigError before waiting", async () => {
+    const inner = new MemoryStateStore();
+    // The contract's required methods only (requestStop and stopRequested are optional).
+    const bare: StateStore = {
+      append: (...a) => inner.append(...a),
+      read: (...a) => inner.read(...a),
+      getBranch: (...a) => inner.getBranch(...a),
+      getEvent: (...a) => inner.getEvent(...a),
+      createBranch: (...a) => inner.createBranch(...a),
+      saveSnapshot: (...a) => inner.saveSnapshot(...a),
+      loadSnapshot: (...a) => inner.loadSnapshot(...a),
+      acquireLease: (...a) => inner.acquireLease(...a),
+      releaseLease: (...a) => inner.releaseLease(...a),
+      listThreads: (...a) => inner.listThreads(...a),
+      deleteThread: (...a) => inner.deleteThread(...a),
+      sizeBytes: () => inner.sizeBytes(),
+      close: () => inner.close(),
+    };
+    const g = setup({})(bare);
+    for (const onBusy of ["interrupt", "rollback"] as const) {
+      await expectError(
+        () => g.invoke({ log: ["a"] }, { threadId: "t", onBusy }),
+        GraphConfigError,
+        `Graph "busy": onBusy "${onBusy}" needs a state store that records stop requests (requestStop and stopRequested); this one has none. Use MemoryStateStore, SqliteStateStore or PostgresStateStore, or onBusy "enqueue"`,
+      );
+    }
+    expect(await bare.read("t", "main")).toEqual([]);
+    // enqueue needs nothing more than leases.
+    expect((await g.invoke({ log: ["a"] }, { threadId: "t", onBusy: "enqueue" })).state).toEqual({
+      log: ["a", "one", "two"],
+    });
+  });
+
+  it("a run's signal ends its wait with RunCancelledError", async () => {
+    const gates = { 0: gate() };
+    const make = setup(gates);
+    const store = new MemoryStateStore();
+    const first = make(store).invoke({ log: ["a"] }, { threadId: "t" });
+    await gates[0].entered;
+    const ctl = new AbortController();
+    const waiting = caught(() =>
+      make(store).invoke({ log: ["b"] }, { threadId: "t", onBusy: "enqueue", signal: ctl.signal }),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    ctl.abort(new Error("user left"));
+    const e = await waiting;
+    expect(e).toBeInstanceOf(RunCancelledError);
+    expect(e.message).toBe(
+      'The run of graph "busy" was cancelled while it waited for thread "t" (branch "main", onBusy "enqueue")',
+    );
+    expect((e.cause as Error).message).toBe("user left");
+    gates[0].open();
+    expect((await first).state).toEqual({ log: ["a", "one", "two"] });
+  });
+});
