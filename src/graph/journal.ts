@@ -335,17 +335,25 @@ export class ThreadJournal implements RunJournal {
 
   /**
    * The run ended with a node's `Command.PARENT` (`run_finished`, status `"completed"`, with
-   * `toParent`: the node): its superstep is not applied, and nothing is left to run.
+   * `toParent`: the node, `command`: its update and goto as `encodeParentCommand` stores them,
+   * and `parentTask`: the parent's task it was handed to, when known): its superstep is not
+   * applied, and nothing is left to run. The parent's task, run again before it recorded its
+   * own result (a crash), applies this stored command instead of running the child again.
    */
-  async handedToParent(step: number, node: string): Promise<void> {
+  async handedToParent(
+    step: number,
+    node: string,
+    command: JsonObject,
+    parentTask: string | null,
+  ): Promise<void> {
     try {
       this.#flushInline();
     } catch {
       // As in failed(): a result its codecs cannot store is dropped.
     }
-    await this.append([
-      this.#event("run_finished", step, null, null, { status: "completed", toParent: node }),
-    ]);
+    const data: JsonObject = { status: "completed", toParent: node, command };
+    if (parentTask !== null) data.parentTask = parentTask;
+    await this.append([this.#event("run_finished", step, null, null, data)]);
   }
 
   /** Record a failure (best effort: a store that is down is not asked twice). */
