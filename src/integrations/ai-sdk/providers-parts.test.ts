@@ -1,0 +1,480 @@
+/**
+ * Content parts and reasoning through fromAISdk on `@ai-sdk/openai-compatible` and
+ * `@ai-sdk/google`, each against a local replay server: the exact wire bodies the packages
+ * send for images and PDFs in user messages, images in tool results, and reasoning sent back;
+ * and the parts a package would degrade refused with UnsupportedPartError before any request.
+ */
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { assembleStream } from "../../chat/assemble-stream.js";
+import { AIMessage, HumanMessage, type Message, ToolMessage } from "../../chat/messages.js";
+import type { ContentPart } from "../../chat/parts.js";
+import { ChatRequest } from "../../chat/types.js";
+import { UnsupportedPartError } from "../../errors/index.js";
+import { type ReplayResponse, ReplayServer } from "../testing/replay-server.js";
+import { fromAISdk } from "./index.js";
+
+let server: ReplayServer;
+beforeAll(async () => {
+  server = await ReplayServer.start();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const json = (body: unknown): ReplayResponse => ({
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+const PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+const PDF = "JVBERi0xLjQKJcfsj6IKdHJhaWxlcgo8PD4+CiUlRU9GCg==";
+const image: ContentPart = { type: "image", data: PNG, mediaType: "image/png" };
+const imageUrl: ContentPart = {
+  type: "image",
+  url: "https://x.test/chart.png",
+  mediaType: "image/png",
+};
+const pdf: ContentPart = {
+  type: "file",
+  data: PDF,
+  mediaType: "application/pdf",
+  name: "invoice.pdf",
+};
+const CHART_TOOL = {
+  name: "render_chart",
+  description: "Render a chart.",
+  inputSchema: { type: "object", properties: { month: { type: "string" } } },
+};
+
+const userParts = () =>
+  ChatRequest({
+    messages: [HumanMessage({ content: [{ type: "text", text: "What are these?" }, image, pdf] })],
+  });
+const toolResult = (part: ContentPart, id = "call_chart_1") =>
+  ChatRequest({
+    messages: [
+      HumanMessage({ content: "Chart March sales." }),
+      AIMessage({
+        toolCalls: [
+          { id, name: "render_chart", arguments: { month: "march" }, argumentsError: null },
+        ],
+      }),
+      ToolMessage({
+        toolCallId: id,
+        name: "render_chart",
+        content: [{ type: "text", text: "The chart:" }, part],
+      }),
+    ] satisfies Message[],
+    tools: [CHART_TOOL],
+  });
+
+async function rejection(p: Promise<unknown>): Promise<UnsupportedPartError> {
+  const e = await p.then(
+    () => new Error("the call succeeded"),
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(UnsupportedPartError);
+  return e as UnsupportedPartError;
+}
+
+// ---- @ai-sdk/openai-compatible ------------------------------------------------------------
+
+const oaiAnswer = (message: Record<string, unknown>) =>
+  json({
+    id: "chatcmpl-1",
+    object: "chat.completion",
+    created: 1741569952,
+    model: "llama-3.1-8b",
+    choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 },
+  });
+
+const compatible = (supportsMultiPartToolContent?: boolean) =>
+  createOpenAICompatible({
+    name: "local",
+    baseURL: `${server.url}/v1`,
+    apiKey: "sk-test",
+    ...(supportsMultiPartToolContent !== undefined ? { supportsMultiPartToolContent } : {}),
+  })("llama-3.1-8b");
+
+const OAI_TOOLS = [
+  {
+    type: "function",
+    function: {
+      name: "render_chart",
+      description: "Render a chart.",
+      parameters: { type: "object", properties: { month: { type: "string" } } },
+    },
+  },
+];
+const OAI_TOOL_TURNS = [
+  { role: "user", content: "Chart March sales." },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      {
+        id: "call_chart_1",
+        type: "function",
+        function: { name: "render_chart", arguments: '{"month":"march"}' },
+      },
+    ],
+  },
+];
+
+describe("fromAISdk(@ai-sdk/openai-compatible) parts on the wire", () => {
+  beforeEach(() => {
+    server.reset();
+    server.fallback = oaiAnswer({ content: "A label and an invoice." });
+  });
+
+  it("sends an image and a PDF of a user message as image_url and file data URLs", async () => {
+    const r = await fromAISdk(compatible()).complete(userParts());
+    expect(r.content).toBe("A label and an invoice.");
+    expect(server.requests[0]!.json).toEqual({
+      model: "llama-3.1-8b",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What are these?" },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+            {
+              type: "file",
+              file: { filename: "invoice.pdf", file_data: `data:application/pdf;base64,${PDF}` },
+            },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("refuses an image in a tool result (the package would write it out as JSON text), complete and stream, sending nothing", async () => {
+    const chat = fromAISdk(compatible());
+    for (const call of [
+      () => chat.complete(toolResult(image)),
+      async () => {
+        for await (const _ of chat.stream(toolResult(image))) {
+          // drain
+        }
+      },
+    ]) {
+      const e = await rejection(call());
+      expect([e.partType, e.path, e.provider, e.retryable]).toEqual([
+        "image",
+        "messages[2].content[1]",
+        "local.chat",
+        false,
+      ]);
+      expect(e.message).toBe(
+        "AI SDK model local.chat/llama-3.1-8b cannot send an image part (data) in a tool result (messages[2].content[1]): @ai-sdk/openai-compatible (the default for providers fromAISdk has no row for) would write it out as JSON text; pass unsupportedParts to fromAISdk if this provider sends it",
+      );
+    }
+    expect(server.requests).toEqual([]);
+    expect(chat.unsupportedParts).toEqual([{ in: "toolResult" }, { in: "assistant" }]);
+  });
+
+  it("refuses an image in an assistant message (the package would leave it out)", async () => {
+    const e = await rejection(
+      fromAISdk(compatible()).complete(
+        ChatRequest({
+          messages: [
+            HumanMessage({ content: "Draw a cat." }),
+            AIMessage({ content: [{ type: "text", text: "Here:" }, image] }),
+            HumanMessage({ content: "Another." }),
+          ],
+        }),
+      ),
+    );
+    expect(e.message).toBe(
+      "AI SDK model local.chat/llama-3.1-8b cannot send an image part (data) in an assistant message (messages[1].content[1]): @ai-sdk/openai-compatible (the default for providers fromAISdk has no row for) would leave it out; pass unsupportedParts to fromAISdk if this provider sends it",
+    );
+    expect(server.requests).toEqual([]);
+  });
+
+  it("with supportsMultiPartToolContent and unsupportedParts [{ in: 'assistant' }], a tool result's image goes as an image_url part of the tool message", async () => {
+    const chat = fromAISdk(compatible(true), { unsupportedParts: [{ in: "assistant" }] });
+    const r = await chat.complete(toolResult(image));
+    expect(r.content).toBe("A label and an invoice.");
+    expect(server.requests[0]!.json).toEqual({
+      model: "llama-3.1-8b",
+      messages: [
+        ...OAI_TOOL_TURNS,
+        {
+          role: "tool",
+          tool_call_id: "call_chart_1",
+          content: [
+            { type: "text", text: "The chart:" },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+          ],
+        },
+      ],
+      tools: OAI_TOOLS,
+    });
+  });
+
+  it("sends the reasoning of the previous answer back as reasoning_content", async () => {
+    server.fallback = oaiAnswer({ content: "Shipped.", reasoning_content: "Look it up." });
+    const chat = fromAISdk(compatible());
+    const first = await chat.complete(
+      ChatRequest({ messages: [HumanMessage({ content: "Where is A-1001?" })] }),
+    );
+    expect(first.reasoning).toEqual([
+      { type: "reasoning", text: "Look it up.", provider: "ai-sdk/local.chat", data: null },
+    ]);
+    await chat.complete(
+      ChatRequest({
+        messages: [
+          HumanMessage({ content: "Where is A-1001?" }),
+          AIMessage({ content: "Shipped.", reasoning: first.reasoning }),
+          HumanMessage({ content: "And B-2002?" }),
+        ],
+      }),
+    );
+    expect(server.requests[1]!.json).toEqual({
+      model: "llama-3.1-8b",
+      messages: [
+        { role: "user", content: "Where is A-1001?" },
+        { role: "assistant", content: "Shipped.", reasoning_content: "Look it up." },
+        { role: "user", content: "And B-2002?" },
+      ],
+    });
+  });
+});
+
+// ---- @ai-sdk/google -----------------------------------------------------------------------
+
+const gAnswer = (parts: unknown[]) =>
+  json({
+    candidates: [{ content: { parts, role: "model" }, finishReason: "STOP", index: 0 }],
+    usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 3, totalTokenCount: 12 },
+    modelVersion: "gemini-2.5-flash",
+  });
+
+const gemini = (id = "gemini-2.5-flash") =>
+  createGoogleGenerativeAI({ baseURL: `${server.url}/v1beta`, apiKey: "test-key" })(id);
+
+const G_TOOLS = [
+  {
+    functionDeclarations: [
+      {
+        name: "render_chart",
+        description: "Render a chart.",
+        parametersJsonSchema: { type: "object", properties: { month: { type: "string" } } },
+      },
+    ],
+  },
+];
+const G_CALL_TURNS = [
+  { role: "user", parts: [{ text: "Chart March sales." }] },
+  {
+    role: "model",
+    parts: [
+      { functionCall: { id: "call_chart_1", name: "render_chart", args: { month: "march" } } },
+    ],
+  },
+];
+
+describe("fromAISdk(@ai-sdk/google) parts on the wire", () => {
+  beforeEach(() => {
+    server.reset();
+    server.fallback = gAnswer([{ text: "A label and an invoice." }]);
+  });
+
+  it("sends an image and a PDF of a user message as inlineData", async () => {
+    const r = await fromAISdk(gemini()).complete(userParts());
+    expect(r.content).toBe("A label and an invoice.");
+    expect(server.requests[0]!.json).toEqual({
+      generationConfig: {},
+      contents: [
+        {
+          role: "user",
+          parts: [
+            { text: "What are these?" },
+            { inlineData: { mimeType: "image/png", data: PNG } },
+            { inlineData: { mimeType: "application/pdf", data: PDF } },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("sends a tool result's base64 image as inlineData (Gemini 2.5: after the functionResponse)", async () => {
+    await fromAISdk(gemini()).complete(toolResult(image));
+    expect(server.requests[0]!.json).toEqual({
+      generationConfig: {},
+      contents: [
+        ...G_CALL_TURNS,
+        {
+          role: "user",
+          parts: [
+            {
+              functionResponse: {
+                id: "call_chart_1",
+                name: "render_chart",
+                response: { name: "render_chart", content: "The chart:" },
+              },
+            },
+            { inlineData: { mimeType: "image/png", data: PNG } },
+            { text: "Tool executed successfully and returned this image as a response" },
+          ],
+        },
+      ],
+      tools: G_TOOLS,
+    });
+  });
+
+  it("sends a tool result's base64 image in functionResponse.parts on Gemini 3", async () => {
+    await fromAISdk(gemini("gemini-3-pro-preview")).complete(toolResult(image));
+    const body = server.requests[0]!.json as { contents: unknown[] };
+    expect(body.contents[2]).toEqual({
+      role: "user",
+      parts: [
+        {
+          functionResponse: {
+            id: "call_chart_1",
+            name: "render_chart",
+            response: { name: "render_chart", content: "The chart:" },
+            parts: [{ inlineData: { mimeType: "image/png", data: PNG } }],
+          },
+        },
+      ],
+    });
+  });
+
+  it("refuses an image URL in a tool result (the package would write it out as JSON text), sending nothing", async () => {
+    const chat = fromAISdk(gemini());
+    const e = await rejection(chat.complete(toolResult(imageUrl)));
+    expect([e.partType, e.path, e.provider]).toEqual([
+      "image",
+      "messages[2].content[1]",
+      "google.generative-ai",
+    ]);
+    expect(e.message).toBe(
+      "AI SDK model google.generative-ai/gemini-2.5-flash cannot send an image part (url) in a tool result (messages[2].content[1]): @ai-sdk/google would write a media URL in a tool result out as JSON text; send the media as base64 data",
+    );
+    expect(server.requests).toEqual([]);
+    expect(chat.unsupportedParts).toEqual([
+      { in: "toolResult", source: "url" },
+      { in: "assistant", source: "url" },
+    ]);
+  });
+
+  it("sends a thought back with its text and thoughtSignature on the next turn", async () => {
+    server.fallback = gAnswer([
+      { text: "Look it up.", thought: true, thoughtSignature: "c2lnLTE=" },
+      { text: "Shipped." },
+    ]);
+    const chat = fromAISdk(gemini());
+    const first = await chat.complete(
+      ChatRequest({ messages: [HumanMessage({ content: "Where is A-1001?" })] }),
+    );
+    expect(first.reasoning).toEqual([
+      {
+        type: "reasoning",
+        text: "Look it up.",
+        provider: "ai-sdk/google.generative-ai",
+        data: { google: { thoughtSignature: "c2lnLTE=" } },
+      },
+    ]);
+    await chat.complete(
+      ChatRequest({
+        messages: [
+          HumanMessage({ content: "Where is A-1001?" }),
+          AIMessage({ content: "Shipped.", reasoning: first.reasoning }),
+          HumanMessage({ content: "And B-2002?" }),
+        ],
+      }),
+    );
+    expect(server.requests[1]!.json).toEqual({
+      generationConfig: {},
+      contents: [
+        { role: "user", parts: [{ text: "Where is A-1001?" }] },
+        {
+          role: "model",
+          parts: [
+            { text: "Look it up.", thought: true, thoughtSignature: "c2lnLTE=" },
+            { text: "Shipped." },
+          ],
+        },
+        { role: "user", parts: [{ text: "And B-2002?" }] },
+      ],
+    });
+  });
+});
+
+describe("fromAISdk(@ai-sdk/google) function-call thought signatures (Gemini 3)", () => {
+  const callAnswer = [
+    {
+      functionCall: { name: "render_chart", args: { month: "march" } },
+      thoughtSignature: "Zm4tc2ln",
+    },
+  ];
+  const kept = (id: string) => ({
+    type: "reasoning",
+    text: "",
+    provider: "ai-sdk/google.generative-ai",
+    data: { aiSdkToolCallId: id, providerMetadata: { google: { thoughtSignature: "Zm4tc2ln" } } },
+  });
+
+  it("keeps a functionCall's thoughtSignature, complete and stream alike, and sends it back on that functionCall", async () => {
+    server.reset();
+    server.fallback = (req) =>
+      req.path.includes(":streamGenerateContent")
+        ? {
+            headers: { "content-type": "text/event-stream" },
+            body: [
+              `data: ${JSON.stringify({
+                candidates: [
+                  { content: { parts: callAnswer, role: "model" }, finishReason: "STOP", index: 0 },
+                ],
+                usageMetadata: {
+                  promptTokenCount: 9,
+                  candidatesTokenCount: 3,
+                  totalTokenCount: 12,
+                },
+              })}\n\n`,
+            ],
+          }
+        : gAnswer(callAnswer);
+    const chat = fromAISdk(gemini("gemini-3-pro-preview"));
+    const ask = ChatRequest({
+      messages: [HumanMessage({ content: "Chart March sales." })],
+      tools: [CHART_TOOL],
+    });
+    const done = await chat.complete(ask);
+    const id = done.toolCalls[0]!.id;
+    expect(done.toolCalls.map((c) => [c.name, c.arguments])).toEqual([
+      ["render_chart", { month: "march" }],
+    ]);
+    expect(done.reasoning).toEqual([kept(id)]);
+    const streamed = await assembleStream(chat.stream(ask));
+    expect(streamed.reasoning).toEqual([kept(streamed.toolCalls[0]!.id)]);
+
+    server.reset();
+    server.fallback = gAnswer([{ text: "Here it is." }]);
+    await chat.complete(
+      ChatRequest({
+        messages: [
+          HumanMessage({ content: "Chart March sales." }),
+          AIMessage({ toolCalls: done.toolCalls, reasoning: done.reasoning }),
+          ToolMessage({ toolCallId: id, name: "render_chart", content: "done" }),
+        ],
+        tools: [CHART_TOOL],
+      }),
+    );
+    const body = server.requests[0]!.json as { contents: unknown[] };
+    expect(body.contents[1]).toEqual({
+      role: "model",
+      parts: [
+        {
+          functionCall: { id, name: "render_chart", args: { month: "march" } },
+          thoughtSignature: "Zm4tc2ln",
+        },
+      ],
+    });
+  });
+});
