@@ -11,7 +11,7 @@ import { assembleStream } from "../../chat/assemble-stream.js";
 import { AIMessage, HumanMessage, type Message, ToolMessage } from "../../chat/messages.js";
 import type { ContentPart } from "../../chat/parts.js";
 import { ChatRequest } from "../../chat/types.js";
-import { UnsupportedPartError } from "../../errors/index.js";
+import { ModelProviderError, UnsupportedPartError } from "../../errors/index.js";
 import { type ReplayResponse, ReplayServer } from "../testing/replay-server.js";
 import { fromAISdk } from "./index.js";
 
@@ -191,6 +191,23 @@ describe("fromAISdk(@ai-sdk/openai-compatible) parts on the wire", () => {
     );
     expect(e.message).toBe(
       "AI SDK model local.chat/llama-3.1-8b cannot send an image part (data) in an assistant message (messages[1].content[1]): @ai-sdk/openai-compatible (the default for providers fromAISdk has no row for) would leave it out; pass unsupportedParts to fromAISdk if this provider sends it",
+    );
+    expect(server.requests).toEqual([]);
+  });
+
+  it("a part the package refuses itself (a zip file) is a ModelProviderError with its UnsupportedFunctionalityError as cause, sending nothing", async () => {
+    const zip: ContentPart = { type: "file", data: "UEsDBA==", mediaType: "application/zip" };
+    const e = (await fromAISdk(compatible())
+      .complete(ChatRequest({ messages: [HumanMessage({ content: [zip] })] }))
+      .catch((x: unknown) => x)) as ModelProviderError;
+    expect(e).toBeInstanceOf(ModelProviderError);
+    expect([e.provider, e.retryable, (e.cause as Error).name]).toEqual([
+      "local.chat",
+      false,
+      "AI_UnsupportedFunctionalityError",
+    ]);
+    expect(e.message).toBe(
+      "AI SDK model local.chat/llama-3.1-8b call failed (AI_UnsupportedFunctionalityError): 'file part media type application/zip' functionality not supported.",
     );
     expect(server.requests).toEqual([]);
   });
