@@ -76,7 +76,9 @@ type Stream = (o: SdkCallOptions) => PromiseLike<{ stream: ReadableStream<unknow
  *   `providerMetadata` as `data`; they are sent back (as `providerOptions`) only to a model of
  *   that same provider. A tool call's `providerMetadata` (Gemini 3's `thoughtSignature` of a
  *   function call) is kept as a reasoning part with text `""` and `data: { aiSdkToolCallId,
- *   providerMetadata }`, and goes back as that tool call's `providerOptions`.
+ *   providerMetadata }`, and goes back as that tool call's `providerOptions`; the answer
+ *   text's (a `thoughtSignature` on a text part) as one with `data: { aiSdkText: true,
+ *   providerMetadata }`, sent back on the message's first text part.
  * - Usage: `inputTokens.total` → `inputTokens`, `cacheRead` → `cachedInputTokens`,
  *   `outputTokens.total` → `outputTokens`, `outputTokens.reasoning` → `reasoningTokens`, the
  *   provider's own counts under `raw`.

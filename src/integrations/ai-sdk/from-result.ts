@@ -80,6 +80,22 @@ type SdkContent = { type: string } & Record<string, unknown>;
  */
 export const TOOL_CALL_METADATA = "aiSdkToolCallId";
 
+/**
+ * Key of a reasoning part's `data` (set to `true`) marking it as the keeper of the answer
+ * text's `providerMetadata` (Gemini's `thoughtSignature` on a text part); it goes back as the
+ * `providerOptions` of the message's first text part. `data` is `{ aiSdkText, providerMetadata }`.
+ */
+export const TEXT_METADATA = "aiSdkText";
+
+function textReasoning(provider: string, meta: JsonObject): ReasoningPart {
+  return {
+    type: "reasoning",
+    text: "",
+    provider,
+    data: { [TEXT_METADATA]: true, providerMetadata: meta },
+  };
+}
+
 /** The reasoning part keeping a tool call's provider metadata (see {@link TOOL_CALL_METADATA}). */
 function toolCallReasoning(provider: string, id: string, meta: JsonObject): ReasoningPart {
   return {
@@ -101,8 +117,11 @@ export function fromGenerateResult(
   const toolCalls: ToolCall[] = [];
   let onlyText = true;
   for (const c of (result.content as SdkContent[] | undefined) ?? []) {
-    if (c.type === "text") parts.push({ type: "text", text: String(c.text) });
-    else if (c.type === "reasoning")
+    if (c.type === "text") {
+      parts.push({ type: "text", text: String(c.text) });
+      const meta = metadata(c.providerMetadata);
+      if (meta !== null) reasoning.push(textReasoning(reasoningProvider, meta));
+    } else if (c.type === "reasoning")
       reasoning.push({
         type: "reasoning",
         text: String(c.text),
@@ -172,8 +191,23 @@ export class StreamMapper {
       case "response-metadata":
         if (typeof part.modelId === "string") this.#model = part.modelId;
         return [];
-      case "text-delta":
-        return part.delta === "" ? [] : this.#out({ contentDelta: String(part.delta) }, part);
+      case "text-start":
+      case "text-delta": {
+        if (part.providerMetadata === undefined)
+          return part.type === "text-start" || part.delta === ""
+            ? []
+            : this.#out({ contentDelta: String(part.delta) }, part);
+        const meta = metadata(part.providerMetadata);
+        const out: ChatStreamChunk = {};
+        if (part.type === "text-delta" && part.delta !== "") out.contentDelta = String(part.delta);
+        if (meta !== null)
+          out.reasoningDelta = {
+            index: this.#index(this.#reasoning, `text:${String(part.id)}`),
+            provider: this.reasoningProvider,
+            data: textReasoning(this.reasoningProvider, meta).data as JsonObject,
+          };
+        return Object.keys(out).length === 0 ? [] : this.#out(out, part);
+      }
       case "reasoning-start":
       case "reasoning-delta":
       case "reasoning-end": {

@@ -312,3 +312,63 @@ describe("fromAISdk(@ai-sdk/google) function-call thought signatures (Gemini 3)"
     });
   });
 });
+
+describe("fromAISdk(@ai-sdk/google) a text part's thought signature", () => {
+  it("keeps the signature Gemini puts on the answer's text, complete and stream alike, and sends it back on the text", async () => {
+    const answer = [{ text: "Shipped.", thoughtSignature: "dHh0LXNpZw==" }];
+    server.reset();
+    server.fallback = (req) =>
+      req.path.includes(":streamGenerateContent")
+        ? {
+            headers: { "content-type": "text/event-stream" },
+            body: [
+              `data: ${JSON.stringify({
+                candidates: [
+                  { content: { parts: answer, role: "model" }, finishReason: "STOP", index: 0 },
+                ],
+                usageMetadata: {
+                  promptTokenCount: 9,
+                  candidatesTokenCount: 3,
+                  totalTokenCount: 12,
+                },
+              })}\n\n`,
+            ],
+          }
+        : gAnswer(answer);
+    const chat = fromAISdk(gemini());
+    const ask = ChatRequest({ messages: [HumanMessage({ content: "Where is A-1001?" })] });
+    const kept = [
+      {
+        type: "reasoning",
+        text: "",
+        provider: "ai-sdk/google.generative-ai",
+        data: {
+          aiSdkText: true,
+          providerMetadata: { google: { thoughtSignature: "dHh0LXNpZw==" } },
+        },
+      },
+    ];
+    const done = await chat.complete(ask);
+    const streamed = await assembleStream(chat.stream(ask));
+    for (const r of [done, streamed]) {
+      expect(r.content).toBe("Shipped.");
+      expect(r.reasoning).toEqual(kept);
+    }
+    server.reset();
+    server.fallback = gAnswer([{ text: "On its way." }]);
+    await chat.complete(
+      ChatRequest({
+        messages: [
+          HumanMessage({ content: "Where is A-1001?" }),
+          AIMessage({ content: "Shipped.", reasoning: streamed.reasoning }),
+          HumanMessage({ content: "And B-2002?" }),
+        ],
+      }),
+    );
+    expect((server.requests[0]!.json as { contents: unknown[] }).contents).toEqual([
+      { role: "user", parts: [{ text: "Where is A-1001?" }] },
+      { role: "model", parts: [{ text: "Shipped.", thoughtSignature: "dHh0LXNpZw==" }] },
+      { role: "user", parts: [{ text: "And B-2002?" }] },
+    ]);
+  });
+});

@@ -12,7 +12,7 @@ import { ModelProviderError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
 import { unsupportedPart } from "../internal/parts.js";
 import { schemaName } from "../openai/chat-completions.js";
-import { TOOL_CALL_METADATA } from "./from-result.js";
+import { TEXT_METADATA, TOOL_CALL_METADATA } from "./from-result.js";
 import { type AISdkPartPlace, type AISdkPartRule, isUnsupported } from "./part-support.js";
 
 /** Specification versions of `@ai-sdk/provider` language models this adapter speaks. */
@@ -179,11 +179,16 @@ function toMessage(message: Message, i: number, w: Where): SdkMessage {
     case "ai": {
       const content: SdkPart[] = [];
       const callOptions = new Map<string, unknown>();
+      let textOptions: unknown = null;
       for (const r of message.reasoning) {
         if (r.provider !== w.reasoningProvider) continue; // opaque data goes back only to its maker
         const callId = r.data?.[TOOL_CALL_METADATA];
         if (typeof callId === "string") {
           callOptions.set(callId, r.data?.providerMetadata); // a tool call's own, such as a thoughtSignature
+          continue;
+        }
+        if (r.data?.[TEXT_METADATA] === true) {
+          textOptions = r.data.providerMetadata; // the answer text's own
           continue;
         }
         content.push({
@@ -192,7 +197,10 @@ function toMessage(message: Message, i: number, w: Where): SdkMessage {
           ...(r.data !== null ? { providerOptions: r.data } : {}),
         });
       }
-      content.push(...toParts(message.content, path, w, "assistant"));
+      const parts = toParts(message.content, path, w, "assistant");
+      const firstText = parts.find((p) => p.type === "text");
+      if (firstText !== undefined && textOptions != null) firstText.providerOptions = textOptions;
+      content.push(...parts);
       if (message.content === null && message.refusal !== null)
         content.push({ type: "text", text: message.refusal });
       for (const c of message.toolCalls) {
