@@ -156,6 +156,8 @@ const RUN_INFO = {
   branchId: "main",
   startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
 };
+/** A run's body: a fresh thread needs an input. */
+const GO = { input: { count: 0 } };
 const err = (type: string, message: string) => ({ error: { type, message } });
 
 describe("background runs", () => {
@@ -165,7 +167,7 @@ describe("background runs", () => {
     const res = await fetch(`${s.url}/api/threads/t1/runs/stream`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ onDisconnect: "continue" }),
+      body: JSON.stringify({ ...GO, onDisconnect: "continue" }),
       signal: abort.signal,
     });
     expect(res.status).toBe(200);
@@ -214,7 +216,7 @@ describe("background runs", () => {
     expect(rest[3]?.data).toEqual({
       threadId: "t1",
       branchId: "main",
-      status: "done",
+      status: "completed",
       interrupts: [],
       lastEventId: expect.any(String),
       state: { count: 3 },
@@ -246,7 +248,7 @@ describe("background runs", () => {
     const res = await fetch(`${s.url}/api/threads/t1/runs/stream`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: "{}",
+      body: JSON.stringify(GO),
       signal: abort.signal,
     });
     const runId = res.headers.get("x-nodestep-run-id") as string;
@@ -270,7 +272,7 @@ describe("background runs", () => {
 
   it("detach: true answers 202 at once; any client joins from the start; cancel stops it", async () => {
     const s = await start();
-    const started = await s.call("POST", "/api/threads/t1/runs", { detach: true });
+    const started = await s.call("POST", "/api/threads/t1/runs", { ...GO, detach: true });
     expect(started).toEqual({
       status: 202,
       body: {
@@ -321,14 +323,14 @@ describe("background runs", () => {
     ).toEqual({ count: 1 });
     // The thread is free again: a new run starts.
     s.open();
-    const next = await s.call("POST", "/api/threads/t1/runs", {});
+    const next = await s.call("POST", "/api/threads/t1/runs", GO);
     expect((next.body as { state: unknown }).state).toEqual({ count: 3 });
   });
 
   it("keeps a bounded buffer: a join from before it answers 410, from inside it the rest", async () => {
     const s = await start({ runBufferEvents: 3 });
     s.open();
-    const started = await s.call("POST", "/api/threads/t1/runs", { detach: true });
+    const started = await s.call("POST", "/api/threads/t1/runs", { ...GO, detach: true });
     const { runId } = started.body as { runId: string };
     expect(await settled(s.call, `/api/threads/t1/runs/${runId}`)).toMatchObject({
       status: "done",
@@ -352,32 +354,32 @@ describe("background runs", () => {
 
   it("refuses more concurrent runs than maxConcurrentRuns with 429", async () => {
     const s = await start({ maxConcurrentRuns: 1 });
-    const started = await s.call("POST", "/api/threads/t1/runs", { detach: true });
+    const started = await s.call("POST", "/api/threads/t1/runs", { ...GO, detach: true });
     const tooMany = err(
       "TooManyRuns",
       "This server runs at most 1 runs at once; try again when one has finished",
     );
-    expect(await s.call("POST", "/api/threads/t2/runs", {})).toEqual({
+    expect(await s.call("POST", "/api/threads/t2/runs", GO)).toEqual({
       status: 429,
       body: tooMany,
     });
-    expect(await s.call("POST", "/api/threads/t2/runs/stream", {})).toEqual({
+    expect(await s.call("POST", "/api/threads/t2/runs/stream", GO)).toEqual({
       status: 429,
       body: tooMany,
     });
-    expect(await s.call("POST", "/api/threads/t2/runs", { detach: true })).toEqual({
+    expect(await s.call("POST", "/api/threads/t2/runs", { ...GO, detach: true })).toEqual({
       status: 429,
       body: tooMany,
     });
     s.open();
     await settled(s.call, `/api/threads/t1/runs/${(started.body as { runId: string }).runId}`);
-    const after = await s.call("POST", "/api/threads/t2/runs", {});
+    const after = await s.call("POST", "/api/threads/t2/runs", GO);
     expect([after.status, (after.body as { state: unknown }).state]).toEqual([200, { count: 3 }]);
   });
 
   it("sends heartbeats, and closes an idle joined stream with a timeout event", async () => {
     const s = await start({ heartbeatMs: 20, joinIdleMs: 150 });
-    const started = await s.call("POST", "/api/threads/t1/runs", { detach: true });
+    const started = await s.call("POST", "/api/threads/t1/runs", { ...GO, detach: true });
     const { runId } = started.body as { runId: string };
     await reached(s.call, `/api/threads/t1/runs/${runId}`, 4);
     const joined = await fetch(`${s.url}/api/threads/t1/runs/${runId}/stream?lastEventId=4`);
@@ -394,7 +396,7 @@ describe("background runs", () => {
 
   it("refuses malformed input on the new routes with 4xx", async () => {
     const s = await start();
-    expect(await s.call("POST", "/api/threads/t1/runs/stream", { detach: true })).toEqual({
+    expect(await s.call("POST", "/api/threads/t1/runs/stream", { ...GO, detach: true })).toEqual({
       status: 400,
       body: err(
         "InvalidRequest",
@@ -427,7 +429,7 @@ describe("background runs", () => {
       ),
     });
     s.open();
-    const started = await s.call("POST", "/api/threads/t1/runs", { detach: true });
+    const started = await s.call("POST", "/api/threads/t1/runs", { ...GO, detach: true });
     const { runId } = started.body as { runId: string };
     await settled(s.call, `/api/threads/t1/runs/${runId}`);
     // The run belongs to t1: under another thread it is unknown.

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { uiStreamResponse } from "../integrations/ai-sdk-ui/response.js";
 import { HttpError } from "./errors.js";
 import type { RunRegistry } from "./run-registry.js";
-import { type JoinOptions, joinStream, lastEventIdOf } from "./run-stream.js";
+import { type JoinOptions, joinStream, lastEventIdOf, runEvents } from "./run-stream.js";
 
 /** What the run routes need from the server. */
 export interface RunRouteHelpers {

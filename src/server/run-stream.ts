@@ -170,7 +170,9 @@ export function joinStream(
           await sse.writeSSE({ event: e.event, data: JSON.stringify(e.data), id: String(e.id) });
           cursor = e.id;
         }
-        if (run.finished && cursor === run.lastEventId) return;
+        // Events may have come while this client was written to: read them first.
+        if (cursor < run.lastEventId) continue;
+        if (run.finished) return;
         let timer: NodeJS.Timeout | undefined;
         const woke = await Promise.race([
           run.changed().then(() => "event" as const),
