@@ -497,7 +497,10 @@ describe("the UI stream's resume route (useChat({ resume: true }))", () => {
     // As docs/background-runs.md shows: runs go on after a reload; reconnecting uses `api`.
     const transport = new DefaultChatTransport<UIMessage>({
       api,
-      prepareSendMessagesRequest: (request) => ({ api: `${request.api}?onDisconnect=continue` }),
+      prepareSendMessagesRequest: ({ api, id, messages, trigger, messageId, body }) => ({
+        api: `${api}?onDisconnect=continue`,
+        body: { ...body, id, messages, trigger, messageId },
+      }),
     });
     const resumer = transport;
     expect(await resumer.reconnectToStream({ chatId: "t-1" })).toBeNull();

@@ -23,7 +23,7 @@ export interface ServerRunStart {
   /** Start the graph's stream, cancelled by `signal`. */
   start(signal: AbortSignal): AsyncIterable<StreamEvent>;
   /** The `end` event's data, read once the run is over; its `status` says how it ended. */
-  end(): Promise<{ status: string }>;
+  end(): Promise<{ status: string | null }>;
   /** How long to wait for the first event before answering anyway, in ms. */
   waitMs: number;
 }
