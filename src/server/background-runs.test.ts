@@ -4,14 +4,20 @@
  * cancelling, the event buffer's bound (410), the concurrent-run limit (429), heartbeats, the
  * idle timeout, and the UI stream's resume route.
  */
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildReactAgent } from "../agents/react-agent.js";
 import { ScriptedChat } from "../chat/scripted-chat.js";
 import { END, Graph, node, START } from "../graph/index.js";
+import { SqliteStateStore } from "../integrations/sqlite/index.js";
 import { defineState } from "../state/index.js";
 import { MemoryStateStore } from "../stores/index.js";
+import type { StateStore } from "../stores/types.js";
 import { tool } from "../tools/tool.js";
 import { createServer, type ListeningServer, listen, type ServerOptions } from "./index.js";
 
@@ -19,7 +25,7 @@ const State = defineState({ count: z.number().default(0) });
 type S = typeof State.State;
 
 /** first ──▶ wait (until `open()`) ──▶ last; each emits `{ at }` and sets `count`. */
-function gatedGraph() {
+function gatedGraph(stateStore: StateStore = new MemoryStateStore()) {
   let open = () => {};
   const gate = new Promise<void>((resolve) => {
     open = resolve;
@@ -49,7 +55,7 @@ function gatedGraph() {
     },
     { name: "last" },
   );
-  const graph = new Graph(State, { name: "gated", stateStore: new MemoryStateStore() }).flow(
+  const graph = new Graph(State, { name: "gated", stateStore }).flow(
     START.to(first),
     first.to(wait),
     wait.to(last),
@@ -112,8 +118,8 @@ afterEach(async () => {
   server = null;
 });
 
-async function start(extra: Partial<ServerOptions> = {}) {
-  const g = gatedGraph();
+async function start(extra: Partial<ServerOptions> = {}, stateStore?: StateStore) {
+  const g = gatedGraph(stateStore);
   server = await listen(createServer({ graph: g.graph as never, ...extra }), { port: 0 });
   const url = server.url;
   const call = async (method: string, path: string, body?: unknown, headers = {}) => {
@@ -574,5 +580,52 @@ describe("createServer's bounds", () => {
     expect(() => createServer({ graph: graph as never, runBufferEvents: -1 })).toThrow(
       new TypeError("createServer: runBufferEvents must be an integer ≥ 1, got -1"),
     );
+  });
+});
+
+describe("a restart (a new server, graph and store over the same SQLite file)", () => {
+  it("keeps the thread's committed steps; the run id and its stream are gone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nodestep-bg-"));
+    try {
+      const file = join(dir, "threads.db");
+      const first = new SqliteStateStore({ path: file });
+      const a = await start({}, first);
+      const started = await a.call("POST", "/api/threads/t1/runs", { ...GO, detach: true });
+      const { runId } = started.body as { runId: string };
+      await reached(a.call, `/api/threads/t1/runs/${runId}`, 4);
+      // The process stops mid-run: its run is cut at the unfinished superstep.
+      await a.call("POST", `/api/threads/t1/runs/${runId}/cancel`, {});
+      await (server as ListeningServer | null)?.close();
+      server = null;
+      await first.close();
+
+      const second = new SqliteStateStore({ path: file });
+      const b = await start({}, second);
+      expect(await b.call("GET", `/api/threads/t1/runs/${runId}/stream`)).toEqual({
+        status: 404,
+        body: err(
+          "UnknownRun",
+          `Thread "t1" has no run "${runId}" on this server (finished runs are kept 300000 ms)`,
+        ),
+      });
+      expect(await b.call("GET", "/api/threads/t1/runs")).toEqual({
+        status: 200,
+        body: { threadId: "t1", runs: [] },
+      });
+      const state = await b.call("GET", "/api/threads/t1/state");
+      expect((state.body as { state: unknown }).state).toEqual({ count: 1 });
+      // A run of {} continues the thread from its store.
+      b.open();
+      const resumed = await b.call("POST", "/api/threads/t1/runs", {});
+      expect([resumed.status, (resumed.body as { state: unknown }).state]).toEqual([
+        200,
+        { count: 3 },
+      ]);
+      await (server as ListeningServer | null)?.close();
+      server = null;
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
