@@ -63,6 +63,8 @@ export interface ServerOptions {
   runBufferEvents?: number;
   /** How long a finished run stays listed and joinable, in ms; default 300,000 (5 minutes). */
   keepFinishedRunsMs?: number;
+  /** At most this many finished runs stay listed and joinable (the oldest finished go first); default 1,000. */
+  keepFinishedRuns?: number;
   /** A `: heartbeat` comment line on the server's SSE streams every this many ms; default 15,000; `0` for none. */
   heartbeatMs?: number;
   /** A joined stream with no run event for this long sends `event: timeout` and closes, in ms; default 300,000; `0` for never. */
@@ -200,6 +202,7 @@ export function createServer(options: ServerOptions): Hono {
     ),
     bufferEvents: positive("runBufferEvents", options.runBufferEvents, 10_000, 1),
     keepFinishedMs: positive("keepFinishedRunsMs", options.keepFinishedRunsMs, 300_000, 0),
+    keepFinishedRuns: positive("keepFinishedRuns", options.keepFinishedRuns, 1_000, 0),
   });
   const join = {
     heartbeatMs: positive("heartbeatMs", options.heartbeatMs, 15_000, 0),

@@ -629,3 +629,22 @@ describe("a restart (a new server, graph and store over the same SQLite file)", 
     }
   });
 });
+
+describe("keepFinishedRuns", () => {
+  it("forgets the oldest finished run beyond the limit", async () => {
+    const s = await start({ keepFinishedRuns: 1 });
+    s.open();
+    const ids: string[] = [];
+    for (const thread of ["t1", "t2"]) {
+      const started = await s.call("POST", `/api/threads/${thread}/runs`, { ...GO, detach: true });
+      const { runId } = started.body as { runId: string };
+      await settled(s.call, `/api/threads/${thread}/runs/${runId}`);
+      ids.push(runId);
+    }
+    expect((await s.call("GET", `/api/threads/t1/runs/${ids[0]}`)).status).toBe(404);
+    expect(await s.call("GET", "/api/threads/t2/runs")).toMatchObject({
+      status: 200,
+      body: { threadId: "t2", runs: [{ runId: ids[1], status: "done" }] },
+    });
+  });
+});

@@ -45,6 +45,8 @@ export interface RunRegistryOptions {
   bufferEvents: number;
   /** How long a finished run stays joinable and listed, in ms; default 300,000 (5 minutes). */
   keepFinishedMs: number;
+  /** At most this many finished runs are kept (the oldest finished go first); default 1,000. */
+  keepFinishedRuns: number;
   /** Runs going on at once in this server (every kind of run); default 16. */
   maxConcurrentRuns: number;
 }
@@ -156,6 +158,8 @@ export class RunRegistry {
   readonly options: RunRegistryOptions;
   private readonly runs = new Map<string, ServerRun>();
   private active = 0;
+  /** The ids of the finished runs kept, oldest finished first. */
+  private readonly finishedOrder: string[] = [];
 
   constructor(options: RunRegistryOptions) {
     this.options = options;
@@ -189,9 +193,21 @@ export class RunRegistry {
     return run;
   }
 
-  /** Forget `run` once it has been finished for `keepFinishedMs`. */
+  /**
+   * Forget `run` once it has been finished for `keepFinishedMs`, or at once when more than
+   * `keepFinishedRuns` finished runs are kept (the oldest finished go first).
+   */
   retire(run: ServerRun): void {
-    setTimeout(() => this.runs.delete(run.runId), this.options.keepFinishedMs).unref();
+    this.finishedOrder.push(run.runId);
+    while (this.finishedOrder.length > this.options.keepFinishedRuns) {
+      const oldest = this.finishedOrder.shift();
+      if (oldest !== undefined) this.runs.delete(oldest);
+    }
+    setTimeout(() => {
+      this.runs.delete(run.runId);
+      const at = this.finishedOrder.indexOf(run.runId);
+      if (at >= 0) this.finishedOrder.splice(at, 1);
+    }, this.options.keepFinishedMs).unref();
   }
 
   /** The run of `runId` on `threadId`. @throws HttpError 404 `UnknownRun`. */
