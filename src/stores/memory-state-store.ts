@@ -355,6 +355,28 @@ export class MemoryStateStore implements StateStore {
   }
 
   /**
+   * Extend `owner`'s lease to `ttlMs` ms from now, also one that expired, when it is still
+   * `owner`'s; `false` when another owner holds it or nobody does (see
+   * {@link StateStore.renewLease}).
+   * @throws StateStoreError for an empty owner, a ttl ≤ 0 or a closed store.
+   */
+  async renewLease(
+    threadId: string,
+    branchId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    this.#open();
+    checkLease(threadId, branchId, owner, ttlMs);
+    const key = keyOf(threadId, branchId);
+    const held = this.#data.leases.get(key);
+    if (held?.owner !== owner) return false;
+    // A renewal keeps the owner's stop request.
+    this.#data.leases.set(key, { owner, expiresAt: this.#now() + ttlMs, stopBy: held.stopBy });
+    return true;
+  }
+
+  /**
    * Ask the holder of the branch's unexpired lease to stop at its next superstep boundary
    * (see {@link StateStore.requestStop}); views of this store see it.
    * @returns the owner asked, or `null` when no unexpired lease is held.
