@@ -11,9 +11,9 @@ import {
   ValueError,
 } from "../errors/index.js";
 import type { StreamEvent } from "../graph/types.js";
+import { resolveLazy } from "../lazy.js";
 import type { Middleware } from "../middleware/types.js";
 import { tool } from "../tools/tool.js";
-import { resolveLazy } from "../lazy.js";
 import { AgentState } from "./agent-state.js";
 import { buildReactAgent, runAgent } from "./react-agent.js";
 
