@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { lazyObject, memo } from "./lazy.js";
+import { lazyObject, memo, resolveLazy } from "./lazy.js";
 
 describe("memo", () => {
   it("builds on the first call only, and hands out the same value after", () => {
@@ -72,5 +72,32 @@ describe("lazyObject", () => {
   it("cannot be frozen (its stand-in cannot follow the built object there)", () => {
     const lazy = lazyObject(() => ({ a: 1 }));
     expect(() => Object.freeze(lazy)).toThrow(TypeError);
+  });
+});
+
+describe("resolveLazy", () => {
+  it("returns the built object of a stand-in (building it), and any other value as it is", () => {
+    let calls = 0;
+    const built = { a: 1 };
+    const lazy = lazyObject(() => {
+      calls++;
+      return built;
+    });
+    expect(calls).toBe(0);
+    const real = resolveLazy(lazy);
+    expect(real).toBe(built);
+    expect(real).not.toBe(lazy);
+    expect(calls).toBe(1);
+    expect(resolveLazy(lazy)).toBe(built);
+    expect(calls).toBe(1);
+    const plain = { a: 1 };
+    expect(resolveLazy(plain)).toBe(plain);
+    const fn = () => 1;
+    expect(resolveLazy(fn)).toBe(fn);
+    expect(resolveLazy(null)).toBe(null);
+    expect(resolveLazy(3)).toBe(3);
+    expect(resolveLazy("x")).toBe("x");
+    // The key it reads is not one of the stand-in's own keys.
+    expect(Reflect.ownKeys(lazy)).toEqual(["a"]);
   });
 });

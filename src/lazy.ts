@@ -18,6 +18,20 @@ export function memo<T>(build: () => T): () => T {
   };
 }
 
+/** The key a {@link lazyObject} stand-in answers with its built object (see {@link resolveLazy}). */
+const LAZY_TARGET: unique symbol = Symbol("nodestep.lazyTarget");
+
+/**
+ * The object a {@link lazyObject} stand-in stands for (built now if it was not yet), or `value`
+ * itself when it is not a stand-in. For code that keeps the object and reads it on every step
+ * (a graph's state definition): each read through the stand-in costs a Proxy trap.
+ */
+export function resolveLazy<T>(value: T): T {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return value;
+  const target = (value as { [LAZY_TARGET]?: T })[LAZY_TARGET];
+  return target === undefined ? value : target;
+}
+
 /**
  * An object that stands for `build()`, built on its first use: reading, writing, listing or
  * testing a property, its prototype (`instanceof`) all go to the built object, and so do
@@ -28,7 +42,7 @@ export function memo<T>(build: () => T): () => T {
 export function lazyObject<T extends object>(build: () => T): T {
   const real = memo(build);
   const handler: ProxyHandler<object> = {
-    get: (_t, key) => Reflect.get(real(), key),
+    get: (_t, key) => (key === LAZY_TARGET ? real() : Reflect.get(real(), key)),
     set: (_t, key, value) => Reflect.set(real(), key, value),
     has: (_t, key) => Reflect.has(real(), key),
     deleteProperty: (_t, key) => Reflect.deleteProperty(real(), key),

@@ -21,7 +21,11 @@ import type { NodeContext } from "../graph/context.js";
 import { type Node, node } from "../graph/node.js";
 import { traced } from "../graph/tracing.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
-import { historyChange, runRewriteHistory } from "../middleware/history-hooks.js";
+import {
+  hasRewriteHistory,
+  historyChange,
+  runRewriteHistory,
+} from "../middleware/history-hooks.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
 import { markStreamed, runWrapModelCall } from "../middleware/wrap-hooks.js";
@@ -192,7 +196,9 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     const stored = readMessages("modelNode", ctx, state, messagesField);
     const middleware = ctx.middleware as readonly Middleware[];
     const mctx: ModelMiddlewareContext = { model: chat.model, node: ctx, state };
-    const rewritten = await runRewriteHistory(middleware, stored, mctx);
+    const rewritten = hasRewriteHistory(middleware)
+      ? await runRewriteHistory(middleware, stored, mctx)
+      : null;
     const history = rewritten ?? stored;
     const change = rewritten === null ? [] : historyChange(stored, rewritten);
     let sent: Message[];

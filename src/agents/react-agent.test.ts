@@ -11,8 +11,10 @@ import {
   ValueError,
 } from "../errors/index.js";
 import type { StreamEvent } from "../graph/types.js";
+import { resolveLazy } from "../lazy.js";
 import type { Middleware } from "../middleware/types.js";
 import { tool } from "../tools/tool.js";
+import { AgentState } from "./agent-state.js";
 import { buildReactAgent, runAgent } from "./react-agent.js";
 
 const getOrderStatus = tool(({ orderId }) => (orderId === "A-1001" ? "shipped" : "unknown"), {
@@ -54,6 +56,18 @@ function failure(cls: abstract new (...args: never[]) => Error, message: string)
 const lastContent = (request: ChatRequest) => request.messages.at(-1)!.content;
 
 describe("buildReactAgent", () => {
+  it("runs on AgentState's definition itself, not on its lazy stand-in (no Proxy trap per read)", () => {
+    const agent = buildReactAgent(new ScriptedChat(["Hi."]), { tools: [getOrderStatus] });
+    expect(agent.state).toBe(resolveLazy(AgentState));
+    expect(agent.state).not.toBe(AgentState);
+    expect([...agent.state.fields.keys()]).toEqual([
+      "messages",
+      "toolCalls",
+      "finalText",
+      "finalOutput",
+    ]);
+  });
+
   it("alternates think and act until the model answers without tool calls", async () => {
     const chat = new ScriptedChat([
       { toolCalls: [statusCall("call_1")] },

@@ -7,6 +7,7 @@
  */
 import type { Tracer } from "@opentelemetry/api";
 import { GraphConfigError, RunCancelledError, ValueError } from "../errors/index.js";
+import { resolveLazy } from "../lazy.js";
 import type { MemoryStore } from "../memory/types.js";
 import { isStateDefinition, type StateDefinition } from "../state/define-state.js";
 import type { BranchInfo, DeleteThreadOptions, StateStore, StoredEvent } from "../stores/types.js";
@@ -118,7 +119,8 @@ export class Graph<D extends StateDefinition | null = null> {
       );
     }
     checkGraphOptions(options);
-    this.state = (state ?? null) as D;
+    // AgentState is a lazyObject stand-in: keep the definition itself, read on every step.
+    this.state = resolveLazy(state ?? null) as D;
     this.name = options.name ?? "graph";
     this.stateStore = options.stateStore ?? null;
     if (

@@ -25,6 +25,19 @@ function isMessageList(value: unknown): value is Message[] {
   );
 }
 
+/** Whether any of `middleware` has a `rewriteHistory` hook (the model node skips the await without one). */
+export function hasRewriteHistory(middleware: readonly unknown[]): boolean {
+  for (const mw of middleware) {
+    if (
+      typeof mw === "object" &&
+      mw !== null &&
+      typeof (mw as { rewriteHistory?: unknown }).rewriteHistory === "function"
+    )
+      return true;
+  }
+  return false;
+}
+
 /**
  * Run every `rewriteHistory` hook in order, each seeing what the previous one returned.
  *
