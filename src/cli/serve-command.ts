@@ -4,7 +4,13 @@
  * @module
  */
 import type { Command, Option } from "commander";
-import { createServer, DEFAULT_PORT, LOOPBACK_HOSTS, listen } from "../server/index.js";
+import {
+  createServer,
+  DEFAULT_MAX_CONCURRENT_RUNS,
+  DEFAULT_PORT,
+  LOOPBACK_HOSTS,
+  listen,
+} from "../server/index.js";
 import { readPrices } from "./args.js";
 import { type LoadedGraph, UsageError } from "./load.js";
 
@@ -35,6 +41,7 @@ interface ServeOpts {
   apiKey?: string;
   corsOrigin?: string[];
   prices?: string;
+  maxRuns: string;
 }
 
 /** Add `serve` to the program. */
@@ -56,6 +63,11 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
       "--prices <file>",
       "a JSON price table (USD per million tokens) for the usage routes' cost",
     )
+    .option(
+      "--max-runs <n>",
+      "runs going on at once; one more answers 429",
+      String(DEFAULT_MAX_CONCURRENT_RUNS),
+    )
     .addOption(storeOption())
     .addOption(modelOption())
     .action(async (target: string | undefined, o: ServeOpts) => {
@@ -63,6 +75,10 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         throw new UsageError(`--port must be a port number, got "${o.port}"`);
+      }
+      const maxRuns = Number(o.maxRuns);
+      if (!/^[0-9]+$/.test(o.maxRuns) || maxRuns < 1) {
+        throw new UsageError(`--max-runs must be an integer ≥ 1, got "${o.maxRuns}"`);
       }
       const apiKey = o.apiKey ?? io.env.NODESTEP_API_KEY ?? null;
       const loopback = LOOPBACK_HOSTS.includes(o.host) || o.host === "::1";
@@ -74,6 +90,7 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
           corsOrigins: o.corsOrigin ?? [],
           allowedHosts: loopback ? LOOPBACK_HOSTS : null,
           prices,
+          maxConcurrentRuns: maxRuns,
         });
         const server = await listen(app, { port, host: o.host });
         out(`nodestep studio for graph "${loaded.graph.name}": ${server.url}/`);

@@ -4,7 +4,8 @@
  * One append per finished task (its pending write), per committed superstep, per pause and
  * per end of a run; a single-task superstep writes its task and its commit together. Appends
  * are serialized and carry the branch's expected last seq (optimistic concurrency); the run
- * holds the branch's lease from start to end.
+ * holds the branch's lease from start to end, renewed by a timer and from the append path
+ * (see `ThreadJournal.append`), so that a run that never gives the event loop a turn keeps it.
  *
  * Loading a position is in `load-position.ts` (re-exported here).
  *
@@ -45,8 +46,17 @@ export class ThreadJournal implements RunJournal {
   /** Appends started and not yet settled. */
   #inFlight = 0;
   #renewal: ReturnType<typeof setInterval> | null = null;
+  /** The renewal of the lease in flight, or `null`. */
+  #renewing: Promise<void> | null = null;
+  /** `performance.now()` when the renewal in flight was sent. */
+  #renewSent = 0;
   /** Set when a renewal of the lease failed or was refused: nothing more is written. */
   #lost: LeaseLostError | null = null;
+  /** Resolves when the lease is lost (ends a wait for a renewal that never answers). */
+  #onLost: () => void = () => {};
+  readonly #lostNow = new Promise<void>((resolve) => {
+    this.#onLost = resolve;
+  });
   /**
    * `performance.now()` when the last acquire or renewal that succeeded was sent: the lease
    * lasts at least `leaseTtlMs` from then (the store counts from when it got the request).
@@ -128,8 +138,14 @@ export class ThreadJournal implements RunJournal {
   /**
    * Append events (after any buffered ones), in order with earlier appends. What they hold is
    * taken now: with no append in flight the store is called at once (a store reads the events
-   * before its `append` returns); behind one, they are copied first, so that nothing a node
-   * does to its objects afterwards reaches the log.
+   * before its `append` returns); behind one, or behind a renewal of the lease, they are
+   * copied first, so that nothing a node does to its objects afterwards reaches the log.
+   *
+   * The lease, before each append: when more than half its time to live passed since the last
+   * renewal, a renewal is sent (not waited for); when all of it passed (no timer turn renewed
+   * it: the run kept the event loop busy), the append waits for a renewal in place, which
+   * succeeds when the lease is still this run's in the store, and stops the run with
+   * `LeaseLostError`, writing nothing, when another owner took it.
    */
   append(events: NewEvent[]): Promise<void> {
     if (this.#closed) return Promise.resolve();
@@ -141,11 +157,14 @@ export class ThreadJournal implements RunJournal {
     }
     const batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
     this.#buffer = [];
+    const lapsed = this.#renewDue();
     const run = async (b: NewEvent[], queued: boolean) => {
       try {
         // A renewal may have failed (or not come in time) while earlier appends were queued:
         // this one is not sent. (Not queued: checked just above.)
         if (queued) this.#checkLease();
+        if (this.#lost) throw this.#lost;
+        if (queued ? this.#renewDue() : lapsed) await this.#renewInPlace();
         if (this.#lost) throw this.#lost;
         const stored = await this.store.append(this.threadId, this.branchId, b, this.lastSeq);
         const last = stored[stored.length - 1];
@@ -159,7 +178,8 @@ export class ThreadJournal implements RunJournal {
     };
     this.#inFlight++;
     let p: Promise<void>;
-    if (this.#inFlight === 1) p = run(batch, false);
+    if (this.#inFlight === 1 && !lapsed) p = run(batch, false);
+    else if (this.#inFlight === 1) p = run(batch.map(frozenEvent), false);
     else {
       const frozen = batch.map(frozenEvent);
       p = this.#tail.then(() => run(frozen, true));
@@ -335,17 +355,25 @@ export class ThreadJournal implements RunJournal {
 
   /**
    * The run ended with a node's `Command.PARENT` (`run_finished`, status `"completed"`, with
-   * `toParent`: the node): its superstep is not applied, and nothing is left to run.
+   * `toParent`: the node, `command`: its update and goto as `encodeParentCommand` stores them,
+   * and `parentTask`: the parent's task it was handed to, when known): its superstep is not
+   * applied, and nothing is left to run. The parent's task, run again before it recorded its
+   * own result (a crash), applies this stored command instead of running the child again.
    */
-  async handedToParent(step: number, node: string): Promise<void> {
+  async handedToParent(
+    step: number,
+    node: string,
+    command: JsonObject,
+    parentTask: string | null,
+  ): Promise<void> {
     try {
       this.#flushInline();
     } catch {
       // As in failed(): a result its codecs cannot store is dropped.
     }
-    await this.append([
-      this.#event("run_finished", step, null, null, { status: "completed", toParent: node }),
-    ]);
+    const data: JsonObject = { status: "completed", toParent: node, command };
+    if (parentTask !== null) data.parentTask = parentTask;
+    await this.append([this.#event("run_finished", step, null, null, data)]);
   }
 
   /** Record a failure (best effort: a store that is down is not asked twice). */
@@ -373,9 +401,10 @@ export class ThreadJournal implements RunJournal {
   }
 
   /**
-   * Lose the lease (see {@link #loseLease}) when the store knows it is gone, or when its time
-   * to live passed since the last acquire or renewal that succeeded was sent (a renewal hung,
-   * or the process was too busy to send one): another writer may hold it now.
+   * Lose the lease (see {@link #loseLease}) when the store knows it is gone, or when a renewal
+   * sent a whole time to live ago is still unanswered and the lease's time ran out (a store
+   * that hangs: another writer may hold it now). A lease whose time ran out with no renewal
+   * in flight (a busy process sent none) is not lost: the next append renews it in place.
    */
   #checkLease(): void {
     if (this.#closed || this.#lost) return;
@@ -383,13 +412,64 @@ export class ThreadJournal implements RunJournal {
       this.#loseLease("the store's session that held it ended", undefined);
       return;
     }
-    const since = performance.now() - this.#heldSince;
-    if (since >= this.leaseTtlMs) {
+    if (this.#renewing === null) return;
+    const now = performance.now();
+    if (now - this.#renewSent >= this.leaseTtlMs && now - this.#heldSince >= this.leaseTtlMs) {
       this.#loseLease(
         `its time to live of ${this.leaseTtlMs} ms passed with no renewal answered`,
         undefined,
       );
     }
+  }
+
+  /**
+   * Whether an append must renew the lease first: its whole time to live passed since the
+   * last renewal answered. Past half of it, a renewal is sent without waiting (a long run
+   * with no timer turn keeps its lease).
+   */
+  #renewDue(): boolean {
+    const since = performance.now() - this.#heldSince;
+    if (since >= this.leaseTtlMs) return true;
+    if (since >= this.leaseTtlMs / 2 && this.#renewing === null) void this.#renew();
+    return false;
+  }
+
+  /**
+   * Renew a lease whose time ran out, before writing: wait for a renewal (the one in flight,
+   * then a new one when that one was sent before the time ran out), or for the lease's loss.
+   */
+  async #renewInPlace(): Promise<void> {
+    for (let i = 0; i < 2 && !this.#lost && this.#renewDue(); i++)
+      await Promise.race([this.#renew(), this.#lostNow]);
+  }
+
+  /**
+   * Renew the lease (`renewLease`, or `acquireLease` for a store without it), or join the
+   * renewal in flight. An answer `false` or an error loses the lease; settles either way.
+   */
+  #renew(): Promise<void> {
+    if (this.#renewing) return this.#renewing;
+    const sent = performance.now();
+    this.#renewSent = sent;
+    const { store, threadId, branchId, runId, leaseTtlMs } = this;
+    let done = false;
+    const renewal = (async () => {
+      try {
+        const held = store.renewLease
+          ? await store.renewLease(threadId, branchId, runId, leaseTtlMs)
+          : await store.acquireLease(threadId, branchId, runId, leaseTtlMs);
+        if (!held) this.#loseLease("another writer holds it now", undefined);
+        else if (!this.#lost) this.#heldSince = sent;
+      } catch (e) {
+        this.#loseLease(`renewing it failed: ${(e as Error)?.message ?? String(e)}`, e);
+      } finally {
+        done = true;
+        this.#renewing = null;
+      }
+    })();
+    // (A store that threw at once settled it already: nothing is in flight then.)
+    if (!done) this.#renewing = renewal;
+    return renewal;
   }
 
   /**
@@ -400,26 +480,11 @@ export class ThreadJournal implements RunJournal {
    * {@link leaseSignal} fires.
    */
   #startRenewal(): void {
-    let renewing = false;
     this.#renewal = setInterval(
       () => {
         this.#checkLease();
-        if (this.#closed || this.#lost || renewing) return;
-        renewing = true;
-        const sent = performance.now();
-        this.store
-          .acquireLease(this.threadId, this.branchId, this.runId, this.leaseTtlMs)
-          .then(
-            (held) => {
-              if (!held) this.#loseLease("another writer holds it now", undefined);
-              else if (!this.#lost) this.#heldSince = sent;
-            },
-            (e: unknown) =>
-              this.#loseLease(`renewing it failed: ${(e as Error)?.message ?? String(e)}`, e),
-          )
-          .finally(() => {
-            renewing = false;
-          });
+        if (this.#closed || this.#lost || this.#renewing) return;
+        void this.#renew();
       },
       Math.max(10, Math.floor(this.leaseTtlMs / 3)),
     );
@@ -433,6 +498,7 @@ export class ThreadJournal implements RunJournal {
       { threadId: this.threadId, branchId: this.branchId, cause },
     );
     if (this.#renewal) clearInterval(this.#renewal);
+    this.#onLost();
     this.#lostController.abort(this.#lost);
   }
 

@@ -1,9 +1,11 @@
 /**
  * Issue 13, item 8: a lease renewal that fails or answers `false` stops the run with
  * `LeaseLostError` before it writes anything more (it went on writing, and a second writer
- * was admitted).
+ * was admitted). And a run that never gives the event loop a turn (no timer renews its lease)
+ * keeps its lease: renewed from the append path, in place once it lapsed by the clock, and
+ * lost only when another owner took it.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { caught } from "../../test/helpers.js";
 import { LeaseLostError } from "../errors/index.js";
@@ -17,16 +19,19 @@ const State = defineState({
   count: reducer(z.number().default(0), (a: number, b: number) => a + b),
 });
 
-/** A memory store whose lease renewals (every acquire after the first) answer as told. */
+/**
+ * A memory store whose lease renewals answer truly until a test arms them: then they answer
+ * `false`, throw or hang, as `renewal` says.
+ */
 class FlakyLeaseStore extends MemoryStateStore {
   acquired = 0;
-  renewal: "false" | "throw" | "hang" = "false";
+  renewal: "ok" | "false" | "throw" | "hang" = "ok";
   /** What `leaseLost` answers. */
   lostNow = false;
-  #renewed: (() => void) | null = null;
-  /** Resolves once a renewal was answered. */
-  readonly renewed = new Promise<void>((r) => {
-    this.#renewed = r;
+  #failed: (() => void) | null = null;
+  /** Resolves once an armed renewal was sent. */
+  readonly failed = new Promise<void>((r) => {
+    this.#failed = r;
   });
   override async acquireLease(
     threadId: string,
@@ -34,8 +39,17 @@ class FlakyLeaseStore extends MemoryStateStore {
     owner: string,
     ttlMs: number,
   ): Promise<boolean> {
-    if (++this.acquired === 1) return super.acquireLease(threadId, branchId, owner, ttlMs);
-    queueMicrotask(() => this.#renewed?.());
+    this.acquired++;
+    return super.acquireLease(threadId, branchId, owner, ttlMs);
+  }
+  override async renewLease(
+    threadId: string,
+    branchId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    if (this.renewal === "ok") return super.renewLease(threadId, branchId, owner, ttlMs);
+    queueMicrotask(() => this.#failed?.());
     if (this.renewal === "throw") throw new Error("connection reset");
     if (this.renewal === "hang") return new Promise<boolean>(() => {});
     return false;
@@ -54,7 +68,9 @@ for (const renewal of ["false", "throw"] as const) {
       const first = node(
         async () => {
           steps.push("first");
-          await store.renewed;
+          // Renewals answered truly until now (however slow the machine): the next one fails.
+          store.renewal = renewal;
+          await store.failed;
           await new Promise((r) => setTimeout(r, 0));
           return { count: 1 };
         },
@@ -96,6 +112,7 @@ describe("a run that loses its lease in the middle of a long node", () => {
     const slow = node(
       (_s, ctx) =>
         new Promise<{ count: number }>((_resolve, reject) => {
+          store.renewal = "false";
           // Never finishes by itself: only the signal ends it.
           ctx.signal.addEventListener("abort", () => {
             aborted = ctx.signal.reason;
@@ -118,11 +135,11 @@ describe("a run that loses its lease in the middle of a long node", () => {
 describe("a renewal that never answers", () => {
   it("fires the node's signal once the lease's time to live passed and writes nothing more", async () => {
     const store = new FlakyLeaseStore();
-    store.renewal = "hang";
     let aborted: unknown = null;
     const slow = node(
       (_s, ctx) =>
         new Promise<{ count: number }>((resolve) => {
+          store.renewal = "hang";
           ctx.signal.addEventListener("abort", () => {
             aborted = ctx.signal.reason;
             // A node that ignores the abort and returns: its result is not written.
@@ -168,5 +185,102 @@ describe("a store that knows the lease is gone (leaseLost)", () => {
     );
     expect(store.acquired).toBe(1);
     expect(events.map((x) => x.type)).toEqual(["run_started"]);
+  });
+});
+
+describe("a run that never gives the event loop a turn", () => {
+  // The journal's clock and the store's are one clock the nodes move: no timer turn happens
+  // while the run goes on (a memory store answers in microtasks), so only the append path
+  // can renew the lease.
+  let clock = 0;
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  function clocked(): FlakyLeaseStore {
+    clock = 1_000;
+    vi.spyOn(performance, "now").mockImplementation(() => clock);
+    return new FlakyLeaseStore({ now: () => clock });
+  }
+  const graph = (store: FlakyLeaseStore, ...bodies: ((s: unknown) => unknown)[]) => {
+    const nodes = bodies.map((body, i) =>
+      node(
+        async (s: unknown) => {
+          await body(s);
+          return { count: 10 ** i };
+        },
+        { name: `n${i}` },
+      ),
+    );
+    return new Graph(State, { stateStore: store, leaseTtlMs: 100 }).flow(
+      START.to(nodes[0]!),
+      ...nodes.map((n, i) => n.to(nodes[i + 1] ?? END)),
+    );
+  };
+
+  it("renews the lease from the append path once half its time to live passed", async () => {
+    const store = clocked();
+    let intruder: boolean | null = null;
+    const g = graph(
+      store,
+      () => {
+        clock += 60;
+      },
+      async () => {
+        // Past the first lease's end (1,100): held only because the commit at 1,060 renewed it.
+        clock += 60;
+        intruder = await store.acquireLease("t", "main", "intruder", 1_000);
+      },
+    );
+    const r = await g.invoke({}, { threadId: "t" });
+    expect([r.status, r.state, intruder]).toEqual(["completed", { count: 11 }, false]);
+    expect((await store.read("t", "main")).map((e) => e.type)).toEqual([
+      "run_started",
+      "step_committed",
+      "step_committed",
+      "run_finished",
+    ]);
+  });
+
+  it("renews in place a lease that lapsed by the clock while nobody took it, and goes on", async () => {
+    const store = clocked();
+    const g = graph(
+      store,
+      () => {
+        clock += 150;
+      },
+      () => {
+        clock += 250;
+      },
+    );
+    const r = await g.invoke({}, { threadId: "t" });
+    expect([r.status, r.state]).toEqual(["completed", { count: 11 }]);
+    // Still the run's until it ended: given back now.
+    expect(await store.acquireLease("t", "main", "next-run", 1_000)).toBe(true);
+  });
+
+  it("stops with LeaseLostError, writing nothing, when another owner took the lapsed lease", async () => {
+    const store = clocked();
+    const steps: string[] = [];
+    const g = graph(
+      store,
+      async () => {
+        steps.push("n0");
+        clock += 150;
+        expect(await store.acquireLease("t", "main", "intruder", 1_000)).toBe(true);
+      },
+      () => {
+        steps.push("n1");
+      },
+    );
+    const e = await caught(() => g.invoke({}, { threadId: "t" }));
+    const events = await store.read("t", "main");
+    expect(e).toBeInstanceOf(LeaseLostError);
+    expect(e.message).toBe(
+      `Run "${events[0]!.runId}" lost the lease of thread "t" (branch "main"): another writer holds it now. It stopped writing; the thread is as its last stored event says.`,
+    );
+    expect(events.map((x) => x.type)).toEqual(["run_started"]);
+    expect(steps).toEqual(["n0"]);
+    // The intruder's lease is left alone.
+    expect(await store.acquireLease("t", "main", "third", 1_000)).toBe(false);
   });
 });

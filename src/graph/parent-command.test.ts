@@ -11,7 +11,8 @@ import { MemoryStateStore } from "../stores/memory-state-store.js";
 import type { StateStore } from "../stores/types.js";
 import { Graph } from "./graph.js";
 import { node, START } from "./node.js";
-import { Command, END } from "./routing.js";
+import { decodeParentCommand, encodeParentCommand } from "./parent-command.js";
+import { Command, END, Send } from "./routing.js";
 import { subgraph } from "./subgraph.js";
 
 const State = defineState({
@@ -107,7 +108,12 @@ describe("Command.PARENT", () => {
         const last = (await store.read("t:desk", "main")).at(-1);
         expect([last?.type, last?.data]).toEqual([
           "run_finished",
-          { status: "completed", toParent: "triage" },
+          {
+            status: "completed",
+            toParent: "triage",
+            command: { update: { owner: "after", log: ["handoff:after"] }, goto: "after" },
+            parentTask: JSON.stringify(["t", "main", "1:0"]),
+          },
         ]);
       }
     });
@@ -139,6 +145,36 @@ describe("Command.PARENT", () => {
       GraphExecutionError,
       'Node "triage" of graph "child" returned a Command for its parent graph (Command.PARENT), but graph "child" is not running as a subgraph, so there is no parent to update; run it through subgraph(...) in a parent graph, or return a Command without graph',
     );
+  });
+
+  it("stores a hand-off's goto as names, END and Sends, and reads it back", () => {
+    const billing = node(() => ({}), { name: "billing" });
+    const goto = [billing, "after", END, new Send("billing", { owner: "y" })];
+    const stored = encodeParentCommand(
+      new Command({ graph: Command.PARENT, update: { owner: "x" }, goto }),
+    );
+    expect(stored).toEqual({
+      update: { owner: "x" },
+      goto: ["billing", "after", "__end__", { send: "billing", payload: { owner: "y" } }],
+    });
+    const back = decodeParentCommand(JSON.parse(JSON.stringify(stored)));
+    const targets = back.goto as unknown[];
+    expect([back.graph, back.update, targets.slice(0, 2)]).toEqual([
+      null,
+      { owner: "x" },
+      ["billing", "after"],
+    ]);
+    expect(targets[2]).toBe(END);
+    expect(targets[3]).toBeInstanceOf(Send);
+    expect([(targets[3] as Send).node, (targets[3] as Send).payload]).toEqual([
+      "billing",
+      { owner: "y" },
+    ]);
+    expect(encodeParentCommand(new Command({ graph: Command.PARENT, goto: "after" }))).toEqual({
+      update: null,
+      goto: "after",
+    });
+    expect(decodeParentCommand({ update: null }).goto).toBeNull();
   });
 
   it("checks graph when the Command is made", () => {

@@ -37,7 +37,12 @@ import type { Graph, GraphInput, GraphState } from "./graph.js";
 import { checkInputFields, pickOutput } from "./io-schema.js";
 import { setWaiting } from "./joins.js";
 import { ThreadJournal } from "./journal.js";
-import { isSubgraphRun, ParentCommand } from "./parent-command.js";
+import {
+  encodeParentCommand,
+  isSubgraphRun,
+  ParentCommand,
+  subgraphParentTask,
+} from "./parent-command.js";
 import { MemoryNodeCache, type NodeCache } from "./policies.js";
 import { type PositionCache, positionsOf, rememberPosition } from "./position-cache.js";
 import { Command } from "./routing.js";
@@ -333,7 +338,12 @@ export async function runGraph<D extends StateDefinition | null>(
       const error = journal.lost ?? e;
       if (error instanceof ParentCommand) {
         // The child's run ends with its node's Command.PARENT; the subgraph node applies it.
-        await journal.handedToParent(pos.step, error.node);
+        await journal.handedToParent(
+          pos.step,
+          error.node,
+          encodeParentCommand(error.command),
+          subgraphParentTask(options),
+        );
         positionsOf(positions, store).delete(`${threadId}\u0000${branchId}`);
       } else await journal.failed(pos.step, error);
       throw error;

@@ -18,7 +18,13 @@ import { registerChildGraph } from "./child-states.js";
 import { GraphInterrupt, type NodeContext } from "./context.js";
 import type { Graph } from "./graph.js";
 import { type Node, node } from "./node.js";
-import { markFromChild, markSubgraphRun, ParentCommand } from "./parent-command.js";
+import {
+  decodeParentCommand,
+  markFromChild,
+  markSubgraphRun,
+  ParentCommand,
+  parentTaskKey,
+} from "./parent-command.js";
 import { Command } from "./routing.js";
 import type { RunOptions, StreamEvent } from "./types.js";
 
@@ -52,6 +58,27 @@ function checkShared(
       );
     }
   }
+}
+
+/**
+ * The `Command.PARENT` the child's last run handed the parent's task `taskKey` (its
+ * `run_finished` event with `toParent`, see `ThreadJournal.handedToParent`), or `null` when the
+ * branch's last event is anything else.
+ */
+async function handedOff(
+  store: StateStore,
+  threadId: string,
+  branchId: string,
+  taskKey: string,
+): Promise<{ command: Command; node: string } | null> {
+  const branch = await store.getBranch(threadId, branchId);
+  if (!branch || branch.lastSeq === 0) return null;
+  const [last] = await store.read(threadId, branchId, { afterSeq: branch.lastSeq - 1 });
+  const d = last?.data;
+  if (last?.type !== "run_finished" || !isPlainObject(d)) return null;
+  if (d.parentTask !== taskKey || typeof d.toParent !== "string" || !isPlainObject(d.command))
+    return null;
+  return { command: decodeParentCommand(d.command), node: d.toParent };
 }
 
 /**
@@ -126,7 +153,10 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       const fromBranch = typeof cache.childBranch === "string" ? cache.childBranch : "main";
       const inherited = fromBranch !== childBranch;
       let threadId: string | null;
+      // Whether this task may have run its child before (a crash, then the thread continued).
+      let ranBefore = false;
       if (childThread === "stable") {
+        ranBefore = true;
         if (!store || ctx.threadId === null) {
           throw new GraphConfigError(
             `subgraph "${name}": childThread "stable" needs the parent to run on a thread with a state store`,
@@ -157,6 +187,7 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
             : store && ctx.threadId !== null
               ? `${ctx.threadId}:${name}:${nodeCrypto().randomBytes(6).toString("hex")}`
               : null;
+        ranBefore = typeof saved === "string";
         if (threadId !== null && saved === undefined) {
           cache.childThread = threadId;
           cache.childBranch = childBranch;
@@ -189,10 +220,23 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
         rootRunId: ctx.rootRunId,
         stateStore: store,
       };
-      markSubgraphRun(runOptions);
+      const taskKey =
+        threadId !== null && ctx.threadId !== null
+          ? parentTaskKey(ctx.threadId, ctx.branchId, ctx.taskId)
+          : null;
+      markSubgraphRun(runOptions, taskKey);
       if (threadId !== null) {
         runOptions.threadId = threadId;
         runOptions.branchId = runBranch;
+        if (taskKey !== null && (ranBefore || paused)) {
+          // The child handed this very task a Command.PARENT, and the parent stopped before
+          // recording its result: the child's log holds the command; apply it, once.
+          const handed = await handedOff(store as StateStore, threadId, runBranch, taskKey);
+          if (handed) {
+            const from = new ParentCommand(handed.command, handed.node, graph.name);
+            return markFromChild(handed.command, from) as never;
+          }
+        }
       }
       if (ctx.hasContext) runOptions.context = ctx.context;
       if (graph.memoryStore === null && ctx.memoryStore) runOptions.memoryStore = ctx.memoryStore;

@@ -260,14 +260,27 @@ describe("time travel", () => {
 describe("leases", () => {
   it("keeps the lease through a step longer than its time to live", async () => {
     const store = new MemoryStateStore();
-    let entered!: () => void;
-    const inside = new Promise<void>((r) => {
-      entered = r;
+    // Watch the renewals (on the instance: the cold mode keeps such a store for every call).
+    const renew = store.renewLease.bind(store);
+    let enteredAt = Number.POSITIVE_INFINITY;
+    let renewedLate!: () => void;
+    const longEnough = new Promise<void>((r) => {
+      renewedLate = r;
+    });
+    store.renewLease = async (...args) => {
+      const held = await renew(...args);
+      // A renewal answered more than a time to live after the step began.
+      if (held && performance.now() - enteredAt > 100) renewedLate();
+      return held;
+    };
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
     });
     const slow = node(
       async () => {
-        entered();
-        await new Promise((r) => setTimeout(r, 400));
+        enteredAt = performance.now();
+        await released;
         return { count: 1 };
       },
       { name: "slow" },
@@ -278,14 +291,14 @@ describe("leases", () => {
       slow.to(END),
     );
     const first = g.invoke({}, { threadId: "long" });
-    await inside;
-    // Well past the time to live: only renewals keep the lease.
-    await new Promise((r) => setTimeout(r, 250));
+    // Past the time to live, right after a renewal: only renewals kept the lease.
+    await longEnough;
     await expectError(
       () => g.invoke({}, { threadId: "long" }),
       ThreadBusyError,
       'Thread "long" (branch "main") is already running; graph "graph" cannot start a second run on it until the first ends (or its lease of 100 ms expires)',
     );
+    release();
     expect((await first).state.count).toBe(1);
   });
 });

@@ -10,11 +10,9 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { HumanMessage } from "../chat/messages.js";
 import { pickOutput } from "../graph/io-schema.js";
-import type { StreamEvent } from "../graph/types.js";
 import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
 import type { PriceTable } from "../middleware/prices.js";
 import type { StateStore } from "../stores/types.js";
@@ -22,6 +20,9 @@ import { studioHtml } from "../studio/page.js";
 import { studioScript } from "../studio/script.js";
 import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 import { describeGraph } from "./graph-view.js";
+import { RunRegistry } from "./run-registry.js";
+import { addRunRoutes } from "./run-routes.js";
+import { joinStream, startServerRun } from "./run-stream.js";
 import type { ServedGraph } from "./types.js";
 import { addUIStreamRoutes } from "./ui-stream-route.js";
 import { addUsageRoute } from "./usage-route.js";
@@ -53,6 +54,32 @@ export interface ServerOptions {
    * /api/threads/:id/usage` and a run's answer carry `cost` in US dollars; without, `cost` is `null`.
    */
   prices?: PriceTable | null;
+  /**
+   * Runs going on at once in this server, of every kind (plain, streamed, detached, UI
+   * stream); one more answers `429 TooManyRuns`. Default {@link DEFAULT_MAX_CONCURRENT_RUNS}.
+   */
+  maxConcurrentRuns?: number;
+  /** Events each streamed run keeps for clients that join it (the oldest go first); default 10,000. */
+  runBufferEvents?: number;
+  /** How long a finished run stays listed and joinable, in ms; default 300,000 (5 minutes). */
+  keepFinishedRunsMs?: number;
+  /** At most this many finished runs stay listed and joinable (the oldest finished go first); default 1,000. */
+  keepFinishedRuns?: number;
+  /** A `: heartbeat` comment line on the server's SSE streams every this many ms; default 15,000; `0` for none. */
+  heartbeatMs?: number;
+  /** A joined stream with no run event for this long sends `event: timeout` and closes, in ms; default 300,000; `0` for never. */
+  joinIdleMs?: number;
+}
+
+/** The default of {@link ServerOptions.maxConcurrentRuns}. */
+export const DEFAULT_MAX_CONCURRENT_RUNS = 16;
+
+function positive(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) {
+    throw new TypeError(`createServer: ${name} must be an integer ≥ ${min}, got ${value}`);
+  }
+  return value;
 }
 
 /** The default loopback host names of {@link ServerOptions.allowedHosts}. */
@@ -83,6 +110,8 @@ const RunBody = z
     resume: z.record(z.string(), z.json()).optional(),
     branchId: Id.optional(),
     modes: z.array(z.enum(STREAM_MODES)).min(1).optional(),
+    detach: z.boolean().optional(),
+    onDisconnect: z.enum(["cancel", "continue"]).optional(),
   })
   .refine((b) => !(b.input != null && b.message !== undefined), {
     message: "give either input or message, not both",
@@ -104,7 +133,12 @@ const API_ROUTES = [
   "GET /api/threads/:threadId/usage",
   "POST /api/threads/:threadId/runs",
   "POST /api/threads/:threadId/runs/stream",
+  "GET /api/threads/:threadId/runs",
+  "GET /api/threads/:threadId/runs/:runId",
+  "GET /api/threads/:threadId/runs/:runId/stream",
+  "POST /api/threads/:threadId/runs/:runId/cancel",
   "POST /api/threads/:threadId/ui-stream",
+  "GET /api/threads/:threadId/ui-stream/:chatId/stream",
   "GET /api/threads/:threadId/ui-messages",
   "POST /api/threads/:threadId/fork",
   "DELETE /api/threads/:threadId",
@@ -120,11 +154,17 @@ const API_ROUTES = [
  * the run's `usage` and the branch's `threadUsage`; the stream's `end` event `threadUsage`), `POST /threads/:id/runs/stream` (server-sent events),
  * `POST /threads/:id/ui-stream` (the AI SDK UI message stream, for `useChat`; docs/ui-stream.md),
  * `GET /threads/:id/ui-messages` (the conversation as `UIMessage`s),
- * `POST /threads/:id/fork`, `DELETE /threads/:id`. Errors answer `{ error: { type, message } }` with a 4xx status for
+ * `POST /threads/:id/fork`, `DELETE /threads/:id`; the runs of this server
+ * (docs/background-runs.md): `POST /threads/:id/runs` with `detach: true` (202 at once),
+ * `GET /threads/:id/runs`, `GET /threads/:id/runs/:runId`, `GET /threads/:id/runs/:runId/stream`
+ * (join from `Last-Event-ID`), `POST /threads/:id/runs/:runId/cancel`, and
+ * `GET /threads/:id/ui-stream/:chatId/stream` (`useChat({ resume: true })`). More runs at once
+ * than `maxConcurrentRuns` answer 429. Errors answer `{ error: { type, message } }` with a 4xx status for
  * the client's mistakes (malformed JSON 400, unknown thread, branch or event 404, busy thread
  * 409, …) and 500 only when the graph's run itself fails.
  *
- * @throws TypeError when the graph has no state store, or `store` is not the graph's.
+ * @throws TypeError when the graph has no state store, or `store` is not the graph's, or a
+ *   bound (`maxConcurrentRuns`, `runBufferEvents`, …) is not an integer in its range.
  * @throws ValueError when `prices` is not a valid price table.
  * @example
  * ```ts
@@ -153,6 +193,21 @@ export function createServer(options: ServerOptions): Hono {
       : new Set((options.allowedHosts ?? LOOPBACK_HOSTS).map((h) => h.toLowerCase()));
   const streamStartMs = options.streamStartMs ?? 1_000;
   const context = options.context;
+  const registry = new RunRegistry({
+    maxConcurrentRuns: positive(
+      "maxConcurrentRuns",
+      options.maxConcurrentRuns,
+      DEFAULT_MAX_CONCURRENT_RUNS,
+      1,
+    ),
+    bufferEvents: positive("runBufferEvents", options.runBufferEvents, 10_000, 1),
+    keepFinishedMs: positive("keepFinishedRunsMs", options.keepFinishedRunsMs, 300_000, 0),
+    keepFinishedRuns: positive("keepFinishedRuns", options.keepFinishedRuns, 1_000, 0),
+  });
+  const join = {
+    heartbeatMs: positive("heartbeatMs", options.heartbeatMs, 15_000, 0),
+    idleMs: positive("joinIdleMs", options.joinIdleMs, 300_000, 0),
+  };
 
   const app = new Hono();
   app.onError((e, c) => {
@@ -183,7 +238,8 @@ export function createServer(options: ServerOptions): Hono {
       cors({
         origin: [...options.corsOrigins],
         allowMethods: ["GET", "POST", "OPTIONS"],
-        allowHeaders: ["Authorization", "Content-Type"],
+        allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID"],
+        exposeHeaders: ["X-Nodestep-Run-Id"],
         maxAge: 600,
       }),
     );
@@ -312,94 +368,123 @@ export function createServer(options: ServerOptions): Hono {
     return c.json(branch, 201);
   });
 
+  /** The `end` event of a streamed run: the thread's status, interrupts, output and usage. */
+  const endOf = async (threadId: string, branchId: string) => {
+    const after = await graph.getState(threadId, { branchId });
+    return {
+      threadId,
+      branchId,
+      status: after.status,
+      interrupts: after.interrupts,
+      lastEventId: after.lastEventId,
+      // The run's result: the graph's output fields (all of them without an output schema).
+      state: pickOutput(after.state, graph.outputFields),
+      threadUsage: await usage.thread(threadId, branchId),
+    };
+  };
+
   app.post("/api/threads/:threadId/runs", async (c) => {
     const threadId = param(c, "threadId");
     const body = await readJson(c, RunBody);
+    if (body.onDisconnect !== undefined) {
+      throw new HttpError(
+        400,
+        "InvalidRequest",
+        'onDisconnect: only for POST …/runs/stream; a run that goes on without its client is { "detach": true } here',
+      );
+    }
     const branchId = body.branchId ?? "main";
-    const result = await graph.invoke(inputOf(body), {
-      threadId,
-      branchId,
-      ...runExtras(body, context),
-    });
-    const after = await graph.getState(threadId, { branchId });
-    return c.json({
-      runId: result.runId,
-      threadId,
-      branchId,
-      status: result.status,
-      interrupts: result.interrupts,
-      state: result.state,
-      lastEventId: after.lastEventId,
-      usage: await usage.run(threadId, branchId, result.runId),
-      threadUsage: await usage.thread(threadId, branchId),
-    });
+    if (body.detach) {
+      const run = await startServerRun(registry, {
+        threadId,
+        branchId,
+        detached: true,
+        waitMs: streamStartMs,
+        start: (signal) =>
+          graph.stream(inputOf(body), {
+            threadId,
+            branchId,
+            signal,
+            modes: body.modes ?? ["updates", "custom"],
+            ...runExtras(body, context),
+          }),
+        end: () => endOf(threadId, branchId),
+      });
+      return c.json(run.info(), 202);
+    }
+    const release = registry.acquire();
+    try {
+      const result = await graph.invoke(inputOf(body), {
+        threadId,
+        branchId,
+        ...runExtras(body, context),
+      });
+      const after = await graph.getState(threadId, { branchId });
+      return c.json({
+        runId: result.runId,
+        threadId,
+        branchId,
+        status: result.status,
+        interrupts: result.interrupts,
+        state: result.state,
+        lastEventId: after.lastEventId,
+        usage: await usage.run(threadId, branchId, result.runId),
+        threadUsage: await usage.thread(threadId, branchId),
+      });
+    } finally {
+      release();
+    }
   });
 
   app.post("/api/threads/:threadId/runs/stream", async (c) => {
     const threadId = param(c, "threadId");
     const body = await readJson(c, RunBody);
+    if (body.detach !== undefined) {
+      throw new HttpError(
+        400,
+        "InvalidRequest",
+        'detach: only for POST …/runs; a streamed run that goes on without its client is { "onDisconnect": "continue" }',
+      );
+    }
     const branchId = body.branchId ?? "main";
-    const iterator = graph
-      .stream(inputOf(body), {
-        threadId,
-        branchId,
-        modes: body.modes ?? ["updates", "custom"],
-        ...runExtras(body, context),
-      })
-      [Symbol.asyncIterator]();
-    // Wait briefly for the first event, so that errors found at the start of the run (a busy
-    // thread, an unknown branch, a bad input) answer with a status instead of an SSE error.
-    const first = iterator.next();
-    let timer: NodeJS.Timeout | undefined;
-    const early = await Promise.race([
-      first.then(
-        (r) => ({ kind: "event" as const, r }),
-        (e: unknown) => ({ kind: "error" as const, e }),
-      ),
-      new Promise<{ kind: "late" }>((resolve) => {
-        timer = setTimeout(() => resolve({ kind: "late" }), streamStartMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (early.kind === "error") throw early.e;
-    return streamSSE(c, async (sse) => {
-      let closed = false;
-      sse.onAbort(() => {
-        closed = true;
-        void iterator.return?.();
-      });
-      let id = 0;
-      const send = (event: string, data: unknown) =>
-        sse.writeSSE({ event, data: JSON.stringify(data), id: String(++id) });
-      try {
-        await send("run", { threadId, branchId });
-        let next: Promise<IteratorResult<StreamEvent>> =
-          early.kind === "event" ? Promise.resolve(early.r) : first;
-        for (;;) {
-          const r = await next;
-          if (r.done || closed) break;
-          await send(r.value.mode, r.value);
-          next = iterator.next();
-        }
-        if (closed) return;
-        const after = await graph.getState(threadId, { branchId });
-        await send("end", {
+    const detached = body.onDisconnect === "continue";
+    const run = await startServerRun(registry, {
+      threadId,
+      branchId,
+      detached,
+      waitMs: streamStartMs,
+      start: (signal) =>
+        graph.stream(inputOf(body), {
           threadId,
           branchId,
-          status: after.status,
-          interrupts: after.interrupts,
-          lastEventId: after.lastEventId,
-          // The run's result: the graph's output fields (all of them without an output schema).
-          state: pickOutput(after.state, graph.outputFields),
-          threadUsage: await usage.thread(threadId, branchId),
-        });
-      } catch (e) {
-        if (!closed) await send("error", errorAnswer(e).body);
-      }
+          signal,
+          modes: body.modes ?? ["updates", "custom"],
+          ...runExtras(body, context),
+        }),
+      end: () => endOf(threadId, branchId),
+    });
+    c.header("X-Nodestep-Run-Id", run.runId);
+    // A run that lives as long as its request has no idle timeout: it ends with the request.
+    return joinStream(c, run, 0, {
+      heartbeatMs: join.heartbeatMs,
+      idleMs: detached ? join.idleMs : 0,
+      ...(detached ? {} : { onClientGone: () => run.controller.abort() }),
     });
   });
 
-  addUIStreamRoutes(app, graph, { param, query, readJson, context, streamStartMs });
+  addRunRoutes(app, registry, { param, query, readJson, join, cancelWaitMs: 5_000 });
+  addUIStreamRoutes(app, graph, {
+    param,
+    query,
+    readJson,
+    context,
+    startRun: (how) =>
+      startServerRun(registry, {
+        ...how,
+        waitMs: streamStartMs,
+        end: () => endOf(how.threadId, how.branchId),
+      }),
+  });
 
   return app;
 }

@@ -8,9 +8,15 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 
-export { createServer, LOOPBACK_HOSTS, type ServerOptions } from "./app.js";
+export {
+  createServer,
+  DEFAULT_MAX_CONCURRENT_RUNS,
+  LOOPBACK_HOSTS,
+  type ServerOptions,
+} from "./app.js";
 export { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 export { describeGraph, type GraphView, type GraphViewEdge } from "./graph-view.js";
+export type { ServerRunInfo, ServerRunStatus } from "./run-registry.js";
 export type { ServedGraph } from "./types.js";
 
 /** The port `nodestep serve` listens on by default. */

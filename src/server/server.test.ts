@@ -101,7 +101,12 @@ describe("nodestep server: routes", () => {
           "GET /api/threads/:threadId/usage",
           "POST /api/threads/:threadId/runs",
           "POST /api/threads/:threadId/runs/stream",
+          "GET /api/threads/:threadId/runs",
+          "GET /api/threads/:threadId/runs/:runId",
+          "GET /api/threads/:threadId/runs/:runId/stream",
+          "POST /api/threads/:threadId/runs/:runId/cancel",
           "POST /api/threads/:threadId/ui-stream",
+          "GET /api/threads/:threadId/ui-stream/:chatId/stream",
           "GET /api/threads/:threadId/ui-messages",
           "POST /api/threads/:threadId/fork",
           "DELETE /api/threads/:threadId",
@@ -152,7 +157,10 @@ describe("nodestep server: routes", () => {
       ["updates", "4"],
       ["end", "5"],
     ]);
-    expect(started.events[0]?.data).toEqual({ threadId: "r1", branchId: "main" });
+    // The run's id (also the X-Nodestep-Run-Id header) joins its stream: docs/background-runs.md.
+    const runId = started.headers.get("x-nodestep-run-id");
+    expect(runId).toMatch(/^r-[0-9a-f]{16}$/);
+    expect(started.events[0]?.data).toEqual({ threadId: "r1", branchId: "main", runId });
     expect(started.events[1]?.data).toEqual({
       mode: "custom",
       node: "plan",
@@ -580,7 +588,10 @@ describe("nodestep server: API key and CORS origins", () => {
     });
     expect(ok.status).toBe(204);
     expect(ok.headers.get("access-control-allow-origin")).toBe("http://app.example");
-    expect(ok.headers.get("access-control-allow-headers")).toBe("Authorization,Content-Type");
+    // Last-Event-ID: a browser rejoining a run (docs/background-runs.md).
+    expect(ok.headers.get("access-control-allow-headers")).toBe(
+      "Authorization,Content-Type,Last-Event-ID",
+    );
     const other = await fetch(`${server.url}/api/threads`, {
       method: "OPTIONS",
       headers: { origin: "http://evil.example", "access-control-request-method": "POST" },

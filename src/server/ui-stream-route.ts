@@ -14,6 +14,8 @@ import { uiChatTurn } from "../integrations/ai-sdk-ui/request.js";
 import { uiStreamResponse } from "../integrations/ai-sdk-ui/response.js";
 import { UI_STREAM_MODES } from "../integrations/ai-sdk-ui/to-chunks.js";
 import { HttpError } from "./errors.js";
+import type { ServerRun } from "./run-registry.js";
+import { runEvents } from "./run-stream.js";
 import type { ServedGraph } from "./types.js";
 
 /** What the routes need from the server. */
@@ -23,60 +25,30 @@ export interface UIRouteHelpers {
   readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T>;
   /** The run `context` every run gets. */
   context: unknown;
-  /** How long to wait for the run's first event before answering anyway, in ms. */
-  streamStartMs: number;
-}
-
-/**
- * Wait up to `waitMs` for the first result of `iterator`, so that errors found when the run
- * starts (a busy thread, an unknown branch, bad input) are thrown here and answer with a
- * status; then an iterable of every result, the first included, that closes `iterator` when
- * left early.
- */
-export async function startedStream<T>(
-  iterator: AsyncIterator<T>,
-  waitMs: number,
-): Promise<AsyncIterable<T>> {
-  const first = iterator.next();
-  let timer: NodeJS.Timeout | undefined;
-  const early = await Promise.race([
-    first.then(
-      () => null,
-      (e: unknown) => ({ e }),
-    ),
-    new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), waitMs);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (early) throw early.e;
-  return {
-    [Symbol.asyncIterator]() {
-      let pending: Promise<IteratorResult<T>> | null = first;
-      return {
-        next() {
-          const r = pending ?? iterator.next();
-          pending = null;
-          return r;
-        },
-        async return() {
-          await iterator.return?.();
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
+  /**
+   * Start a run in the server's registry (joinable, counted against its limit): see
+   * `startServerRun`. @throws HttpError 429, and the run's early errors.
+   */
+  startRun(how: {
+    threadId: string;
+    branchId: string;
+    detached: boolean;
+    messageId: string | null;
+    start(signal: AbortSignal): AsyncIterable<StreamEvent>;
+  }): Promise<ServerRun>;
 }
 
 /**
  * Add the AI SDK routes to `app` (after the host, CORS, API key and body limit checks):
  *
- * - `POST /api/threads/:threadId/ui-stream[?branchId=]`: the body is what `useChat` sends
+ * - `POST /api/threads/:threadId/ui-stream[?branchId=&onDisconnect=]`: the body is what `useChat` sends
  *   (`{ id, messages, trigger, ... }`, read by `uiChatTurn`: the last user message is the
  *   input, approval answers resume the run); the answer is the UI message stream. The URL
  *   names the thread (the body's `id` is not used). 400 for a body `uiChatTurn` refuses,
  *   409 for a busy thread, 404 for an unknown branch; an error later in the run is an `error`
- *   chunk in the stream.
+ *   chunk in the stream, `429` when the server runs its maximum. The client leaving cancels
+ *   the run, unless `onDisconnect=continue`: then it goes on, and
+ *   `GET …/ui-stream/:chatId/stream` replays it (`useChat({ resume: true })`).
  * - `GET /api/threads/:threadId/ui-messages[?branchId=]`: `{ threadId, branchId, messages }`,
  *   the thread's `messages` as `UIMessage`s (`toUIMessages`, pending approvals included);
  *   404 for a thread with no events.
@@ -87,18 +59,35 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
   app.post("/api/threads/:threadId/ui-stream", async (c) => {
     const threadId = param(c, "threadId");
     const branchId = query(c, "branchId") ?? "main";
+    const onDisconnect = query(c, "onDisconnect") ?? "cancel";
+    if (onDisconnect !== "cancel" && onDisconnect !== "continue") {
+      throw new HttpError(
+        400,
+        "InvalidRequest",
+        `onDisconnect must be "cancel" or "continue", got "${onDisconnect}"`,
+      );
+    }
     const body = await readJson(c, z.unknown());
     const turn = uiChatTurn(body);
-    const iterator = graph
-      .stream(turn.input, {
-        threadId,
-        branchId,
-        modes: UI_STREAM_MODES,
-        ...(turn.resume !== undefined ? { resume: turn.resume } : {}),
-        ...(helpers.context !== undefined ? { context: helpers.context } : {}),
-      })
-      [Symbol.asyncIterator]();
-    const events: AsyncIterable<StreamEvent> = await startedStream(iterator, helpers.streamStartMs);
+    const detached = onDisconnect === "continue";
+    const run = await helpers.startRun({
+      threadId,
+      branchId,
+      detached,
+      messageId: turn.messageId ?? null,
+      start: (signal) =>
+        graph.stream(turn.input, {
+          threadId,
+          branchId,
+          signal,
+          modes: UI_STREAM_MODES,
+          ...(turn.resume !== undefined ? { resume: turn.resume } : {}),
+          ...(helpers.context !== undefined ? { context: helpers.context } : {}),
+        }),
+    });
+    const events = runEvents(run, c.req.raw.signal, () => {
+      if (!detached) run.controller.abort();
+    });
     return uiStreamResponse(events, turn.messageId ? { messageId: turn.messageId } : {});
   });
 

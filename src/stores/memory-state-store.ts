@@ -349,6 +349,26 @@ export class MemoryStateStore implements StateStore {
     return true;
   }
 
+  /**
+   * Extend `owner`'s lease to `ttlMs` ms from now, also one that expired, when it is still
+   * `owner`'s; `false` when another owner holds it or nobody does (see
+   * {@link StateStore.renewLease}).
+   * @throws StateStoreError for an empty owner, a ttl ≤ 0 or a closed store.
+   */
+  async renewLease(
+    threadId: string,
+    branchId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    this.#open();
+    checkLease(threadId, branchId, owner, ttlMs);
+    const key = keyOf(threadId, branchId);
+    if (this.#data.leases.get(key)?.owner !== owner) return false;
+    this.#data.leases.set(key, { owner, expiresAt: this.#now() + ttlMs });
+    return true;
+  }
+
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
   async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
     this.#open();

@@ -164,6 +164,20 @@ export interface StateStore {
   acquireLease(threadId: string, branchId: string, owner: string, ttlMs: number): Promise<boolean>;
 
   /**
+   * Optional (a run falls back to {@link acquireLease}): extend `owner`'s lease on the branch
+   * to `ttlMs` from now, also one whose time to live already ran out, as long as no other
+   * owner took it since: `true` when the lease is still `owner`'s and was extended, `false`
+   * when another owner holds it, or it was given back or deleted (nobody holds it: it is not
+   * taken anew). One atomic step (a single statement on SQL stores), so that a lease another
+   * writer takes over is never extended for its former owner. A run renews through it, by
+   * timer and before an append once its lease lapsed by its own clock (a run that kept the
+   * event loop busy), and stops with `LeaseLostError` when it answers `false`.
+   * @throws StateStoreError for an empty owner, a ttl ≤ 0 or a closed store (and, on a
+   *   database, a failed query).
+   */
+  renewLease?(threadId: string, branchId: string, owner: string, ttlMs: number): Promise<boolean>;
+
+  /**
    * Optional: `true` when this store already knows that `owner`'s lease on the branch is gone
    * (for PostgreSQL, the database session whose advisory lock held it ended). Synchronous and
    * cheap: a run asks it before each append and each renewal, and stops with

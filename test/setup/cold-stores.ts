@@ -69,6 +69,7 @@ const CONTRACT = [
   "saveSnapshot",
   "loadSnapshot",
   "acquireLease",
+  "renewLease",
   "leaseLost",
   "releaseLease",
   "deleteThread",

@@ -38,6 +38,20 @@ function generateResult(scenario: ConformanceScenario) {
       usage: USAGE,
       warnings: [],
     };
+  if (scenario.kind === "reasoning")
+    return {
+      content: [
+        {
+          type: "reasoning",
+          text: scenario.thinking,
+          providerMetadata: { mock: { signature: "c2lnLW1vY2s=" } },
+        },
+        { type: "text", text: scenario.content },
+      ],
+      finishReason: stop,
+      usage: USAGE,
+      warnings: [],
+    };
   return {
     content: [{ type: "text", text: scenario.kind === "text" ? scenario.content : "" }],
     finishReason: stop,
@@ -59,10 +73,24 @@ function streamParts(scenario: ConformanceScenario): Part[] {
       ]),
       { type: "finish", finishReason: toolCallsFinish, usage: USAGE },
     ];
-  const text = scenario.kind === "text" ? scenario.content : "";
+  const text = scenario.kind === "text" || scenario.kind === "reasoning" ? scenario.content : "";
+  const thinking: Part[] =
+    scenario.kind === "reasoning"
+      ? [
+          { type: "reasoning-start", id: "r0" },
+          { type: "reasoning-delta", id: "r0", delta: scenario.thinking.slice(0, 9) },
+          { type: "reasoning-delta", id: "r0", delta: scenario.thinking.slice(9) },
+          {
+            type: "reasoning-end",
+            id: "r0",
+            providerMetadata: { mock: { signature: "c2lnLW1vY2s=" } },
+          },
+        ]
+      : [];
   return [
     { type: "stream-start", warnings: [] },
     { type: "response-metadata", id: "r1", modelId: "mock-model-001" },
+    ...thinking,
     { type: "text-start", id: "t0" },
     { type: "text-delta", id: "t0", delta: text.slice(0, 6) },
     { type: "text-delta", id: "t0", delta: text.slice(6) },
@@ -84,8 +112,15 @@ function apiError(status: number, headers: Record<string, string> = {}) {
 
 const never = () => new Promise<never>(() => {});
 
+/** The prompt of the latest call of the latest scenario model (the parts suite's "body"). */
+let lastModel: MockLanguageModelV4 | null = null;
+const lastPrompt = () => {
+  const calls = [...(lastModel?.doGenerateCalls ?? []), ...(lastModel?.doStreamCalls ?? [])];
+  return calls.length === 0 ? undefined : JSON.parse(JSON.stringify(calls.at(-1)!.prompt));
+};
+
 function scenarioModel(scenario: ConformanceScenario, Mock = MockLanguageModelV4) {
-  return new Mock({
+  const model = new Mock({
     provider: "mock.chat",
     modelId: "mock-model",
     doGenerate: async () => {
@@ -106,10 +141,21 @@ function scenarioModel(scenario: ConformanceScenario, Mock = MockLanguageModelV4
       return { stream: convertArrayToReadableStream(streamParts(scenario)) } as never;
     },
   });
+  lastModel = model;
+  return model;
 }
 
-describeChatConformance("fromAISdk (MockLanguageModelV4)", (s) =>
-  fromAISdk(scenarioModel(s), { maxRetries: 0 }),
+describeChatConformance(
+  "fromAISdk (MockLanguageModelV4)",
+  (s) => fromAISdk(scenarioModel(s), { maxRetries: 0 }),
+  {
+    parts: {
+      provider: "mock.chat",
+      reasoningProvider: "ai-sdk/mock.chat",
+      lastRequestBody: lastPrompt,
+      unsupported: ["toolResultImage"], // the default for a provider not in the table
+    },
+  },
 );
 describeChatConformance("fromAISdk (MockLanguageModelV3)", (s) =>
   fromAISdk(scenarioModel(s, MockLanguageModelV3 as never), { maxRetries: 0 }),
@@ -365,6 +411,117 @@ describe("fromAISdk mapping", () => {
       "The mock-provider call timed out after 20 ms (timeoutMs)",
     );
     expect((timeout as ModelProviderError).retryable).toBe(true);
+  });
+
+  it("sends a tool result with media as a content output: V4 file parts, V3 image-data / image-url / file-data / file-url", async () => {
+    const toolRequest = ChatRequest({
+      messages: [
+        HumanMessage({ content: "Chart it." }),
+        AIMessage({
+          toolCalls: [{ id: "c1", name: "chart", arguments: {}, argumentsError: null }],
+        }),
+        ToolMessage({
+          toolCallId: "c1",
+          name: "chart",
+          content: [
+            { type: "text", text: "Chart:" },
+            { type: "image", data: "aGk=", mediaType: "image/png" },
+            { type: "image", url: "https://x.test/c.png" },
+            { type: "file", data: "JVBE", mediaType: "application/pdf", name: "r.pdf" },
+            { type: "file", url: "https://x.test/r.pdf", mediaType: "application/pdf" },
+            { type: "audio", data: "UklG", format: "mp3" },
+          ],
+        }),
+      ],
+    });
+    const v4 = scenarioModel({ kind: "text", content: "ok" });
+    await fromAISdk(v4, { unsupportedParts: [] }).complete(toolRequest);
+    expect(v4.doGenerateCalls[0]!.prompt[2]).toEqual({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: "c1",
+          toolName: "chart",
+          output: {
+            type: "content",
+            value: [
+              { type: "text", text: "Chart:" },
+              { type: "file", mediaType: "image/png", data: { type: "data", data: "aGk=" } },
+              {
+                type: "file",
+                mediaType: "image/*",
+                data: { type: "url", url: new URL("https://x.test/c.png") },
+              },
+              {
+                type: "file",
+                mediaType: "application/pdf",
+                data: { type: "data", data: "JVBE" },
+                filename: "r.pdf",
+              },
+              {
+                type: "file",
+                mediaType: "application/pdf",
+                data: { type: "url", url: new URL("https://x.test/r.pdf") },
+              },
+              { type: "file", mediaType: "audio/mpeg", data: { type: "data", data: "UklG" } },
+            ],
+          },
+        },
+      ],
+    });
+    const v3 = scenarioModel({ kind: "text", content: "ok" }, MockLanguageModelV3 as never);
+    await fromAISdk(v3, { unsupportedParts: [] }).complete(toolRequest);
+    expect((v3.doGenerateCalls[0] as { prompt: unknown[] }).prompt[2]).toEqual({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: "c1",
+          toolName: "chart",
+          output: {
+            type: "content",
+            value: [
+              { type: "text", text: "Chart:" },
+              { type: "image-data", data: "aGk=", mediaType: "image/png" },
+              { type: "image-url", url: "https://x.test/c.png" },
+              { type: "file-data", data: "JVBE", mediaType: "application/pdf", filename: "r.pdf" },
+              { type: "file-url", url: "https://x.test/r.pdf" },
+              { type: "file-data", data: "UklG", mediaType: "audio/mpeg" },
+            ],
+          },
+        },
+      ],
+    });
+  });
+
+  it("refuses the parts of unsupportedParts (default: media in tool results and assistant messages) before calling the model", async () => {
+    const model = scenarioModel({ kind: "text", content: "ok" });
+    const withPart = (part: import("../../chat/parts.js").ContentPart) =>
+      ChatRequest({
+        messages: [
+          HumanMessage({ content: [part] }),
+          AIMessage({ content: [{ type: "text", text: "Seen." }, part] }),
+        ],
+      });
+    const audio = { type: "audio", data: "UklG", format: "wav" } as const;
+    const e1 = await fromAISdk(model)
+      .complete(withPart(audio))
+      .catch((e: unknown) => e);
+    expect(e1).toBeInstanceOf(UnsupportedPartError);
+    expect([(e1 as UnsupportedPartError).partType, (e1 as UnsupportedPartError).path]).toEqual([
+      "audio",
+      "messages[1].content[1]",
+    ]);
+    const only = fromAISdk(model, { unsupportedParts: [{ in: "user", type: "audio" }] });
+    const e2 = await only.complete(withPart(audio)).catch((e: unknown) => e);
+    expect((e2 as Error).message).toBe(
+      "AI SDK model mock.chat/mock-model cannot send an audio part (wav) in a user message (messages[0].content[0]): the unsupportedParts option of fromAISdk lists it",
+    );
+    expect(model.doGenerateCalls).toHaveLength(0);
+    const url = { type: "image", url: "https://x.test/a.png", mediaType: "image/png" } as const;
+    await fromAISdk(model, { unsupportedParts: [{ source: "data" }] }).complete(withPart(url));
+    expect(model.doGenerateCalls[0]!.prompt.map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 
   it("rejects parts and options it cannot send, and models of other specifications", async () => {

@@ -25,7 +25,8 @@ import {
   withRetries,
 } from "../internal/call.js";
 import { fromGenerateResult, mapAISdkError, StreamMapper } from "./from-result.js";
-import { type SdkCallOptions, type SpecVersion, toCallOptions } from "./to-call.js";
+import { type AISdkPartRule, partSupport } from "./part-support.js";
+import { type SdkCallOptions, type SpecVersion, toCallOptions, type Where } from "./to-call.js";
 
 /**
  * The part of an AI SDK `LanguageModelV3` / `LanguageModelV4` the adapter uses. Any model of
@@ -50,6 +51,16 @@ export interface AISdkChatOptions extends ProviderCallOptions {
   settings?: JsonObject;
   /** Name the chat reports as `model` (and middleware sees as `ctx.model`); default the model's `modelId`. */
   name?: string;
+  /**
+   * The parts the provider package cannot send as what they are (it would write them out as
+   * JSON text, or leave them out): a request with one rejects with `UnsupportedPartError`
+   * before anything is sent. Default: the row of `AI_SDK_PART_SUPPORT` for the model's
+   * `provider` id, else `AI_SDK_DEFAULT_UNSUPPORTED` (media in tool results and in
+   * assistant messages). Pass `[]` for a provider that sends every part, or
+   * `[{ in: "assistant" }]` for an `@ai-sdk/openai-compatible` model made with
+   * `supportsMultiPartToolContent: true`.
+   */
+  unsupportedParts?: readonly AISdkPartRule[];
 }
 
 type Generate = (o: SdkCallOptions) => PromiseLike<Record<string, unknown>>;
@@ -59,14 +70,21 @@ type Stream = (o: SdkCallOptions) => PromiseLike<{ stream: ReadableStream<unknow
  * A {@link Chat} on an AI SDK language model. Build it with {@link fromAISdk}.
  *
  * - `complete` calls `doGenerate`, `stream` calls `doStream`; messages, content parts (images,
- *   files, audio as file parts), tools, tool choice, structured output (`responseFormat:
+ *   files, audio as file parts; in tool results the `content` output), tools, tool choice, structured output (`responseFormat:
  *   { type: "json", schema }`) and reasoning effort (V4) are mapped both ways.
  * - Reasoning parts come back with `provider: "ai-sdk/<model.provider>"` and the part's
  *   `providerMetadata` as `data`; they are sent back (as `providerOptions`) only to a model of
- *   that same provider.
+ *   that same provider. A tool call's `providerMetadata` (Gemini 3's `thoughtSignature` of a
+ *   function call) is kept as a reasoning part with text `""` and `data: { aiSdkToolCallId,
+ *   providerMetadata }`, and goes back as that tool call's `providerOptions`; the answer
+ *   text's (a `thoughtSignature` on a text part) as one with `data: { aiSdkText: true,
+ *   providerMetadata }`, sent back on the message's first text part.
  * - Usage: `inputTokens.total` → `inputTokens`, `cacheRead` → `cachedInputTokens`,
  *   `outputTokens.total` → `outputTokens`, `outputTokens.reasoning` → `reasoningTokens`, the
  *   provider's own counts under `raw`.
+ * - Parts the provider package would degrade (see `AI_SDK_PART_SUPPORT`, or the
+ *   `unsupportedParts` option) reject with `UnsupportedPartError` (`partType`, `path`,
+ *   `provider`), and nothing is sent.
  * - Errors: an `APICallError` becomes a {@link ModelProviderError} with its `status`,
  *   `retryable` (the SDK's `isRetryable`) and `retryAfterMs` (its `Retry-After`); retryable
  *   errors are retried `maxRetries` times (default 2) before the first chunk; `timeoutMs`
@@ -86,7 +104,9 @@ export class AISdkChat implements Chat {
   readonly #timeoutMs: number;
   readonly #label: string;
   readonly #reasoningProvider: string;
-  readonly #where: Parameters<typeof toCallOptions>[2];
+  readonly #where: Where;
+  /** The parts this chat refuses (the `unsupportedParts` option, or the table's default for its provider). */
+  readonly unsupportedParts: readonly AISdkPartRule[];
 
   constructor(model: AISdkLanguageModel, options: AISdkChatOptions = {}) {
     const version = (model as { specificationVersion?: unknown } | null)?.specificationVersion;
@@ -104,11 +124,15 @@ export class AISdkChat implements Chat {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#label = `AI SDK model ${model.provider}/${model.modelId}`;
     this.#reasoningProvider = `ai-sdk/${model.provider}`;
+    const support = partSupport(model.provider, options.unsupportedParts);
+    this.unsupportedParts = support.unsupported;
     this.#where = {
       provider: this.provider,
       label: this.#label,
       version: version,
       reasoningProvider: this.#reasoningProvider,
+      unsupported: support.unsupported,
+      why: support.why,
     };
   }
 
@@ -202,8 +226,11 @@ export class AISdkChat implements Chat {
  *
  * @param model - a model of an AI SDK provider package (`google("gemini-2.5-flash")`,
  *   `createOpenAICompatible({...})("llama-3.1")`…) of specification V3 (ai@6) or V4 (ai@7).
- * @param options - call settings (`settings`), retries (`maxRetries`, default 2), `timeoutMs`, `name`.
+ * @param options - call settings (`settings`), retries (`maxRetries`, default 2), `timeoutMs`,
+ *   `name`, `unsupportedParts`.
  * @throws {TypeError} the model is not a V3 or V4 language model.
+ * @throws {UnsupportedPartError} (from `complete` / `stream`) a request holds a part the
+ *   provider would degrade, such as an image in a tool result for `@ai-sdk/openai-compatible`.
  * @example
  * ```ts
  * import { google } from "@ai-sdk/google";

@@ -72,6 +72,40 @@ function metadata(value: unknown): JsonObject | null {
 
 type SdkContent = { type: string } & Record<string, unknown>;
 
+/**
+ * Key of a reasoning part's `data` naming the tool call whose `providerMetadata` the part
+ * keeps (Gemini's `thoughtSignature` of a function call): nodestep's tool calls carry no
+ * provider data, so it rides in the message's reasoning, and goes back as that tool call's
+ * `providerOptions`. The part's `data` is `{ aiSdkToolCallId, providerMetadata }`, its text `""`.
+ */
+export const TOOL_CALL_METADATA = "aiSdkToolCallId";
+
+/**
+ * Key of a reasoning part's `data` (set to `true`) marking it as the keeper of the answer
+ * text's `providerMetadata` (Gemini's `thoughtSignature` on a text part); it goes back as the
+ * `providerOptions` of the message's first text part. `data` is `{ aiSdkText, providerMetadata }`.
+ */
+export const TEXT_METADATA = "aiSdkText";
+
+function textReasoning(provider: string, meta: JsonObject): ReasoningPart {
+  return {
+    type: "reasoning",
+    text: "",
+    provider,
+    data: { [TEXT_METADATA]: true, providerMetadata: meta },
+  };
+}
+
+/** The reasoning part keeping a tool call's provider metadata (see {@link TOOL_CALL_METADATA}). */
+function toolCallReasoning(provider: string, id: string, meta: JsonObject): ReasoningPart {
+  return {
+    type: "reasoning",
+    text: "",
+    provider,
+    data: { [TOOL_CALL_METADATA]: id, providerMetadata: meta },
+  };
+}
+
 /** Map a `doGenerate` result to a {@link ChatResponse}. */
 export function fromGenerateResult(
   result: Record<string, unknown>,
@@ -83,19 +117,23 @@ export function fromGenerateResult(
   const toolCalls: ToolCall[] = [];
   let onlyText = true;
   for (const c of (result.content as SdkContent[] | undefined) ?? []) {
-    if (c.type === "text") parts.push({ type: "text", text: String(c.text) });
-    else if (c.type === "reasoning")
+    if (c.type === "text") {
+      parts.push({ type: "text", text: String(c.text) });
+      const meta = metadata(c.providerMetadata);
+      if (meta !== null) reasoning.push(textReasoning(reasoningProvider, meta));
+    } else if (c.type === "reasoning")
       reasoning.push({
         type: "reasoning",
         text: String(c.text),
         provider: reasoningProvider,
         data: metadata(c.providerMetadata),
       });
-    else if (c.type === "tool-call" && c.providerExecuted !== true)
-      toolCalls.push(
-        ToolCall.fromArgumentsJson(String(c.toolCallId), String(c.toolName), c.input as string),
-      );
-    else if (c.type === "file") {
+    else if (c.type === "tool-call" && c.providerExecuted !== true) {
+      const id = String(c.toolCallId);
+      toolCalls.push(ToolCall.fromArgumentsJson(id, String(c.toolName), c.input as string));
+      const meta = metadata(c.providerMetadata);
+      if (meta !== null) reasoning.push(toolCallReasoning(reasoningProvider, id, meta));
+    } else if (c.type === "file") {
       parts.push(filePart(String(c.mediaType), c.data));
       onlyText = false;
     }
@@ -153,8 +191,23 @@ export class StreamMapper {
       case "response-metadata":
         if (typeof part.modelId === "string") this.#model = part.modelId;
         return [];
-      case "text-delta":
-        return part.delta === "" ? [] : this.#out({ contentDelta: String(part.delta) }, part);
+      case "text-start":
+      case "text-delta": {
+        if (part.providerMetadata === undefined)
+          return part.type === "text-start" || part.delta === ""
+            ? []
+            : this.#out({ contentDelta: String(part.delta) }, part);
+        const meta = metadata(part.providerMetadata);
+        const out: ChatStreamChunk = {};
+        if (part.type === "text-delta" && part.delta !== "") out.contentDelta = String(part.delta);
+        if (meta !== null)
+          out.reasoningDelta = {
+            index: this.#index(this.#reasoning, `text:${String(part.id)}`),
+            provider: this.reasoningProvider,
+            data: textReasoning(this.reasoningProvider, meta).data as JsonObject,
+          };
+        return Object.keys(out).length === 0 ? [] : this.#out(out, part);
+      }
       case "reasoning-start":
       case "reasoning-delta":
       case "reasoning-end": {
@@ -191,19 +244,37 @@ export class StreamMapper {
         return this.#out({ toolCallDelta: { index, arguments: String(part.delta) } }, part);
       }
       case "tool-call": {
-        if (part.providerExecuted === true || this.#tools.has(String(part.toolCallId))) return [];
+        if (part.providerExecuted === true) return [];
         const id = String(part.toolCallId);
-        return this.#out(
-          {
-            toolCallDelta: {
-              index: this.#index(this.#tools, id),
-              id,
-              name: String(part.toolName),
-              arguments: String(part.input ?? ""),
+        const meta = metadata(part.providerMetadata);
+        const kept: ChatStreamChunk[] =
+          meta === null
+            ? []
+            : this.#out(
+                {
+                  reasoningDelta: {
+                    index: this.#index(this.#reasoning, `tool-call:${id}`),
+                    provider: this.reasoningProvider,
+                    data: toolCallReasoning(this.reasoningProvider, id, meta).data as JsonObject,
+                  },
+                },
+                part,
+              );
+        if (this.#tools.has(id)) return kept;
+        return [
+          ...kept,
+          ...this.#out(
+            {
+              toolCallDelta: {
+                index: this.#index(this.#tools, id),
+                id,
+                name: String(part.toolName),
+                arguments: String(part.input ?? ""),
+              },
             },
-          },
-          part,
-        );
+            part,
+          ),
+        ];
       }
       case "file":
         return this.#out({ contentPart: filePart(String(part.mediaType), part.data) }, part);

@@ -15,3 +15,10 @@ export {
   fromAISdk,
 } from "./ai-sdk-chat.js";
 export { finishReasonOf, mapAISdkError, usageFromSdk } from "./from-result.js";
+export {
+  AI_SDK_DEFAULT_UNSUPPORTED,
+  AI_SDK_PART_SUPPORT,
+  type AISdkPartPlace,
+  type AISdkPartRule,
+  type AISdkPartSupportRow,
+} from "./part-support.js";

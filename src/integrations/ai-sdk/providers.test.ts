@@ -86,7 +86,10 @@ function oaiResponder(scenario: ConformanceScenario) {
         ? { ...sse([oaiChunk({ role: "assistant", content: scenario.content })]), hang: true }
         : { hang: true };
     const calls = scenario.kind === "toolCalls" ? scenario.calls : [];
-    const content = scenario.kind === "text" ? scenario.content : null;
+    const content =
+      scenario.kind === "text" || scenario.kind === "reasoning" ? scenario.content : null;
+    // reasoning_content, as OpenAI-compatible servers (DeepSeek, vLLM) send it.
+    const thinking = scenario.kind === "reasoning" ? scenario.thinking : null;
     const finish = calls.length > 0 ? "tool_calls" : "stop";
     if (!streaming)
       return json({
@@ -100,6 +103,7 @@ function oaiResponder(scenario: ConformanceScenario) {
             message: {
               role: "assistant",
               content,
+              ...(thinking !== null ? { reasoning_content: thinking } : {}),
               ...(calls.length > 0
                 ? {
                     tool_calls: calls.map((c) => ({
@@ -116,6 +120,7 @@ function oaiResponder(scenario: ConformanceScenario) {
         usage: OAI_USAGE,
       });
     const events: unknown[] = [oaiChunk({ role: "assistant", content: "" })];
+    for (const p of pieces(thinking ?? "", 12)) events.push(oaiChunk({ reasoning_content: p }));
     for (const p of pieces(content ?? "", 6)) events.push(oaiChunk({ content: p }));
     calls.forEach((c, index) => {
       events.push(
@@ -141,11 +146,23 @@ const compatible = () =>
     includeUsage: true,
   })("llama-3.1-8b");
 
-describeChatConformance("fromAISdk(@ai-sdk/openai-compatible)", (scenario) => {
-  server.reset();
-  server.fallback = oaiResponder(scenario);
-  return fromAISdk(compatible(), { maxRetries: 0 });
-});
+describeChatConformance(
+  "fromAISdk(@ai-sdk/openai-compatible)",
+  (scenario) => {
+    server.reset();
+    server.fallback = oaiResponder(scenario);
+    return fromAISdk(compatible(), { maxRetries: 0 });
+  },
+  {
+    parts: {
+      provider: "local.chat",
+      reasoningProvider: "ai-sdk/local.chat",
+      lastRequestBody: () => server.requests.at(-1)?.json,
+      // @ai-sdk/openai-compatible would write the image out as JSON text in the tool message.
+      unsupported: ["toolResultImage"],
+    },
+  },
+);
 
 describe("fromAISdk(@ai-sdk/openai-compatible) wire", () => {
   it("sends the Chat Completions body and maps usage, complete and stream alike", async () => {
@@ -243,7 +260,11 @@ function googleResponder(scenario: ConformanceScenario) {
       }));
       return streaming ? sse([gResponse(parts, "STOP")]) : json(gResponse(parts, "STOP"));
     }
-    const thought = { text: "Checking the order.", thought: true, thoughtSignature: "c2ln" };
+    const thought = {
+      text: scenario.kind === "reasoning" ? scenario.thinking : "Checking the order.",
+      thought: true,
+      thoughtSignature: "c2ln",
+    };
     if (!streaming) return json(gResponse([thought, { text: scenario.content }], "STOP"));
     const texts = pieces(scenario.content, 6);
     return sse([
@@ -271,7 +292,15 @@ describeChatConformance(
     server.fallback = googleResponder(scenario);
     return fromAISdk(gemini(), { maxRetries: 0 });
   },
-  { providerToolCallIds: false, malformedArguments: false },
+  {
+    providerToolCallIds: false,
+    malformedArguments: false,
+    parts: {
+      provider: "google.generative-ai",
+      reasoningProvider: "ai-sdk/google.generative-ai",
+      lastRequestBody: () => server.requests.at(-1)?.json,
+    },
+  },
 );
 
 describe("fromAISdk(@ai-sdk/google) wire", () => {

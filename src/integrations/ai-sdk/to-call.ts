@@ -12,6 +12,8 @@ import { ModelProviderError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
 import { unsupportedPart } from "../internal/parts.js";
 import { schemaName } from "../openai/chat-completions.js";
+import { TEXT_METADATA, TOOL_CALL_METADATA } from "./from-result.js";
+import { type AISdkPartPlace, type AISdkPartRule, isUnsupported } from "./part-support.js";
 
 /** Specification versions of `@ai-sdk/provider` language models this adapter speaks. */
 export type SpecVersion = "v3" | "v4";
@@ -56,12 +58,23 @@ const ABORT_SIGNAL: PropertyDescriptor = {
   configurable: true,
 };
 
-interface Where {
+/** The model a request is mapped for. */
+export interface Where {
   provider: string;
   label: string;
   version: SpecVersion;
   reasoningProvider: string;
+  /** The parts the model's provider package would degrade (see `part-support.ts`). */
+  unsupported: readonly AISdkPartRule[];
+  /** Why they are refused, by where the part is, for the error message. */
+  why: (place: AISdkPartPlace) => string;
 }
+
+const PLACE: Record<AISdkPartPlace, string> = {
+  user: "a user message",
+  assistant: "an assistant message",
+  toolResult: "a tool result",
+};
 
 function fileData(version: SpecVersion, part: { url?: string; data?: string }): unknown {
   if (part.url !== undefined) {
@@ -71,7 +84,14 @@ function fileData(version: SpecVersion, part: { url?: string; data?: string }): 
   return version === "v4" ? { type: "data", data: part.data } : part.data;
 }
 
-function toPart(part: ContentPart, path: string, w: Where): SdkPart {
+function audioMediaType(format: string): string {
+  return `audio/${format === "mp3" ? "mpeg" : format}`;
+}
+
+function toPart(part: ContentPart, path: string, w: Where, place: AISdkPartPlace): SdkPart {
+  if (isUnsupported(w.unsupported, place, part))
+    throw unsupportedPart(w.provider, w.label, part, path, PLACE[place], w.why(place));
+  if (place === "toolResult" && w.version === "v3") return toV3ToolResultPart(part, path, w);
   switch (part.type) {
     case "text":
       return { type: "text", text: part.text };
@@ -93,16 +113,48 @@ function toPart(part: ContentPart, path: string, w: Where): SdkPart {
     case "audio":
       return {
         type: "file",
-        mediaType: `audio/${part.format === "mp3" ? "mpeg" : part.format}`,
+        mediaType: audioMediaType(part.format),
         data: fileData(w.version, part),
       };
   }
 }
 
-function toParts(content: MessageContent, path: string, w: Where): SdkPart[] {
+/**
+ * A part of a V3 tool result's `content` output, whose media parts are `image-data`,
+ * `image-url`, `file-data` and `file-url` (V4 uses the `file` part of messages).
+ */
+function toV3ToolResultPart(part: ContentPart, path: string, w: Where): SdkPart {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      return part.url !== undefined
+        ? { type: "image-url", url: part.url }
+        : { type: "image-data", data: part.data, mediaType: part.mediaType ?? "image/*" };
+    case "file":
+      if (part.url !== undefined) return { type: "file-url", url: part.url };
+      if (part.mediaType === undefined)
+        throw unsupportedPart(w.provider, w.label, part, path, null, "a file part needs mediaType");
+      return {
+        type: "file-data",
+        data: part.data,
+        mediaType: part.mediaType,
+        ...(part.name !== undefined ? { filename: part.name } : {}),
+      };
+    case "audio":
+      return { type: "file-data", data: part.data, mediaType: audioMediaType(part.format) };
+  }
+}
+
+function toParts(
+  content: MessageContent,
+  path: string,
+  w: Where,
+  place: AISdkPartPlace,
+): SdkPart[] {
   if (content === null) return [];
   if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
-  return content.map((p, i) => toPart(p, `${path}[${i}]`, w));
+  return content.map((p, i) => toPart(p, `${path}[${i}]`, w, place));
 }
 
 function systemText(content: MessageContent, path: string, w: Where): string {
@@ -123,26 +175,48 @@ function toMessage(message: Message, i: number, w: Where): SdkMessage {
     case "system":
       return { role: "system", content: systemText(message.content, path, w) };
     case "human":
-      return { role: "user", content: toParts(message.content, path, w) };
+      return { role: "user", content: toParts(message.content, path, w, "user") };
     case "ai": {
       const content: SdkPart[] = [];
+      const callOptions = new Map<string, unknown>();
+      let textOptions: unknown = null;
       for (const r of message.reasoning) {
         if (r.provider !== w.reasoningProvider) continue; // opaque data goes back only to its maker
+        const callId = r.data?.[TOOL_CALL_METADATA];
+        if (typeof callId === "string") {
+          callOptions.set(callId, r.data?.providerMetadata); // a tool call's own, such as a thoughtSignature
+          continue;
+        }
+        if (r.data?.[TEXT_METADATA] === true) {
+          textOptions = r.data.providerMetadata; // the answer text's own
+          continue;
+        }
         content.push({
           type: "reasoning",
           text: r.text,
           ...(r.data !== null ? { providerOptions: r.data } : {}),
         });
       }
-      content.push(...toParts(message.content, path, w));
+      const parts = toParts(message.content, path, w, "assistant");
+      const firstText = parts.find((p) => p.type === "text");
+      if (firstText !== undefined && textOptions != null) firstText.providerOptions = textOptions;
+      content.push(...parts);
       if (message.content === null && message.refusal !== null)
         content.push({ type: "text", text: message.refusal });
-      for (const c of message.toolCalls)
-        content.push({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: c.arguments });
+      for (const c of message.toolCalls) {
+        const options = callOptions.get(c.id);
+        content.push({
+          type: "tool-call",
+          toolCallId: c.id,
+          toolName: c.name,
+          input: c.arguments,
+          ...(options != null ? { providerOptions: options } : {}),
+        });
+      }
       return { role: "assistant", content };
     }
     case "tool": {
-      const parts = toParts(message.content, path, w);
+      const parts = toParts(message.content, path, w, "toolResult");
       const onlyText = parts.every((p) => p.type === "text");
       const output = onlyText
         ? { type: "text", value: parts.map((p) => p.text as string).join("") }
@@ -174,7 +248,8 @@ function toToolChoice(choice: ToolChoice): SdkCallOptions["toolChoice"] {
  * providerOptions…) are copied in first; the request's own fields win. `abortSignal` is a
  * getter of `control.signal` (enumerable, so spreads and `Object.keys` see it).
  *
- * @throws {UnsupportedPartError} a system message holds a non-text part, or a file part has no mediaType.
+ * @throws {UnsupportedPartError} a system message holds a non-text part, a file part has no
+ *   mediaType, or a part matches one of `w.unsupported` (the provider would degrade it).
  * @throws {ModelProviderError} the request asks for `reasoning: { budgetTokens }` (the AI SDK takes an effort), or any reasoning of a V3 model.
  */
 export function toCallOptions(

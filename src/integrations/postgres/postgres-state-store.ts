@@ -568,6 +568,35 @@ export class PostgresStateStore implements StateStore {
     return this.#lost.has(`${threadId}\u0000${branchId}\u0000${owner}`);
   }
 
+  /**
+   * Extend `owner`'s lease to `ttlMs` ms of the database's clock from now, also one that
+   * expired, when it is still `owner`'s (one `UPDATE … WHERE owner = $3`); `false` when
+   * another owner holds it, nobody does, or the session holding its lock ended (see
+   * {@link StateStore.renewLease}).
+   * @throws StateStoreError for an empty owner, a ttl ≤ 0, a closed store or a database error.
+   */
+  async renewLease(
+    threadId: string,
+    branchId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    this.#open();
+    checkLease(threadId, branchId, owner, ttlMs);
+    await this.ready();
+    return this.#run(threadId, branchId, () =>
+      this.#leaseOp(async () => {
+        if (this.#lost.has(`${threadId}\u0000${branchId}\u0000${owner}`)) return false;
+        const res = await this.#pool.query(
+          `UPDATE ${this.#t.leases} SET expires_at = ${NOW_MS} + $4::bigint
+             WHERE thread_id = $1 AND branch_id = $2 AND owner = $3 RETURNING 1`,
+          [threadId, branchId, owner, Math.ceil(ttlMs)],
+        );
+        return res.rowCount === 1;
+      }),
+    );
+  }
+
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
   async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
     this.#open();

@@ -505,6 +505,29 @@ export class SqliteStateStore implements StateStore {
     });
   }
 
+  /**
+   * Extend `owner`'s lease to `ttlMs` ms from now, also one that expired, when it is still
+   * `owner`'s (one `UPDATE … WHERE owner = ?`); `false` when another owner holds it or nobody
+   * does (see {@link StateStore.renewLease}).
+   * @throws StateStoreError for an empty owner, a ttl ≤ 0 or a closed store.
+   */
+  async renewLease(
+    threadId: string,
+    branchId: string,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    this.#open();
+    checkLease(threadId, branchId, owner, ttlMs);
+    return this.#run(
+      threadId,
+      branchId,
+      () =>
+        this.#s.renewLease.run(Math.ceil(Date.now() + ttlMs), threadId, branchId, owner).changes ===
+        1,
+    );
+  }
+
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
   async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
     this.#open();
@@ -739,6 +762,9 @@ function prepare(db: Database.Database) {
     listPage: db.prepare(
       `SELECT thread_id, max(updated_at) AS updated_at FROM branches GROUP BY thread_id
        ORDER BY updated_at DESC, thread_id LIMIT ? OFFSET ?`,
+    ),
+    renewLease: db.prepare(
+      "UPDATE leases SET expires_at = ? WHERE thread_id = ? AND branch_id = ? AND owner = ?",
     ),
     releaseLease: db.prepare(
       "DELETE FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?",

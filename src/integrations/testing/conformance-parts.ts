@@ -38,6 +38,11 @@ export interface PartsConformanceOptions {
   /** The `provider` the integration's errors and reasoning parts carry, such as `"openai"`. */
   provider: string;
   /**
+   * The `provider` its reasoning parts carry, where it differs from the errors' (`fromAISdk`:
+   * errors `"google.generative-ai"`, reasoning `"ai-sdk/google.generative-ai"`). Default `provider`.
+   */
+  reasoningProvider?: string;
+  /**
    * The body the backend received in its latest call, or `undefined` before any (for a
    * {@link ReplayServer}: `() => server.requests.at(-1)?.json`). With it, the suite checks
    * that the base64 data of each part it sends, and the text and every string of the data of
@@ -292,7 +297,7 @@ export function describePartsConformance(
         expect(response.reasoning.map((r) => r.text).join("")).toBe(THINKING);
         for (const r of response.reasoning) {
           expect(ReasoningPartSchema.parse(r)).toEqual(r);
-          expect(r.provider).toBe(options.provider);
+          expect(r.provider).toBe(options.reasoningProvider ?? options.provider);
         }
         expect(JSON.parse(JSON.stringify(response.reasoning))).toEqual(response.reasoning);
       });
@@ -340,7 +345,7 @@ export function describePartsConformance(
         const foreign: ReasoningPart = {
           type: "reasoning",
           text: "A thought made by another provider.",
-          provider: `not-${options.provider}`,
+          provider: `not-${options.reasoningProvider ?? options.provider}`,
           data: { signature: "c2lnbmF0dXJlLW9mLWFub3RoZXItcHJvdmlkZXI=" },
         };
         await chat.complete(nextTurn([foreign]));

@@ -35,7 +35,7 @@ export interface StateStoreContractOptions {
  * Register the `StateStore` contract tests (vitest `describe`/`it`) for one store.
  *
  * Each test gets a fresh, empty store from `makeStore`; after the test the suite closes it and
- * calls `cleanup` (to delete a file or drop a schema). Lease tests sleep for about 1.5 s in all.
+ * calls `cleanup` (to delete a file or drop a schema). Lease tests sleep for about 1.9 s in all.
  *
  * @param name - shown in the test names.
  * @param makeStore - a new empty store.
@@ -503,6 +503,30 @@ export function describeStateStoreContract(
         expect(await store.acquireLease("t1", "main", "run-a", 600)).toBe(false);
         await sleep(350);
         expect(await store.acquireLease("t1", "main", "run-a", 600)).toBe(true);
+      });
+
+      it("renews its owner's lease in place, also after it expired, unless another owner took it (renewLease)", async () => {
+        if (!store.renewLease) return; // optional: a run renews through acquireLease then
+        // Nobody holds it: a renewal does not take it.
+        expect(await store.renewLease("t1", "main", "run-a", 60_000)).toBe(false);
+        expect(await store.acquireLease("t1", "main", "run-a", 200)).toBe(true);
+        expect(await store.renewLease("t1", "main", "run-a", 200)).toBe(true);
+        expect(await store.renewLease("t1", "main", "run-b", 60_000)).toBe(false);
+        expect(await store.acquireLease("t2", "main", "run-a", 200)).toBe(true);
+        await sleep(350);
+        // Both expired. t1: nobody took it, so its owner's renewal holds it again.
+        expect(await store.renewLease("t1", "main", "run-a", 60_000)).toBe(true);
+        expect(await store.acquireLease("t1", "main", "run-b", 60_000)).toBe(false);
+        // t2: another owner took it over; the former owner's renewal is refused.
+        expect(await store.acquireLease("t2", "main", "run-b", 60_000)).toBe(true);
+        expect(await store.renewLease("t2", "main", "run-a", 60_000)).toBe(false);
+        expect(await store.acquireLease("t2", "main", "run-a", 60_000)).toBe(false);
+        // Given back: not renewed.
+        await store.releaseLease("t1", "main", "run-a");
+        expect(await store.renewLease("t1", "main", "run-a", 60_000)).toBe(false);
+        expect(await store.acquireLease("t1", "main", "run-b", 60_000)).toBe(true);
+        await rejects(store.renewLease("t1", "main", "", 100), StateStoreError);
+        await rejects(store.renewLease("t1", "main", "a", 0), StateStoreError);
       });
 
       it("refuses an empty owner or a ttl that is not positive", async () => {

@@ -1,0 +1,237 @@
+/**
+ * The server's runs in this process: each run's events in a bounded buffer that any client can
+ * join (from the start or after an event id it saw), the run's status, its cancelling, and the
+ * limit on concurrent runs.
+ *
+ * Nothing here is durable: the thread's state is in the store, the live stream and its buffer
+ * only in this process (docs/background-runs.md).
+ *
+ * @module
+ */
+import { randomBytes } from "node:crypto";
+import { HttpError } from "./errors.js";
+
+/** One event of a run as the server sends it: `id:` (from 1, per run), `event:` and `data:`. */
+export interface RunEntry {
+  id: number;
+  event: string;
+  data: unknown;
+}
+
+/** Where a run is: going on, or how it ended. */
+export type ServerRunStatus = "running" | "done" | "interrupted" | "error" | "cancelled";
+
+/** A run as `GET /api/threads/:id/runs` lists it. */
+export interface ServerRunInfo {
+  /** The server's id of the run (`r-` and 16 hex digits). */
+  runId: string;
+  threadId: string;
+  branchId: string;
+  status: ServerRunStatus;
+  /** `true` when it goes on without a client (`detach`, `onDisconnect: "continue"`). */
+  detached: boolean;
+  /** ISO 8601 times. */
+  startedAt: string;
+  endedAt: string | null;
+  /** The id of the run's last event so far (`0` before the first). */
+  lastEventId: number;
+  /** The id of the oldest event still buffered (joins from before it answer `410`). */
+  firstBufferedId: number;
+}
+
+/** Bounds of a {@link RunRegistry}. */
+export interface RunRegistryOptions {
+  /** Events kept per run for joining clients; default 10,000 (the oldest go first). */
+  bufferEvents: number;
+  /** How long a finished run stays joinable and listed, in ms; default 300,000 (5 minutes). */
+  keepFinishedMs: number;
+  /** At most this many finished runs are kept (the oldest finished go first); default 1,000. */
+  keepFinishedRuns: number;
+  /** Runs going on at once in this server (every kind of run); default 16. */
+  maxConcurrentRuns: number;
+}
+
+/** What a run is started with. */
+export interface RunMeta {
+  threadId: string;
+  branchId: string;
+  detached: boolean;
+  messageId?: string | null;
+}
+
+/** One run of the server: its buffer, its listeners and its cancelling. */
+export class ServerRun {
+  readonly runId: string;
+  readonly threadId: string;
+  readonly branchId: string;
+  readonly detached: boolean;
+  /** The assistant message id of a UI stream run (what a resumed `useChat` continues). */
+  readonly messageId: string | null;
+  readonly startedAt = new Date().toISOString();
+  /** Aborting it cancels the run (the cancel route, or its client leaving). */
+  readonly controller: AbortController;
+  status: ServerRunStatus = "running";
+  endedAt: string | null = null;
+  /** What the run failed with, for a replay (the UI stream's `error` chunk). */
+  failure: unknown = null;
+  private readonly entries: RunEntry[] = [];
+  private lastId = 0;
+  private readonly limit: number;
+  private waiters: Array<() => void> = [];
+
+  constructor(meta: RunMeta, limit: number, controller: AbortController) {
+    this.controller = controller;
+    this.runId = `r-${randomBytes(8).toString("hex")}`;
+    this.threadId = meta.threadId;
+    this.branchId = meta.branchId;
+    this.detached = meta.detached;
+    this.messageId = meta.messageId ?? null;
+    this.limit = limit;
+  }
+
+  /** The id of the last event (`0` before any). */
+  get lastEventId(): number {
+    return this.lastId;
+  }
+
+  /** The id of the oldest buffered event (`lastEventId + 1` when none is buffered). */
+  get firstBufferedId(): number {
+    return this.entries[0]?.id ?? this.lastId + 1;
+  }
+
+  get finished(): boolean {
+    return this.status !== "running";
+  }
+
+  /** Add an event; drops the oldest beyond the buffer's limit; wakes the joined clients. */
+  push(event: string, data: unknown): void {
+    this.entries.push({ id: ++this.lastId, event, data });
+    if (this.entries.length > this.limit) this.entries.shift();
+    this.wake();
+  }
+
+  /** End the run with `status`; wakes the joined clients. */
+  finish(status: Exclude<ServerRunStatus, "running">, failure: unknown = null): void {
+    this.status = status;
+    this.failure = failure;
+    this.endedAt = new Date().toISOString();
+    this.wake();
+  }
+
+  /**
+   * The buffered events after `afterId`, or `null` when some of them are no longer buffered
+   * (`afterId + 1 < firstBufferedId`).
+   */
+  since(afterId: number): RunEntry[] | null {
+    if (afterId + 1 < this.firstBufferedId) return null;
+    return this.entries.filter((e) => e.id > afterId);
+  }
+
+  /** Resolves at the next event or at the end of the run. */
+  changed(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  info(): ServerRunInfo {
+    return {
+      runId: this.runId,
+      threadId: this.threadId,
+      branchId: this.branchId,
+      status: this.status,
+      detached: this.detached,
+      startedAt: this.startedAt,
+      endedAt: this.endedAt,
+      lastEventId: this.lastId,
+      firstBufferedId: this.firstBufferedId,
+    };
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+/** The runs of one server process, and the count of the runs going on. */
+export class RunRegistry {
+  readonly options: RunRegistryOptions;
+  private readonly runs = new Map<string, ServerRun>();
+  private active = 0;
+  /** The ids of the finished runs kept, oldest finished first. */
+  private readonly finishedOrder: string[] = [];
+
+  constructor(options: RunRegistryOptions) {
+    this.options = options;
+  }
+
+  /**
+   * Take one of the `maxConcurrentRuns` slots; call the returned function (once) when the run
+   * ends. @throws HttpError 429 `TooManyRuns` when all are taken.
+   */
+  acquire(): () => void {
+    if (this.active >= this.options.maxConcurrentRuns) {
+      throw new HttpError(
+        429,
+        "TooManyRuns",
+        `This server runs at most ${this.options.maxConcurrentRuns} runs at once; try again when one has finished`,
+      );
+    }
+    this.active++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+    };
+  }
+
+  /** A new run, listed and joinable until `keepFinishedMs` after it ends. */
+  create(meta: RunMeta, controller: AbortController): ServerRun {
+    const run = new ServerRun(meta, this.options.bufferEvents, controller);
+    this.runs.set(run.runId, run);
+    return run;
+  }
+
+  /**
+   * Forget `run` once it has been finished for `keepFinishedMs`, or at once when more than
+   * `keepFinishedRuns` finished runs are kept (the oldest finished go first).
+   */
+  retire(run: ServerRun): void {
+    this.finishedOrder.push(run.runId);
+    while (this.finishedOrder.length > this.options.keepFinishedRuns) {
+      const oldest = this.finishedOrder.shift();
+      if (oldest !== undefined) this.runs.delete(oldest);
+    }
+    setTimeout(() => {
+      this.runs.delete(run.runId);
+      const at = this.finishedOrder.indexOf(run.runId);
+      if (at >= 0) this.finishedOrder.splice(at, 1);
+    }, this.options.keepFinishedMs).unref();
+  }
+
+  /** The run of `runId` on `threadId`. @throws HttpError 404 `UnknownRun`. */
+  get(threadId: string, runId: string): ServerRun {
+    const run = this.runs.get(runId);
+    if (!run || run.threadId !== threadId) {
+      throw new HttpError(
+        404,
+        "UnknownRun",
+        `Thread "${threadId}" has no run "${runId}" on this server (finished runs are kept ${this.options.keepFinishedMs} ms)`,
+      );
+    }
+    return run;
+  }
+
+  /** The thread's runs, oldest first; only `branchId`'s when given. */
+  list(threadId: string, branchId?: string): ServerRun[] {
+    return [...this.runs.values()].filter(
+      (r) => r.threadId === threadId && (branchId === undefined || r.branchId === branchId),
+    );
+  }
+
+  /** The thread branch's run going on, or `null`. */
+  current(threadId: string, branchId: string): ServerRun | null {
+    return this.list(threadId, branchId).find((r) => !r.finished) ?? null;
+  }
+}
