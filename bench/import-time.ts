@@ -65,14 +65,7 @@ export function measureImportTime(
 ): ImportTimeRow[] {
   const reps = options.reps ?? 15;
   if (options.build !== false) {
-    execFileSync(
-      process.execPath,
-      [`${ROOT}node_modules/typescript/bin/tsc`, "-p", "tsconfig.build.json"],
-      {
-        cwd: ROOT,
-        stdio: "inherit",
-      },
-    );
+    execFileSync(process.execPath, [`${ROOT}scripts/build.mjs`], { cwd: ROOT, stdio: "inherit" });
   }
   for (const c of IMPORT_CASES) timeOnce(c); // warm the file cache once
   const times = new Map<string | null, number[]>(IMPORT_CASES.map((c) => [c, []]));

@@ -7,7 +7,15 @@
  * gets the error that says nodestep needs zod 4 at its first use of a schema.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -89,10 +97,9 @@ beforeAll(async () => {
   for (const f of ["package.json", "README.md", "LICENSE", "bin"]) {
     cpSync(join(root, f), join(staged, f), { recursive: true });
   }
-  const tsc = join(root, "node_modules/typescript/bin/tsc");
   await ok(
     process.execPath,
-    [tsc, "-p", "tsconfig.build.json", "--outDir", join(staged, "dist")],
+    [join(root, "scripts/build.mjs"), "--outdir", join(staged, "dist")],
     root,
   );
   await ok("npm", ["pack", "--silent", "--pack-destination", stage], staged);
@@ -111,6 +118,29 @@ beforeAll(async () => {
   writeFileSync(
     join(app, "tsconfig.bundler.json"),
     tsconfig({ module: "ESNext", moduleResolution: "Bundler", noEmit: true }),
+  );
+  writeFileSync(
+    join(app, "postgres.ts"),
+    [
+      'import { PostgresMemoryStore, type PostgresPool, PostgresStateStore } from "nodestep/postgres";',
+      'export const store = new PostgresStateStore({ connectionString: "postgres://127.0.0.1/app" });',
+      "export const memory = (pool: PostgresPool) => new PostgresMemoryStore({ pool });",
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(
+    join(app, "tsconfig.postgres.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        strict: true,
+        types: [],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        noEmit: true,
+      },
+      files: ["postgres.ts"],
+    }),
   );
 }, 300_000);
 
@@ -166,6 +196,22 @@ describe("the packed package", () => {
       expect(await run(process.execPath, ["out/agent.js"], app)).toEqual({
         code: 0,
         stdout: "Order A-1001 has shipped.\n",
+        stderr: "",
+      });
+    },
+    SLOW,
+  );
+
+  it(
+    "type-checks nodestep/postgres under strict without pg or @types/pg installed",
+    async () => {
+      // pg is an optional peer: the new project has neither it nor its types.
+      expect(existsSync(join(app, "node_modules/pg"))).toBe(false);
+      expect(existsSync(join(app, "node_modules/@types/pg"))).toBe(false);
+      const tsc = join(app, "node_modules/typescript/bin/tsc");
+      expect(await run(process.execPath, [tsc, "-p", "tsconfig.postgres.json"], app)).toEqual({
+        code: 0,
+        stdout: "",
         stderr: "",
       });
     },
@@ -239,6 +285,15 @@ describe("the packed package", () => {
         .filter((l) => l.includes("node_modules/nodestep/"))
         .map((l) => l.replace(/.*node_modules\/nodestep\//, ""));
       expect(own.filter((f) => /^dist\/(server|cli|studio|integrations)\//.test(f))).toEqual([]);
+      // dist/ is bundled (scripts/build.mjs): the root entry and the chunks it shares with other
+      // entries, a few files instead of one per module; not the chunks split off at a dynamic
+      // import (operations-*.js, the engine; the SDK adapters), nor another subpath's entry.
+      const files = [...new Set(own)];
+      expect(files[0]).toBe("dist/index.js");
+      expect(files.slice(1).filter((f) => !/^dist\/chunks\/chunk-[A-Z0-9]+\.js$/.test(f))).toEqual(
+        [],
+      );
+      expect(files.length).toBeLessThanOrEqual(20);
     },
     SLOW,
   );

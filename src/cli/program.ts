@@ -40,12 +40,35 @@ export const ExitCode = {
   cancelled: 130,
 } as const;
 
-/** The installed package's version (`nodestep --version`); package.json is two levels up from src/cli and dist/cli. */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
+/**
+ * The version in the package.json of nodestep found first above `from` (this module's URL: a
+ * file of src/cli in a checkout, of dist/ or dist/chunks/ in the built package, which the
+ * bundler lays out at other depths).
+ * @throws Error when no package.json named "nodestep" is found up to the file system's root.
+ */
+function packageVersion(from: string): string {
+  let dir = new URL(".", from);
+  for (;;) {
+    const file = new URL("package.json", dir);
+    let text: string | undefined;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      // No package.json in this directory: look further up.
+    }
+    if (text !== undefined) {
+      const pkg = JSON.parse(text) as { name?: unknown; version?: unknown };
+      if (pkg.name === "nodestep" && typeof pkg.version === "string") return pkg.version;
+    }
+    const up = new URL("..", dir);
+    if (up.href === dir.href)
+      throw new Error(`nodestep: no package.json of nodestep above ${from}`);
+    dir = up;
   }
-).version;
+}
+
+/** The installed package's version (`nodestep --version`), from its package.json. */
+export const VERSION: string = packageVersion(import.meta.url);
 
 /** Where the CLI writes and what it reads; tests give their own. */
 export interface CliIo {

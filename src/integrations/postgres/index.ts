@@ -1,9 +1,12 @@
 /**
  * `nodestep/postgres`: the PostgreSQL state store and memory store (pgvector or exact
- * semantic search), on pg (a peer dependency).
+ * semantic search), on pg (a peer dependency). Its types do not need `@types/pg`: the `pool`
+ * option is the structural {@link PostgresPool}.
  *
  * @module
  */
+
+export type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from "./pool.js";
 export {
   PGVECTOR_MISSING_MESSAGE,
   POSTGRES_MAX_DIMENSIONS,

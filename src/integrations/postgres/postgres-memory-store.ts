@@ -42,6 +42,7 @@ import type {
   SearchItem,
   SearchOptions,
 } from "../../memory/types.js";
+import type { PostgresPool } from "./pool.js";
 
 /** Version of the memory tables this code reads and writes; kept in `<prefix>meta`. */
 export const POSTGRES_MEMORY_SCHEMA_VERSION = 1;
@@ -63,8 +64,8 @@ export type PostgresVectorIndex = "auto" | "pgvector" | "exact";
 export interface PostgresMemoryStoreOptions {
   /** `postgres://user:password@host:port/database`; used to make a pool when `pool` is not given. */
   connectionString?: string;
-  /** A pool to use instead (the state store's, for one); the store does not end it on `close()`. */
-  pool?: pg.Pool;
+  /** A pg `Pool` to use instead (the state store's, for one; see {@link PostgresPool}); the store does not end it on `close()`. */
+  pool?: PostgresPool;
   /** Schema of the tables, created when missing; default `"nodestep"`, the state store's (the tables do not collide). */
   schema?: string;
   /** Prefix of the tables `<prefix>items` and `<prefix>meta`; default `"memory_"`. */
@@ -177,7 +178,7 @@ export class PostgresMemoryStore implements MemoryStore {
     this.#max = max;
     this.#now = clockOf(options.now, NAME);
     if (options.pool) {
-      this.#pool = options.pool;
+      this.#pool = options.pool as unknown as pg.Pool; // only what PostgresPool names is called on it
       this.#ownsPool = false;
     } else if (typeof options.connectionString === "string" && options.connectionString !== "") {
       this.#pool = new pg.Pool({ connectionString: options.connectionString });

@@ -49,6 +49,7 @@ import type {
   StoredEvent,
   ThreadInfo,
 } from "../../stores/types.js";
+import type { PostgresPool } from "./pool.js";
 
 /** Version of the tables this code reads and writes; kept in the schema's `meta` table. */
 export const POSTGRES_SCHEMA_VERSION = 1;
@@ -72,10 +73,11 @@ export interface PostgresStateStoreOptions {
    */
   schema?: string;
   /**
-   * A pool to use instead of making one; the store then does not end it on `close()`. The
-   * store does not change the pool's type parsers or settings.
+   * A pool to use instead of making one (a pg `Pool`; typed structurally, see
+   * {@link PostgresPool}); the store then does not end it on `close()`. The store does not
+   * change the pool's type parsers or settings.
    */
-  pool?: pg.Pool;
+  pool?: PostgresPool;
 }
 
 interface BranchRow {
@@ -183,7 +185,7 @@ export class PostgresStateStore implements StateStore {
       leases: `${q}.leases`,
     };
     if (options.pool) {
-      this.#pool = options.pool;
+      this.#pool = options.pool as unknown as pg.Pool; // only what PostgresPool names is called on it
       this.#ownsPool = false;
     } else if (typeof options.connectionString === "string" && options.connectionString !== "") {
       this.#pool = new pg.Pool({ connectionString: options.connectionString });

@@ -1,0 +1,44 @@
+/**
+ * The pool a PostgreSQL store can be given (the `pool` option): the part of pg's `Pool` the
+ * stores call, as a structural type, so that the types of `nodestep/postgres` do not need
+ * `@types/pg` (a `new pg.Pool(...)` is one).
+ *
+ * @module
+ */
+
+/** A query's answer, as the stores read it (pg's `QueryResult`). */
+export interface PostgresQueryResult {
+  /** The rows, one object per row keyed by column name. */
+  rows: unknown[];
+  /** Rows the statement touched or returned (`null` for statements without a count). */
+  rowCount: number | null;
+}
+
+/** A connection checked out of the pool (pg's `PoolClient`). */
+export interface PostgresPoolClient {
+  /** Run one SQL statement with `$1`, `$2`, … bound to `values`. */
+  query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
+  /** Give the connection back; with an error (or `true`), the pool closes it instead. */
+  release(error?: Error | boolean): void;
+  /** The connection failed while idle (the state store's lease session listens for it). */
+  on(event: "error", listener: (error: Error) => void): unknown;
+}
+
+/**
+ * A pool of PostgreSQL connections: what {@link PostgresStateStore} and
+ * {@link PostgresMemoryStore} call on the `pool` option. A store given a pool does not end it.
+ *
+ * @example
+ * ```ts
+ * import pg from "pg";
+ * import { PostgresStateStore } from "nodestep/postgres";
+ * const pool = new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:5432/app" });
+ * const store = new PostgresStateStore({ pool });
+ * ```
+ */
+export interface PostgresPool {
+  /** Check a connection out (given back with `release`). */
+  connect(): Promise<PostgresPoolClient>;
+  /** Run one SQL statement on any free connection. */
+  query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
+}
