@@ -20,6 +20,7 @@ export {
   type StreamMode,
 } from "./context.js";
 export type { ErrorHandler, ErrorHandlerContext, TaskError } from "./error-handler.js";
+export { type FromSpecOptions, fromSpec, type Resolved, refResolver } from "./from-spec.js";
 export {
   Graph,
   type GraphInput,
@@ -31,6 +32,7 @@ export {
 } from "./graph.js";
 export type { FieldSchema } from "./io-schema.js";
 export { type JoinSource, join, type Waiting } from "./joins.js";
+export { toMermaid } from "./mermaid.js";
 export {
   type Edge,
   isNode,
@@ -66,6 +68,18 @@ export {
   type TargetRef,
   when,
 } from "./routing.js";
+export {
+  type EdgeSpec,
+  type GraphSpec,
+  GraphSpecSchema,
+  type JoinEdgeSpec,
+  type NodeSpec,
+  START_NAME,
+  type StateFieldSpec,
+  type StaticEdgeSpec,
+  toSpec,
+  type WhenEdgeSpec,
+} from "./spec.js";
 export type { UpdateStateOptions } from "./state-update.js";
 export type {
   CheckpointData,
