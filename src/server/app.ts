@@ -488,6 +488,7 @@ export function createServer(options: ServerOptions): Hono {
     query,
     readJson,
     context,
+    registry,
     startRun: (how) =>
       startServerRun(registry, {
         ...how,

@@ -9,6 +9,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
+import type { UIStreamChunk } from "../integrations/ai-sdk-ui/types.js";
 import { HttpError } from "./errors.js";
 
 /** One event of a run as the server sends it: `id:` (from 1, per run), `event:` and `data:`. */
@@ -51,12 +52,24 @@ export interface RunRegistryOptions {
   maxConcurrentRuns: number;
 }
 
+/**
+ * What a UI stream run keeps for `useChat({ resume: true })`: a replay rebuilds the whole
+ * assistant message, so it needs the message the run answers or continues.
+ */
+export interface UIRunReplay {
+  /** The id of the user message a new turn answers; `null` when the run continues a message. */
+  userMessageId: string | null;
+  /** Chunks that rebuild the message a continuing run goes on with, as it was when the run started (none for a new turn). */
+  prefix: readonly UIStreamChunk[];
+}
+
 /** What a run is started with. */
 export interface RunMeta {
   threadId: string;
   branchId: string;
   detached: boolean;
   messageId?: string | null;
+  ui?: UIRunReplay | null;
 }
 
 /** One run of the server: its buffer, its listeners and its cancelling. */
@@ -67,6 +80,8 @@ export class ServerRun {
   readonly detached: boolean;
   /** The assistant message id of a UI stream run (what a resumed `useChat` continues). */
   readonly messageId: string | null;
+  /** What a replay of a UI stream run needs (`null` for other runs). */
+  readonly ui: UIRunReplay | null;
   readonly startedAt = new Date().toISOString();
   /** Aborting it cancels the run (the cancel route, or its client leaving). */
   readonly controller: AbortController;
@@ -86,6 +101,7 @@ export class ServerRun {
     this.branchId = meta.branchId;
     this.detached = meta.detached;
     this.messageId = meta.messageId ?? null;
+    this.ui = meta.ui ?? null;
     this.limit = limit;
   }
 

@@ -1,16 +1,15 @@
 /**
  * The routes of a server's runs (docs/background-runs.md): list a thread's runs, read one,
- * join its stream from an event id on, cancel it, and rejoin the UI message stream of a
- * thread's active run (`useChat({ resume: true })`).
+ * join its stream from an event id on, and cancel it. (Rejoining the UI message stream of a
+ * thread's active run, `useChat({ resume: true })`, is in ui-stream-route.ts.)
  *
  * @module
  */
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import { uiStreamResponse } from "../integrations/ai-sdk-ui/response.js";
 import { HttpError } from "./errors.js";
 import type { RunRegistry } from "./run-registry.js";
-import { type JoinOptions, joinStream, lastEventIdOf, runEvents } from "./run-stream.js";
+import { type JoinOptions, joinStream, lastEventIdOf } from "./run-stream.js";
 
 /** What the run routes need from the server. */
 export interface RunRouteHelpers {
@@ -35,9 +34,6 @@ export interface RunRouteHelpers {
  *   longer buffered, `400` for an id that is not one.
  * - `POST /api/threads/:threadId/runs/:runId/cancel`: cancels it, waits up to `cancelWaitMs`
  *   for it to stop, answers its `ServerRunInfo`; `409 RunNotActive` when it has ended.
- * - `GET /api/threads/:threadId/ui-stream/:chatId/stream[?branchId=]`: the UI message stream
- *   of the branch's active run from its start (`useChat({ resume: true })`); `204` when no
- *   run is going on. `chatId` is not used: the URL's thread names the chat.
  */
 export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRouteHelpers): void {
   const { param, query, readJson } = helpers;
@@ -81,23 +77,5 @@ export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRoute
       clearTimeout(timer);
     }
     return c.json(run.info());
-  });
-
-  app.get("/api/threads/:threadId/ui-stream/:chatId/stream", (c) => {
-    const threadId = param(c, "threadId");
-    param(c, "chatId");
-    const branchId = query(c, "branchId") ?? "main";
-    const run = registry.current(threadId, branchId);
-    if (!run) return c.body(null, 204);
-    if (run.firstBufferedId > 1) {
-      throw new HttpError(
-        410,
-        "EventsExpired",
-        `Run "${run.runId}" no longer keeps its first events (it keeps ${registry.options.bufferEvents}); reload the conversation from GET /api/threads/${threadId}/ui-messages`,
-      );
-    }
-    // Another reader leaving does not cancel the run: only its own client does.
-    const events = runEvents(run, c.req.raw.signal, () => {});
-    return uiStreamResponse(events, run.messageId ? { messageId: run.messageId } : {});
   });
 }

@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { StreamEvent } from "../graph/types.js";
 import { errorAnswer, HttpError } from "./errors.js";
-import type { RunRegistry, ServerRun } from "./run-registry.js";
+import type { RunRegistry, ServerRun, UIRunReplay } from "./run-registry.js";
 
 /** How a run is started by {@link startServerRun}. */
 export interface ServerRunStart {
@@ -20,6 +20,8 @@ export interface ServerRunStart {
   detached: boolean;
   /** A UI stream run's assistant message id. */
   messageId?: string | null;
+  /** A UI stream run's replay needs (see {@link UIRunReplay}). */
+  ui?: UIRunReplay | null;
   /** Start the graph's stream, cancelled by `signal`. */
   start(signal: AbortSignal): AsyncIterable<StreamEvent>;
   /** The `end` event's data, read once the run is over; its `status` says how it ended. */
@@ -56,6 +58,7 @@ export async function startServerRun(
       branchId: how.branchId,
       detached: how.detached,
       messageId: how.messageId ?? null,
+      ui: how.ui ?? null,
     },
     controller,
   );

@@ -1,7 +1,9 @@
 /**
  * The server's AI SDK routes: `POST /api/threads/:threadId/ui-stream` (a run as the UI
- * message stream `useChat` reads) and `GET /api/threads/:threadId/ui-messages` (the thread's
- * conversation as `UIMessage`s, for a reloaded page).
+ * message stream `useChat` reads), `GET /api/threads/:threadId/ui-messages` (the thread's
+ * conversation as `UIMessage`s, for a reloaded page) and
+ * `GET /api/threads/:threadId/ui-stream/:chatId/stream` (the active run's stream again, for
+ * `useChat({ resume: true })`).
  *
  * @module
  */
@@ -10,11 +12,19 @@ import { z } from "zod";
 import type { Message } from "../chat/messages.js";
 import type { StreamEvent } from "../graph/types.js";
 import { toUIMessages } from "../integrations/ai-sdk-ui/history.js";
+import { uiMessageChunks } from "../integrations/ai-sdk-ui/replay.js";
+import type { UIChatTurn } from "../integrations/ai-sdk-ui/request.js";
 import { uiChatTurn } from "../integrations/ai-sdk-ui/request.js";
-import { uiStreamResponse } from "../integrations/ai-sdk-ui/response.js";
-import { UI_STREAM_MODES } from "../integrations/ai-sdk-ui/to-chunks.js";
+import {
+  UI_STREAM_HEADERS,
+  uiChunksToSse,
+  uiStreamResponse,
+} from "../integrations/ai-sdk-ui/response.js";
+import { toUIMessageChunks, UI_STREAM_MODES } from "../integrations/ai-sdk-ui/to-chunks.js";
+import type { UIMessage, UIStreamChunk } from "../integrations/ai-sdk-ui/types.js";
+import { isPlainObject } from "../json/index.js";
 import { HttpError } from "./errors.js";
-import type { ServerRun } from "./run-registry.js";
+import type { RunRegistry, ServerRun, UIRunReplay } from "./run-registry.js";
 import { runEvents } from "./run-stream.js";
 import type { ServedGraph } from "./types.js";
 
@@ -25,6 +35,8 @@ export interface UIRouteHelpers {
   readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T>;
   /** The run `context` every run gets. */
   context: unknown;
+  /** The server's runs (the resume route finds the branch's active run there). */
+  registry: RunRegistry;
   /**
    * Start a run in the server's registry (joinable, counted against its limit): see
    * `startServerRun`. @throws HttpError 429, and the run's early errors.
@@ -34,6 +46,7 @@ export interface UIRouteHelpers {
     branchId: string;
     detached: boolean;
     messageId: string | null;
+    ui: UIRunReplay;
     start(signal: AbortSignal): AsyncIterable<StreamEvent>;
   }): Promise<ServerRun>;
 }
@@ -49,6 +62,13 @@ export interface UIRouteHelpers {
  *   chunk in the stream, `429` when the server runs its maximum. The client leaving cancels
  *   the run, unless `onDisconnect=continue`: then it goes on, and
  *   `GET …/ui-stream/:chatId/stream` replays it (`useChat({ resume: true })`).
+ * - `GET /api/threads/:threadId/ui-stream/:chatId/stream[?branchId=]`: the UI message stream
+ *   of the branch's active run, replayed from its start and then live: the whole assistant
+ *   message (a run that continues one after an approval sends the message's earlier parts
+ *   first), under the id the thread's history gives it, so that it replaces the message a
+ *   reloaded page loaded from `…/ui-messages`. `204` when no run is going on; `410` when the
+ *   run's first events are no longer buffered. `chatId` is not used: the URL's thread names
+ *   the chat.
  * - `GET /api/threads/:threadId/ui-messages[?branchId=]`: `{ threadId, branchId, messages }`,
  *   the thread's `messages` as `UIMessage`s (`toUIMessages`, pending approvals included);
  *   404 for a thread with no events.
@@ -75,6 +95,7 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
       branchId,
       detached,
       messageId: turn.messageId ?? null,
+      ui: await replayOf(graph, threadId, branchId, turn),
       start: (signal) =>
         graph.stream(turn.input, {
           threadId,
@@ -94,16 +115,100 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
   app.get("/api/threads/:threadId/ui-messages", async (c) => {
     const threadId = param(c, "threadId");
     const branchId = query(c, "branchId") ?? "main";
-    const snapshot = await graph.getState(threadId, { branchId });
-    if (snapshot.lastEventId === null) {
+    const messages = await uiMessagesOf(graph, threadId, branchId);
+    if (messages === null) {
       throw new HttpError(404, "UnknownThread", `Thread "${threadId}" has no events`);
     }
-    const state = snapshot.state as { messages?: unknown };
-    const messages = Array.isArray(state.messages) ? (state.messages as Message[]) : [];
-    return c.json({
-      threadId,
-      branchId,
-      messages: toUIMessages(messages, { interrupts: snapshot.interrupts }),
+    return c.json({ threadId, branchId, messages });
+  });
+
+  app.get("/api/threads/:threadId/ui-stream/:chatId/stream", async (c) => {
+    const threadId = param(c, "threadId");
+    param(c, "chatId");
+    const branchId = query(c, "branchId") ?? "main";
+    const run = helpers.registry.current(threadId, branchId);
+    if (!run) return c.body(null, 204);
+    if (run.firstBufferedId > 1) {
+      throw new HttpError(
+        410,
+        "EventsExpired",
+        `Run "${run.runId}" no longer keeps its first events (it keeps ${helpers.registry.options.bufferEvents}); reload the conversation from GET /api/threads/${threadId}/ui-messages`,
+      );
+    }
+    const messageId = replayMessageId(run, await uiMessagesOf(graph, threadId, branchId));
+    // Another reader leaving does not cancel the run: only its own client does.
+    const events = runEvents(run, c.req.raw.signal, () => {});
+    return new Response(uiChunksToSse(replayChunks(run, messageId, events)), {
+      headers: UI_STREAM_HEADERS,
     });
   });
+}
+
+/** The thread's messages as `UIMessage`s, pending approvals included; `null` for a thread with no events. */
+async function uiMessagesOf(
+  graph: ServedGraph,
+  threadId: string,
+  branchId: string,
+): Promise<UIMessage[] | null> {
+  const snapshot = await graph.getState(threadId, { branchId });
+  if (snapshot.lastEventId === null) return null;
+  const state = snapshot.state as { messages?: unknown };
+  const messages = Array.isArray(state.messages) ? (state.messages as Message[]) : [];
+  return toUIMessages(messages, { interrupts: snapshot.interrupts });
+}
+
+/**
+ * What a replay of the run will need: for a new user message its id; for answers to
+ * approvals the chunks that rebuild the thread's last assistant message as the client has it
+ * now (the calls answered in state `approval-responded`).
+ */
+async function replayOf(
+  graph: ServedGraph,
+  threadId: string,
+  branchId: string,
+  turn: UIChatTurn,
+): Promise<UIRunReplay> {
+  if (turn.input !== null) {
+    const sent = Object.values(turn.input)[0];
+    const first = Array.isArray(sent) ? (sent[0] as { id?: unknown } | undefined) : undefined;
+    return { userMessageId: typeof first?.id === "string" ? first.id : null, prefix: [] };
+  }
+  const last = (await uiMessagesOf(graph, threadId, branchId))?.at(-1);
+  if (last?.role !== "assistant") return { userMessageId: null, prefix: [] };
+  for (const part of last.parts) {
+    const approval = "approval" in part ? part.approval : undefined;
+    const answer = approval ? turn.resume?.[approval.id] : undefined;
+    if (!approval || !isPlainObject(answer) || typeof answer.approved !== "boolean") continue;
+    if ("state" in part && part.state === "approval-requested") part.state = "approval-responded";
+    approval.approved = answer.approved;
+    if (typeof answer.reason === "string" && answer.reason) approval.reason = answer.reason;
+  }
+  return { userMessageId: null, prefix: uiMessageChunks(last) };
+}
+
+/**
+ * The message id a replay goes under: the id the thread's history gives the message the run
+ * writes (so that it replaces the one a reloaded page loaded), else the run's own.
+ */
+function replayMessageId(run: ServerRun, messages: UIMessage[] | null): string | null {
+  const last = messages?.at(-1);
+  if (last?.role === "assistant" && run.ui) {
+    const continues = run.ui.userMessageId === null;
+    const answers = run.ui.userMessageId !== null && messages?.at(-2)?.id === run.ui.userMessageId;
+    if (continues || answers) return last.id;
+  }
+  return run.messageId;
+}
+
+/** `start` (with the id), the continued message's earlier parts, then the run's own chunks. */
+async function* replayChunks(
+  run: ServerRun,
+  messageId: string | null,
+  events: AsyncIterable<StreamEvent>,
+): AsyncGenerator<UIStreamChunk> {
+  yield messageId ? { type: "start", messageId } : { type: "start" };
+  yield* run.ui?.prefix ?? [];
+  for await (const chunk of toUIMessageChunks(events)) {
+    if (chunk.type !== "start") yield chunk;
+  }
 }

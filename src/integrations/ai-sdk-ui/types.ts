@@ -58,6 +58,7 @@ export type UIStreamChunk =
       errorText: string;
     }
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string; reason?: string }
+  | { type: "tool-approval-response"; approvalId: string; approved: boolean; reason?: string }
   | { type: "tool-output-available"; toolCallId: string; output: JsonValue }
   | { type: "tool-output-error"; toolCallId: string; errorText: string }
   | { type: "tool-output-denied"; toolCallId: string }
