@@ -176,6 +176,12 @@ export class RunRegistry {
   private active = 0;
   /** The ids of the finished runs kept, oldest finished first. */
   private readonly finishedOrder: string[] = [];
+  /** Runs being started (waiting for their first event, not created yet). */
+  private readonly startingRuns = new Set<{
+    threadId: string;
+    branchId: string;
+    run: Promise<ServerRun | null>;
+  }>();
 
   constructor(options: RunRegistryOptions) {
     this.options = options;
@@ -249,5 +255,43 @@ export class RunRegistry {
   /** The thread branch's run going on, or `null`. */
   current(threadId: string, branchId: string): ServerRun | null {
     return this.list(threadId, branchId).find((r) => !r.finished) ?? null;
+  }
+
+  /**
+   * Note that a run of the thread's branch is being started (it is created once its first
+   * event comes); call the returned function once with the run, or `null` when it failed to
+   * start.
+   */
+  starting(threadId: string, branchId: string): (run: ServerRun | null) => void {
+    let settle: (run: ServerRun | null) => void = () => {};
+    const entry = {
+      threadId,
+      branchId,
+      run: new Promise<ServerRun | null>((resolve) => {
+        settle = resolve;
+      }),
+    };
+    this.startingRuns.add(entry);
+    return (run) => {
+      this.startingRuns.delete(entry);
+      settle(run);
+    };
+  }
+
+  /**
+   * The thread branch's run going on; else the first run being started on it, once it is
+   * (`null` when it fails to start); else `null`.
+   */
+  async currentOrStarting(threadId: string, branchId: string): Promise<ServerRun | null> {
+    const run = this.current(threadId, branchId);
+    if (run) return run;
+    for (const s of this.startingRuns) {
+      if (s.threadId === threadId && s.branchId === branchId) {
+        const started = await s.run;
+        if (started && !started.finished) return started;
+        return this.current(threadId, branchId);
+      }
+    }
+    return null;
   }
 }

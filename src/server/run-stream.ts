@@ -45,11 +45,13 @@ export async function startServerRun(
 ): Promise<ServerRun> {
   const release = registry.acquire();
   const controller = new AbortController();
+  const started = registry.starting(how.threadId, how.branchId);
   let events: AsyncIterable<StreamEvent>;
   try {
     events = await startedStream(how.start(controller.signal)[Symbol.asyncIterator](), how.waitMs);
   } catch (e) {
     release();
+    started(null);
     throw e;
   }
   const run = registry.create(
@@ -63,6 +65,7 @@ export async function startServerRun(
     controller,
   );
   run.push("run", { threadId: how.threadId, branchId: how.branchId, runId: run.runId });
+  started(run);
   void (async () => {
     try {
       for await (const e of events) run.push(e.mode, e);

@@ -126,7 +126,8 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
     const threadId = param(c, "threadId");
     param(c, "chatId");
     const branchId = query(c, "branchId") ?? "main";
-    const run = helpers.registry.current(threadId, branchId);
+    // A run in its first moments (before its first event) counts: it is waited for.
+    const run = await helpers.registry.currentOrStarting(threadId, branchId);
     if (!run) return c.body(null, 204);
     if (run.firstBufferedId > 1) {
       throw new HttpError(
