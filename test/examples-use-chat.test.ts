@@ -52,6 +52,7 @@ describe("examples/use-chat: useChat of @ai-sdk/react against nodestep serve, in
   const api: string[] = [];
   const outside: string[] = [];
   const failed: string[] = [];
+  const posted: { trigger: string; messageId: string | null; last: string[] }[] = [];
 
   beforeAll(async () => {
     if (!existsSync("/usr/bin/chromium")) {
@@ -93,6 +94,20 @@ describe("examples/use-chat: useChat of @ai-sdk/react against nodestep serve, in
     });
     page.on("request", (r) => {
       if (new URL(r.url()).origin !== app.url) outside.push(r.url());
+      if (r.method() === "POST") {
+        const body = r.postDataJSON() as {
+          trigger: string;
+          messageId?: string;
+          messages: { role: string; parts: { type: string; state?: string }[] }[];
+        };
+        const last = body.messages.at(-1);
+        const part = last?.parts.find((p) => p.type.startsWith("tool-")) ?? last?.parts[0];
+        posted.push({
+          trigger: body.trigger,
+          messageId: body.messageId ?? null,
+          last: [last?.role ?? "", part?.state ?? part?.type ?? ""],
+        });
+      }
     });
   }, 120_000);
 
@@ -141,6 +156,9 @@ describe("examples/use-chat: useChat of @ai-sdk/react against nodestep serve, in
 
     // 2. Approve on the card: the tool runs, and the closing answer streams.
     expect(api.slice(sent)).toEqual([`200 POST ${base}/ui-stream?onDisconnect=continue`]);
+    const assistantId = await page
+      .locator('.message[data-role="assistant"]')
+      .getAttribute("data-id");
     await card.getByRole("button", { name: "Approve" }).click();
     await page.locator('.tool-card[data-state="output-available"]').waitFor();
     // A few words of the answer are on the page, and it is not finished.
@@ -217,5 +235,24 @@ describe("examples/use-chat: useChat of @ai-sdk/react against nodestep serve, in
       "Failed to load resource: the server responded with a status of 404 (Not Found)",
     ]);
     expect(outside).toEqual([]);
+    expect(api).toEqual([
+      `404 GET ${base}/ui-messages`,
+      `204 GET ${base}/ui-stream/${THREAD}/stream`,
+      `200 POST ${base}/ui-stream?onDisconnect=continue`,
+      `200 POST ${base}/ui-stream?onDisconnect=continue`,
+      `200 GET ${base}/ui-messages`,
+      `200 GET ${base}/ui-stream/${THREAD}/stream`,
+      `200 GET ${base}/ui-messages`,
+      `204 GET ${base}/ui-stream/${THREAD}/stream`,
+    ]);
+    // What useChat sent: the user's message, then the assistant message with the answer.
+    expect(posted).toEqual([
+      { trigger: "submit-message", messageId: null, last: ["user", "text"] },
+      {
+        trigger: "submit-message",
+        messageId: assistantId,
+        last: ["assistant", "approval-responded"],
+      },
+    ]);
   }, 60_000);
 });
