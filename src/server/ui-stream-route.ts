@@ -13,8 +13,7 @@ import type { Message } from "../chat/messages.js";
 import type { StreamEvent } from "../graph/types.js";
 import { toUIMessages } from "../integrations/ai-sdk-ui/history.js";
 import { uiMessageChunks } from "../integrations/ai-sdk-ui/replay.js";
-import type { UIChatTurn } from "../integrations/ai-sdk-ui/request.js";
-import { uiChatTurn } from "../integrations/ai-sdk-ui/request.js";
+import { type UIChatTurn, uiChatTurn } from "../integrations/ai-sdk-ui/request.js";
 import {
   UI_STREAM_HEADERS,
   uiChunksToSse,
@@ -66,7 +65,8 @@ export interface UIRouteHelpers {
  *   of the branch's active run, replayed from its start and then live: the whole assistant
  *   message (a run that continues one after an approval sends the message's earlier parts
  *   first), under the id the thread's history gives it, so that it replaces the message a
- *   reloaded page loaded from `…/ui-messages`. `204` when no run is going on; `410` when the
+ *   reloaded page loaded from `…/ui-messages`. A run still starting (before its first event)
+ *   is waited for. `204` when no run is going on; `410` when the
  *   run's first events are no longer buffered. `chatId` is not used: the URL's thread names
  *   the chat.
  * - `GET /api/threads/:threadId/ui-messages[?branchId=]`: `{ threadId, branchId, messages }`,
