@@ -63,7 +63,7 @@ describe("examples/use-chat: useChat of @ai-sdk/react against nodestep serve, in
     const outDir = mkdtempSync(join(tmpdir(), "use-chat-page-"));
     const profile = mkdtempSync(join(tmpdir(), "use-chat-chromium-"));
     dirs.push(outDir, profile);
-    app = await startUseChat({ outDir, port: 0, env: { USE_CHAT_DELAY_MS: "100" } });
+    app = await startUseChat({ outDir, port: 0, env: { USE_CHAT_DELAY_MS: "150" } });
     context = await chromium.launchPersistentContext(profile, {
       executablePath: "/usr/bin/chromium",
       headless: true,
@@ -254,5 +254,51 @@ describe("examples/use-chat: useChat of @ai-sdk/react against nodestep serve, in
         last: ["assistant", "approval-responded"],
       },
     ]);
+  }, 60_000);
+
+  it("a denied tool: the card says so and the answer follows", async () => {
+    const base = "/api/threads/t-deny";
+    const from = api.length;
+    await page.goto(`${app.url}/?thread=t-deny`);
+    await page.getByTestId("status").filter({ hasText: "ready" }).waitFor();
+    await page.getByLabel("Message").fill("Refund order B-2");
+    await page.getByRole("button", { name: "Send" }).click();
+    const card = page.locator('.tool-card[data-state="approval-requested"]');
+    await card.waitFor();
+    await card.getByRole("button", { name: "Deny" }).click();
+    await page.locator('.tool-card[data-state="output-denied"]').waitFor();
+    await page
+      .locator('.message[data-role="assistant"] .text')
+      .nth(1)
+      .filter({ hasText: "The refund was not made." })
+      .waitFor();
+    await page.getByTestId("status").filter({ hasText: "ready" }).waitFor();
+    expect(await shown(page)).toEqual([
+      { role: "user", parts: ["Refund order B-2"] },
+      {
+        role: "assistant",
+        parts: [
+          "Let me look at order B-2 for you.",
+          { tool: "refund", state: "output-denied", input: '{"orderId":"B-2"}', output: null },
+          "The refund was not made.",
+        ],
+      },
+    ]);
+    expect(api.slice(from)).toEqual([
+      `404 GET ${base}/ui-messages`,
+      `204 GET ${base}/ui-stream/t-deny/stream`,
+      `200 POST ${base}/ui-stream?onDisconnect=continue`,
+      `200 POST ${base}/ui-stream?onDisconnect=continue`,
+    ]);
+    expect(posted.at(-1)?.last).toEqual(["assistant", "approval-responded"]);
+    // The thread keeps the denial: a reload shows the same card.
+    await page.reload();
+    await page.locator('.tool-card[data-state="output-denied"]').waitFor();
+    expect((await shown(page))[1]?.parts[1]).toEqual({
+      tool: "refund",
+      state: "output-denied",
+      input: '{"orderId":"B-2"}',
+      output: null,
+    });
   }, 60_000);
 });

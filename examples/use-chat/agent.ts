@@ -34,7 +34,8 @@ const last = (messages: readonly Message[]) => messages[messages.length - 1];
 function answer(request: ChatRequest) {
   const m = last(request.messages);
   if (m?.type === "tool") {
-    return m.content === "denied" || String(m.content).startsWith("Tool error")
+    const said = String(m.content);
+    return said.startsWith("Tool call denied") || said.startsWith("Tool error")
       ? "The refund was not made."
       : "Done: the refund is on its way back to your card, and it should show up there within three to five working days.";
   }
