@@ -100,7 +100,7 @@ describe("studio chat view in headless Chromium", () => {
     expect(
       await chart
         .locator("img.part-image")
-        .evaluate((img) => (img as HTMLImageElement).naturalWidth),
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
     ).toBe(2);
     const file = chart.locator("a.part-file");
     expect(await file.innerText()).toBe("📎 invoice-A-1001.pdf");
