@@ -5,6 +5,8 @@
  * a tool's image and file show; the State tab is a tree.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildDemoAgent } from "../../examples/demo/agent.js";
+import { createServer, listen } from "../server/index.js";
 import { MemoryStateStore } from "../stores/index.js";
 import { openStudio, SCREENSHOTS, type StudioHarness } from "./fixtures/browser.js";
 import { buildShopAgent, RED_PNG } from "./fixtures/shop-agent.js";
@@ -132,5 +134,45 @@ describe("studio chat view in headless Chromium", () => {
     await page.screenshot({ path: `${SCREENSHOTS}state-tree.png` });
     expect(h.errors).toEqual([]);
     expect(h.outside).toEqual([]);
+  });
+
+  it("the README's demo agent: a question, its tool call as a card, the answer", async () => {
+    const { graph, context } = buildDemoAgent({ stateStore: new MemoryStateStore() });
+    const demo = await listen(createServer({ graph, context }), { port: 0 });
+    try {
+      const { page } = h;
+      await page.goto(`${demo.url}/`);
+      await expect.poll(() => page.getByTestId("status").innerText(), WAIT).toBe("ready");
+      await page.locator(".composer textarea").fill("Why hasn't order A-1002 shipped yet?");
+      await page.locator(".composer textarea").press("Enter");
+      await expect.poll(() => page.getByTestId("status").innerText(), WAIT).toBe("run completed");
+      expect(await page.locator(".chat > .msg.human").innerText()).toBe(
+        "Why hasn't order A-1002 shipped yet?",
+      );
+      const card = page.locator(".tool-card");
+      expect(await card.evaluateAll((els) => els.map((e) => e.getAttribute("data-tool")))).toEqual([
+        "get_shipping_status",
+      ]);
+      expect(await card.locator(".tool-result").innerText()).toBe(
+        [
+          "result",
+          "{8}",
+          'orderId: "A-1002"',
+          'status: "shipped"',
+          'carrier: "DHL"',
+          'tracking: "4827361950"',
+          'shippedAt: "2025-03-11"',
+          'estimatedDelivery: "2025-03-14"',
+          "deliveredAt: null",
+          "cancelledAt: null",
+        ].join("\n"),
+      );
+      expect(await page.locator(".chat > .msg.ai").last().innerText()).toBe(
+        "Order A-1002 shipped with DHL on 2025-03-11 (tracking 4827361950) and should arrive by 2025-03-14.",
+      );
+      await page.screenshot({ path: `${SCREENSHOTS}demo.png` });
+    } finally {
+      await demo.close();
+    }
   });
 });
