@@ -132,6 +132,33 @@ describe("studio chat view in headless Chromium", () => {
       'content: "Where is order A-1001, and is the blue mug in stock?"',
     );
     await page.screenshot({ path: `${SCREENSHOTS}state-tree.png` });
+
+    // Stop a run while the model writes; the thread then offers Continue, which runs it again.
+    await page.locator(".composer textarea").fill("Tell me a long story");
+    await page.locator(".composer textarea").press("Enter");
+    await expect
+      .poll(
+        async () => (await streaming.count()) > 0 && (await streaming.innerText()).length > 10,
+        WAIT,
+      )
+      .toBe(true);
+    await page.locator(".composer button.stop").click();
+    await expect.poll(() => page.getByTestId("status").innerText(), WAIT).toBe("run stopped");
+    expect(await page.getByTestId("paused-guard").locator(".why").innerText()).toBe(
+      "The last run was stopped before think finished.",
+    );
+    expect(await page.locator(".paused-guard button.continue").innerText()).toBe(
+      "Continue (run think again)",
+    );
+    // What the model had written is not kept: the stopped step left the thread as before.
+    expect(await page.locator(".chat > .msg").count()).toBe(7);
+    expect(await page.locator(".chat > .msg").last().innerText()).toBe("Tell me a long story");
+    await page.screenshot({ path: `${SCREENSHOTS}stopped-run.png` });
+    await page.locator(".paused-guard button.continue").click();
+    await expect.poll(() => page.getByTestId("status").innerText(), WAIT).toBe("run completed");
+    expect(await page.locator(".chat > .msg.ai").last().innerText()).toBe(
+      "A short story: the mug was sold.",
+    );
     expect(h.errors).toEqual([]);
     expect(h.outside).toEqual([]);
   });

@@ -189,6 +189,8 @@ export interface StudioApi {
     values: Record<string, Json>,
     asNode?: string | null,
   ): Promise<StateSnapshot>;
+  /** `POST /api/threads/:id/runs/:runId/cancel`: stop a run going on (it ends with `RunCancelledError`). */
+  cancelRun(threadId: string, runId: string): Promise<void>;
   /** Start a streamed run and read it to its end. @throws ApiError when the server refuses it (4xx). */
   streamRun(threadId: string, body: RunRequest, handlers?: RunHandlers): Promise<RunOutcome>;
   /** Any other route: `GET` or `POST` with JSON, the answer's JSON. */
@@ -246,6 +248,9 @@ export function createApi(apiKey: () => string = () => ""): StudioApi {
     history: async (id, branchId) =>
       (await request<{ events: HistoryEvent[] }>("GET", thread(id, `/history${q({ branchId })}`)))
         .events,
+    cancelRun: async (id, runId) => {
+      await request<unknown>("POST", thread(id, `/runs/${encodeURIComponent(runId)}/cancel`), {});
+    },
     fork: (id, eventId) => request<BranchInfo>("POST", thread(id, "/fork"), { eventId }),
     updateState: (id, branchId, values, asNode) =>
       request<StateSnapshot>("POST", thread(id, "/state"), {

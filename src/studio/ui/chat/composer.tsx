@@ -10,9 +10,11 @@ export interface ComposerProps {
   /** No sending (an old state is shown): the box says to go back to now. */
   disabled?: boolean;
   onSend(message: string): void;
+  /** Stop the run going on (shown while running). */
+  onStop?(): void;
 }
 
-export function Composer({ running, disabled = false, onSend }: ComposerProps) {
+export function Composer({ running, disabled = false, onSend, onStop }: ComposerProps) {
   const [text, setText] = useState("");
   const send = (ev: Event) => {
     ev.preventDefault();
@@ -38,9 +40,15 @@ export function Composer({ running, disabled = false, onSend }: ComposerProps) {
           if (e.key === "Enter" && !e.shiftKey) send(e);
         }}
       />
-      <button type="submit" class="primary send" disabled={running || disabled || !text.trim()}>
-        {running ? "Running…" : "Send"}
-      </button>
+      {running && onStop ? (
+        <button type="button" class="danger stop" onClick={onStop}>
+          Stop
+        </button>
+      ) : (
+        <button type="submit" class="primary send" disabled={running || disabled || !text.trim()}>
+          Send
+        </button>
+      )}
     </form>
   );
 }

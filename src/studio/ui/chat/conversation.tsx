@@ -65,6 +65,7 @@ export function Conversation({ studio: s, onOpenTab }: ConversationProps) {
           running={running}
           disabled={s.eventSnapshot !== null}
           onSend={(message) => void s.run({ message })}
+          onStop={() => void s.stop()}
         />
       )}
       {s.graph ? (
