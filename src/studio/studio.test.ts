@@ -8,6 +8,7 @@ import { buildRefundGraph } from "../cli/fixtures/refund.fixture.js";
 import { createServer, listen } from "../server/index.js";
 import { MemoryStateStore } from "../stores/index.js";
 import { openStudio, SCREENSHOTS, type StudioHarness } from "./fixtures/browser.js";
+import { buildOrderForm } from "./fixtures/order-form.js";
 
 const WAIT = { timeout: 15_000 };
 
@@ -90,6 +91,58 @@ describe("studio shell in headless Chromium", () => {
       expect(await page.locator(".threads .list").innerText()).toBe("no threads yet");
     } finally {
       await locked.close();
+    }
+  });
+
+  it("builds answer forms from interrupt values: options, a schema, a free answer; a refused one shows in place", async () => {
+    const form = await listen(
+      createServer({ graph: buildOrderForm({ stateStore: new MemoryStateStore() }) }),
+      {
+        port: 0,
+      },
+    );
+    try {
+      const { page } = h;
+      await page.goto(`${form.url}/`);
+      await expect.poll(status, WAIT).toBe("ready");
+      // A graph without a messages field: a JSON object is the run's input.
+      await page.locator(".composer textarea").fill("{}");
+      await page.locator(".composer button.send").click();
+      await expect.poll(status, WAIT).toBe("run interrupted");
+      const size = page.locator('.interrupt[data-key="size"]');
+      expect(await size.locator(".question").innerText()).toBe("Which size?");
+      expect(await size.locator("button.option").allInnerTexts()).toEqual(["S", "M", "L"]);
+      await size.locator("button.option", { hasText: "M" }).click();
+      await expect.poll(status, WAIT).toBe("run interrupted");
+      const address = page.locator('.interrupt[data-key="address"]');
+      expect(await address.locator(".field-label").allInnerTexts()).toEqual(["street *"]);
+      expect(await address.locator(".field-help").allInnerTexts()).toEqual(["Street and number"]);
+      await address.locator('input[name="street"]').fill("1 Main St");
+      await address.locator('input[name="express"]').check();
+      await address.locator("button.answer-send").click();
+      await expect.poll(status, WAIT).toBe("run interrupted");
+      const count = page.locator('.interrupt[data-key="count"]');
+      await count.locator("input.answer-input").fill("lots");
+      await count.locator("button.answer-send").click();
+      await page.locator(".answer-error").waitFor(WAIT);
+      expect(await page.locator(".answer-error").innerText()).toBe(
+        'ValueError: How many: give a whole number, got "lots"',
+      );
+      await page.screenshot({ path: `${SCREENSHOTS}interrupt-refused.png` });
+      await page.locator('.interrupt[data-key="count"] input.answer-input').fill("3");
+      await page.locator('.interrupt[data-key="count"] button.answer-send').click();
+      await expect.poll(status, WAIT).toBe("run completed");
+      const threadId = (await page.getByTestId("thread-label").innerText()).replace(/^thread /, "");
+      const state = (await (await fetch(`${form.url}/api/threads/${threadId}/state`)).json()) as {
+        state: unknown;
+      };
+      expect(state.state).toEqual({
+        size: "M",
+        address: { street: "1 Main St", express: true },
+        count: 3,
+      });
+    } finally {
+      await form.close();
     }
   });
 });

@@ -64,7 +64,7 @@ export function Conversation({ studio: s, onOpenTab }: ConversationProps) {
         <Composer
           running={running}
           disabled={s.eventSnapshot !== null}
-          onSend={(message) => void s.run({ message })}
+          onSend={(body) => void s.run(body)}
           onStop={() => void s.stop()}
         />
       )}
