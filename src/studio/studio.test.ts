@@ -109,6 +109,9 @@ describe("studio shell in headless Chromium", () => {
       await page.locator(".composer textarea").fill("{}");
       await page.locator(".composer button.send").click();
       await expect.poll(status, WAIT).toBe("run interrupted");
+      expect(await page.locator(".chat .empty").innerText()).toBe(
+        "This graph's state has no messages: its fields are in the State tab.",
+      );
       const size = page.locator('.interrupt[data-key="size"]');
       expect(await size.locator(".question").innerText()).toBe("Which size?");
       expect(await size.locator("button.option").allInnerTexts()).toEqual(["S", "M", "L"]);
