@@ -214,7 +214,7 @@ describe("studio actions in headless Chromium", () => {
       .toMatch(new RegExp(`^forked branch b-[0-9a-f]+ at ${eventId}$`));
     expect(await page.locator("select.branch-select").inputValue()).not.toBe(edited);
     expect(await page.getByTestId("paused-guard").locator(".why").innerText()).toBe(
-      "The run stopped before act finished.",
+      "The thread stands in the middle of a run: act runs next.",
     );
     await page.screenshot({ path: `${SCREENSHOTS}fork.png` });
     await page.locator(".paused-guard button.continue").click();
