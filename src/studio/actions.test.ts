@@ -140,6 +140,8 @@ describe("studio actions in headless Chromium", () => {
       "ran with (changed by an approval)",
     ]);
     const card2 = page.locator('.tool-card[data-tool-call-id="c2"]');
+    expect(await card1.locator(".tool-status").innerText()).toBe("done");
+    expect(await card2.locator(".tool-status").innerText()).toBe("denied");
     expect(await card2.locator(".tool-result").innerText()).toBe(
       "result\nTool call denied by a person: over the 100 EUR limit",
     );
