@@ -17,13 +17,16 @@ import { pickOutput } from "../graph/io-schema.js";
 import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
 import type { PriceTable } from "../middleware/prices.js";
 import type { StateStore } from "../stores/types.js";
-import { studioHtml } from "../studio/page.js";
-import { studioScript } from "../studio/script.js";
+import { defaultStudioDir } from "../studio/assets.js";
+import { answerError } from "./answer-errors.js";
 import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 import { describeGraph } from "./graph-view.js";
 import { RunRegistry } from "./run-registry.js";
 import { addRunRoutes } from "./run-routes.js";
 import { joinStream, startServerRun } from "./run-stream.js";
+import { addStateRoute } from "./state-route.js";
+import { addStudioRoutes } from "./studio-routes.js";
+import { addToolsRoute } from "./tools-route.js";
 import type { ServedGraph } from "./types.js";
 import { addUIStreamRoutes } from "./ui-stream-route.js";
 import { addUsageRoute } from "./usage-route.js";
@@ -70,6 +73,12 @@ export interface ServerOptions {
   heartbeatMs?: number;
   /** A joined stream with no run event for this long sends `event: timeout` and closes, in ms; default 300,000; `0` for never. */
   joinIdleMs?: number;
+  /**
+   * The folder of the studio's build (index.html and assets/), served at `/`; default the
+   * package's `dist/studio/` (built by `npm run build`, and by `npm ci` in a checkout).
+   * Without index.html there, `/` answers 500 with a page naming the command that builds it.
+   */
+  studioDir?: string;
 }
 
 /** The default of {@link ServerOptions.maxConcurrentRuns}. */
@@ -104,6 +113,10 @@ const Id = z
     (s) => !s.includes("/") && !/\p{Cc}/u.test(s),
     "must not contain '/' or control characters",
   );
+/** Breakpoints of one run (`interruptBefore` / `interruptAfter`): node names, or `"*"` for every node. */
+const Breakpoints = z.union([z.literal("*"), z.array(z.string().min(1).max(200)).max(1000)], {
+  error: 'must be a list of node names (at most 1,000) or "*"',
+});
 const RunBody = z
   .strictObject({
     input: z.record(z.string(), z.json()).nullable().optional(),
@@ -115,6 +128,8 @@ const RunBody = z
     onBusyTimeoutMs: z.number().int().min(0).max(MAX_BUSY_TIMEOUT_MS).optional(),
     detach: z.boolean().optional(),
     onDisconnect: z.enum(["cancel", "continue"]).optional(),
+    interruptBefore: Breakpoints.optional(),
+    interruptAfter: Breakpoints.optional(),
   })
   .refine(
     (b) => b.onBusyTimeoutMs === undefined || (b.onBusy !== undefined && b.onBusy !== "reject"),
@@ -136,9 +151,11 @@ const ForkBody = z.strictObject({ eventId: z.string().min(1), branchId: Id.optio
 /** The API's routes, as `GET /api` lists them. */
 const API_ROUTES = [
   "GET /api/graph",
+  "GET /api/tools",
   "GET /api/threads",
   "POST /api/threads",
   "GET /api/threads/:threadId/state",
+  "POST /api/threads/:threadId/state",
   "GET /api/threads/:threadId/history",
   "GET /api/threads/:threadId/usage",
   "POST /api/threads/:threadId/runs",
@@ -158,8 +175,9 @@ const API_ROUTES = [
  * The nodestep HTTP API and studio over a graph, as a Hono app. Listen with
  * {@link listen} (or `serve` of `@hono/node-server`), or call `app.fetch(request)`.
  *
- * Routes (see docs/server.md): `GET /` (the studio), `GET /health`, and under `/api`:
- * `GET /graph`, `GET|POST /threads`, `GET /threads/:id/state`, `GET /threads/:id/history`,
+ * Routes (see docs/server.md): `GET /` and `GET /assets/:name` (the studio), `GET /health`, and under `/api`:
+ * `GET /graph`, `GET /tools` (the model nodes' tools with their JSON schemas), `GET|POST /threads`, `GET /threads/:id/state`, `POST /threads/:id/state`
+ * (`updateState`: `{ values, asNode?, branchId? }`), `GET /threads/:id/history`,
  * `GET /threads/:id/usage` (token totals and cost), `POST /threads/:id/runs` (its answer has
  * the run's `usage` and the branch's `threadUsage`; the stream's `end` event `threadUsage`), `POST /threads/:id/runs/stream` (server-sent events),
  * `POST /threads/:id/ui-stream` (the AI SDK UI message stream, for `useChat`; docs/ui-stream.md),
@@ -171,7 +189,8 @@ const API_ROUTES = [
  * `GET /threads/:id/ui-stream/:chatId/stream` (`useChat({ resume: true })`). More runs at once
  * than `maxConcurrentRuns` answer 429. Errors answer `{ error: { type, message } }` with a 4xx status for
  * the client's mistakes (malformed JSON 400, unknown thread, branch or event 404, busy thread
- * 409, …) and 500 only when the graph's run itself fails.
+ * 409, an answer to an interrupt that the graph refuses 400 `InvalidAnswer`, …) and 500 only
+ * when the graph's run itself fails.
  *
  * @throws TypeError when the graph has no state store, or `store` is not the graph's, or a
  *   bound (`maxConcurrentRuns`, `runBufferEvents`, …) is not an integer in its range.
@@ -288,23 +307,13 @@ export function createServer(options: ServerOptions): Hono {
   );
 
   // ---------------------------------------------------------------- studio
-  app.get("/", (c) => {
-    c.header(
-      "Content-Security-Policy",
-      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
-    );
-    return c.html(studioHtml(graph.name));
-  });
-  app.get("/studio.js", (c) => {
-    c.header("Content-Type", "text/javascript; charset=utf-8");
-    c.header("Cache-Control", "no-cache");
-    return c.body(studioScript);
-  });
+  addStudioRoutes(app, graph.name, options.studioDir ?? defaultStudioDir());
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   // ---------------------------------------------------------------- API
   app.get("/api", (c) => c.json({ graph: graph.name, routes: API_ROUTES }));
   app.get("/api/graph", (c) => c.json(view));
+  addToolsRoute(app, graph);
 
   // After the host, CORS and API key checks above, like every /api route.
   const usage = addUsageRoute(app, store, options.prices ?? null, { param, query });
@@ -350,6 +359,8 @@ export function createServer(options: ServerOptions): Hono {
     if (snapshot.lastEventId === null) throw unknownThread(threadId);
     return c.json({ threadId, branchId, ...snapshot });
   });
+
+  addStateRoute(app, graph, { param, readJson, Id });
 
   app.get("/api/threads/:threadId/history", async (c) => {
     const threadId = param(c, "threadId");
@@ -410,6 +421,7 @@ export function createServer(options: ServerOptions): Hono {
         branchId,
         detached: true,
         waitMs: streamStartMs,
+        mapError: (e) => answerError(e, body.resume !== undefined),
         start: (signal) =>
           graph.stream(inputOf(body), {
             threadId,
@@ -424,11 +436,11 @@ export function createServer(options: ServerOptions): Hono {
     }
     const release = registry.acquire();
     try {
-      const result = await graph.invoke(inputOf(body), {
-        threadId,
-        branchId,
-        ...runExtras(body, context),
-      });
+      const result = await graph
+        .invoke(inputOf(body), { threadId, branchId, ...runExtras(body, context) })
+        .catch((e: unknown) => {
+          throw answerError(e, body.resume !== undefined);
+        });
       const after = await graph.getState(threadId, { branchId });
       return c.json({
         runId: result.runId,
@@ -463,6 +475,7 @@ export function createServer(options: ServerOptions): Hono {
       branchId,
       detached,
       waitMs: streamStartMs,
+      mapError: (e) => answerError(e, body.resume !== undefined),
       start: (signal) =>
         graph.stream(inputOf(body), {
           threadId,
@@ -612,5 +625,7 @@ function runExtras(body: RunBody, context: unknown) {
     ...(context !== undefined ? { context } : {}),
     ...(body.onBusy !== undefined ? { onBusy: body.onBusy } : {}),
     ...(body.onBusyTimeoutMs !== undefined ? { onBusyTimeoutMs: body.onBusyTimeoutMs } : {}),
+    ...(body.interruptBefore !== undefined ? { interruptBefore: body.interruptBefore } : {}),
+    ...(body.interruptAfter !== undefined ? { interruptAfter: body.interruptAfter } : {}),
   };
 }

@@ -1,0 +1,116 @@
+/**
+ * The studio's shell: a header (the graph's name, the branch, the status line), the thread
+ * list on the left, the conversation in the middle (chat view, what the thread waits for,
+ * the message box), and tabs on the right: Graph, History, State, Metrics. The Graph, History
+ * and Metrics panels get the shell's {@link PanelProps}.
+ */
+import { useMemo, useState } from "preact/hooks";
+import { createApi } from "./api.ts";
+import { API_KEY_STORAGE, ApiKeyForm } from "./api-key-form.tsx";
+import { Conversation } from "./chat/conversation.tsx";
+import { GraphPanel } from "./graph/graph-panel.tsx";
+import { HistoryPanel } from "./history/history-panel.tsx";
+import { MetricsPanel } from "./metrics/metrics-panel.tsx";
+import type { PanelProps } from "./panel-props.ts";
+import { StateTab } from "./state/state-tab.tsx";
+import { ThreadList } from "./threads/thread-list.tsx";
+import { useStudio } from "./use-studio.ts";
+
+const TABS = ["Graph", "History", "State", "Metrics"] as const;
+type Tab = (typeof TABS)[number];
+
+function apiKey(): string {
+  try {
+    return sessionStorage.getItem(API_KEY_STORAGE) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+export function App() {
+  const api = useMemo(() => createApi(apiKey), []);
+  const s = useStudio(api);
+  const [tab, setTab] = useState<Tab>("Graph");
+  const shown = s.eventSnapshot ?? s.snapshot;
+
+  const panel: PanelProps = {
+    api,
+    graph: s.graph,
+    threadId: s.threadId,
+    branchId: s.branchId,
+    revision: s.revision,
+    snapshot: s.snapshot,
+    live: s.live,
+    selectedEventId: s.selectedEventId,
+    onSelectEvent: (id) => void s.selectEvent(id),
+    onSelectBranch: (b) => void s.selectBranch(b),
+    breakpoints: s.breakpoints,
+    onToggleBreakpoint: s.toggleBreakpoint,
+  };
+  const branches = s.threads.find((t) => t.threadId === s.threadId)?.branches ?? [s.branchId];
+
+  return (
+    <div class="studio">
+      <header>
+        <h1>
+          nodestep studio <span class="graph-name">{s.graph?.name ?? ""}</span>
+        </h1>
+        <span class="thread-label" data-testid="thread-label">
+          {s.threadId ? `thread ${s.threadId}` : "new thread"}
+        </span>
+        {s.threadId ? (
+          <label class="branch">
+            branch{" "}
+            <select
+              class="branch-select"
+              value={s.branchId}
+              onChange={(e) => void s.selectBranch((e.target as HTMLSelectElement).value)}
+            >
+              {(branches.includes(s.branchId) ? branches : [...branches, s.branchId]).map((b) => (
+                <option key={b} value={b}>
+                  {b}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        {s.needsKey ? <ApiKeyForm onKey={s.restart} /> : null}
+        <output class={`status${s.status.error ? " error" : ""}`} data-testid="status">
+          {s.status.text}
+        </output>
+      </header>
+      <div class="layout">
+        <ThreadList
+          threads={s.threads}
+          selected={s.threadId}
+          onSelect={(id) => void s.selectThread(id)}
+          onRefresh={() => void s.refreshThreads()}
+        />
+        <Conversation studio={s} onOpenTab={(t) => setTab(t as Tab)} />
+        <aside class="panels">
+          <div class="tabs" role="tablist">
+            {TABS.map((t) => (
+              <button
+                type="button"
+                role="tab"
+                key={t}
+                class={`tab${t === tab ? " active" : ""}`}
+                data-tab={t}
+                aria-selected={t === tab}
+                onClick={() => setTab(t)}
+              >
+                {t}
+              </button>
+            ))}
+          </div>
+          <div class="panel" data-panel={tab}>
+            {tab === "Graph" ? <GraphPanel {...panel} /> : null}
+            {tab === "History" ? <HistoryPanel {...panel} /> : null}
+            {tab === "State" ? <StateTab studio={s} shown={shown} /> : null}
+            {tab === "Metrics" ? <MetricsPanel {...panel} /> : null}
+          </div>
+        </aside>
+      </div>
+    </div>
+  );
+}
