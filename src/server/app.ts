@@ -15,15 +15,18 @@ import { HumanMessage } from "../chat/messages.js";
 import { BUSY_POLICIES, MAX_BUSY_TIMEOUT_MS } from "../graph/busy.js";
 import { pickOutput } from "../graph/io-schema.js";
 import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
-import type { PriceTable } from "../middleware/prices.js";
+import { checkPrices, type PriceTable } from "../middleware/prices.js";
 import type { StateStore } from "../stores/types.js";
 import { studioHtml } from "../studio/page.js";
 import { studioScript } from "../studio/script.js";
 import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 import { describeGraph } from "./graph-view.js";
+import { addHistoryRoutes } from "./history-route.js";
+import { addMetricsRoute } from "./metrics-route.js";
 import { RunRegistry } from "./run-registry.js";
 import { addRunRoutes } from "./run-routes.js";
 import { joinStream, startServerRun } from "./run-stream.js";
+import { addThreadListRoute } from "./thread-list-route.js";
 import type { ServedGraph } from "./types.js";
 import { addUIStreamRoutes } from "./ui-stream-route.js";
 import { addUsageRoute } from "./usage-route.js";
@@ -141,6 +144,10 @@ const API_ROUTES = [
   "GET /api/threads/:threadId/state",
   "GET /api/threads/:threadId/history",
   "GET /api/threads/:threadId/usage",
+  "GET /api/threads/:threadId/history-view",
+  "GET /api/threads/:threadId/branches",
+  "GET /api/threads/:threadId/metrics",
+  "GET /api/thread-list",
   "POST /api/threads/:threadId/runs",
   "POST /api/threads/:threadId/runs/stream",
   "GET /api/threads/:threadId/runs",
@@ -308,6 +315,14 @@ export function createServer(options: ServerOptions): Hono {
 
   // After the host, CORS and API key checks above, like every /api route.
   const usage = addUsageRoute(app, store, options.prices ?? null, { param, query });
+  addHistoryRoutes(app, graph, store, { param, query });
+  addMetricsRoute(
+    app,
+    graph,
+    options.prices == null ? null : checkPrices(options.prices, "createServer: prices"),
+    { param, query },
+  );
+  addThreadListRoute(app, store);
   app.get("/api/threads", async (c) => {
     const limit = count(query(c, "limit"), "limit", 1);
     const offset = count(query(c, "offset"), "offset", 0);
