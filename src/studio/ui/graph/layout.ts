@@ -7,7 +7,7 @@
  *
  * @module
  */
-import dagre from "@dagrejs/dagre";
+import dagre, { type EdgeLabel, type Point } from "@dagrejs/dagre";
 import type { GraphView, GraphViewEdge } from "../../../server/graph-view.js";
 
 /** The font size of every label in the drawing, in px (never shrunk). */
@@ -137,14 +137,14 @@ export function layoutGraph(view: GraphView): GraphLayout {
   });
   const centre = new Map(names.map((n) => [n, g.node(n)]));
   const edges: LaidOutEdge[] = view.edges.map((e, i) => {
-    const at = g.edge({ v: e.from, w: e.to, name: `e${i}` });
+    const at = g.edge({ v: e.from, w: e.to, name: `e${i}` }) as EdgeLabel;
     const label = edgeLabel(e);
     return {
       from: e.from,
       to: e.to,
       kind: e.kind,
       label,
-      points: (at.points ?? []).map((p) => ({ x: Math.round(p.x), y: Math.round(p.y) })),
+      points: (at.points ?? []).map((p: Point) => ({ x: Math.round(p.x), y: Math.round(p.y) })),
       labelAt:
         label === null || at.x === undefined || at.y === undefined
           ? null
