@@ -46,6 +46,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Builds the studio's page when its sources are newer than dist/studio/.
+    globalSetup: ["test/setup/studio-build.ts"],
     projects: [
       {
         extends: true,

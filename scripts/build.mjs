@@ -11,6 +11,7 @@
 //   instead of dozens. Every package (zod, the SDKs, hono, …) stays an import, resolved by
 //   the application as before. Class and function names are kept (errors are matched by
 //   class name).
+// - The studio: Vite builds src/studio/ui/ (Preact) into <outdir>/studio/ (scripts/build-studio.mjs).
 // - Types: tsc emits the .d.ts files (tsconfig.build.json, declarations only), next to them,
 //   with the same layout as src/.
 import { execFileSync } from "node:child_process";
@@ -18,6 +19,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { buildStudio } from "./build-studio.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -64,6 +66,7 @@ await build({
   sourcemap: false,
   logLevel: "warning",
 });
+await buildStudio(join(out, "studio"));
 execFileSync(
   process.execPath,
   [

@@ -102,7 +102,8 @@ beforeAll(async () => {
     [join(root, "scripts/build.mjs"), "--outdir", join(staged, "dist")],
     root,
   );
-  await ok("npm", ["pack", "--silent", "--pack-destination", stage], staged);
+  // --ignore-scripts: the staged copy has no scripts/ for `prepare` (the build above made dist/).
+  await ok("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", stage], staged);
   const zod = pkg.devDependencies.zod!;
   const typescript = pkg.devDependencies.typescript!;
   await Promise.all([
@@ -359,6 +360,18 @@ describe("the packed package", () => {
         npx.on("exit", () => reject(new Error(`npx exited: ${out}`)));
       });
       expect((await fetch(`${url}/health`)).status).toBe(200);
+      // The studio's page and its assets come from the package's dist/studio/.
+      const page = await fetch(`${url}/`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain("<title>count · nodestep studio</title>");
+      const script = /src="(\/assets\/index-[\w-]+\.js)"/.exec(html)?.[1];
+      expect(script).toBeDefined();
+      const js = await fetch(`${url}${script}`);
+      expect([js.status, js.headers.get("content-type")]).toEqual([
+        200,
+        "text/javascript; charset=utf-8",
+      ]);
       npx.kill("SIGTERM");
       // The server notices within a second or so (npm exec does not pass SIGTERM on).
       let answering = true;

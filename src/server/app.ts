@@ -17,8 +17,7 @@ import { pickOutput } from "../graph/io-schema.js";
 import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
 import { checkPrices, type PriceTable } from "../middleware/prices.js";
 import type { StateStore } from "../stores/types.js";
-import { studioHtml } from "../studio/page.js";
-import { studioScript } from "../studio/script.js";
+import { defaultStudioDir } from "../studio/assets.js";
 import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 import { describeGraph } from "./graph-view.js";
 import { addHistoryRoutes } from "./history-route.js";
@@ -26,6 +25,8 @@ import { addMetricsRoute } from "./metrics-route.js";
 import { RunRegistry } from "./run-registry.js";
 import { addRunRoutes } from "./run-routes.js";
 import { joinStream, startServerRun } from "./run-stream.js";
+import { addStateRoute } from "./state-route.js";
+import { addStudioRoutes } from "./studio-routes.js";
 import { addThreadListRoute } from "./thread-list-route.js";
 import type { ServedGraph } from "./types.js";
 import { addUIStreamRoutes } from "./ui-stream-route.js";
@@ -73,6 +74,12 @@ export interface ServerOptions {
   heartbeatMs?: number;
   /** A joined stream with no run event for this long sends `event: timeout` and closes, in ms; default 300,000; `0` for never. */
   joinIdleMs?: number;
+  /**
+   * The folder of the studio's build (index.html and assets/), served at `/`; default the
+   * package's `dist/studio/` (built by `npm run build`, and by `npm ci` in a checkout).
+   * Without index.html there, `/` answers 500 with a page naming the command that builds it.
+   */
+  studioDir?: string;
 }
 
 /** The default of {@link ServerOptions.maxConcurrentRuns}. */
@@ -107,6 +114,8 @@ const Id = z
     (s) => !s.includes("/") && !/\p{Cc}/u.test(s),
     "must not contain '/' or control characters",
   );
+/** Breakpoints of one run (`interruptBefore` / `interruptAfter`): node names, or `"*"` for every node. */
+const Breakpoints = z.union([z.literal("*"), z.array(z.string().min(1).max(200)).max(1000)]);
 const RunBody = z
   .strictObject({
     input: z.record(z.string(), z.json()).nullable().optional(),
@@ -118,6 +127,8 @@ const RunBody = z
     onBusyTimeoutMs: z.number().int().min(0).max(MAX_BUSY_TIMEOUT_MS).optional(),
     detach: z.boolean().optional(),
     onDisconnect: z.enum(["cancel", "continue"]).optional(),
+    interruptBefore: Breakpoints.optional(),
+    interruptAfter: Breakpoints.optional(),
   })
   .refine(
     (b) => b.onBusyTimeoutMs === undefined || (b.onBusy !== undefined && b.onBusy !== "reject"),
@@ -142,6 +153,7 @@ const API_ROUTES = [
   "GET /api/threads",
   "POST /api/threads",
   "GET /api/threads/:threadId/state",
+  "POST /api/threads/:threadId/state",
   "GET /api/threads/:threadId/history",
   "GET /api/threads/:threadId/usage",
   "GET /api/threads/:threadId/history-view",
@@ -165,8 +177,9 @@ const API_ROUTES = [
  * The nodestep HTTP API and studio over a graph, as a Hono app. Listen with
  * {@link listen} (or `serve` of `@hono/node-server`), or call `app.fetch(request)`.
  *
- * Routes (see docs/server.md): `GET /` (the studio), `GET /health`, and under `/api`:
- * `GET /graph`, `GET|POST /threads`, `GET /threads/:id/state`, `GET /threads/:id/history`,
+ * Routes (see docs/server.md): `GET /` and `GET /assets/:name` (the studio), `GET /health`, and under `/api`:
+ * `GET /graph`, `GET|POST /threads`, `GET /threads/:id/state`, `POST /threads/:id/state`
+ * (`updateState`: `{ values, asNode?, branchId? }`), `GET /threads/:id/history`,
  * `GET /threads/:id/usage` (token totals and cost), `POST /threads/:id/runs` (its answer has
  * the run's `usage` and the branch's `threadUsage`; the stream's `end` event `threadUsage`), `POST /threads/:id/runs/stream` (server-sent events),
  * `POST /threads/:id/ui-stream` (the AI SDK UI message stream, for `useChat`; docs/ui-stream.md),
@@ -295,18 +308,7 @@ export function createServer(options: ServerOptions): Hono {
   );
 
   // ---------------------------------------------------------------- studio
-  app.get("/", (c) => {
-    c.header(
-      "Content-Security-Policy",
-      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
-    );
-    return c.html(studioHtml(graph.name));
-  });
-  app.get("/studio.js", (c) => {
-    c.header("Content-Type", "text/javascript; charset=utf-8");
-    c.header("Cache-Control", "no-cache");
-    return c.body(studioScript);
-  });
+  addStudioRoutes(app, graph.name, options.studioDir ?? defaultStudioDir());
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   // ---------------------------------------------------------------- API
@@ -365,6 +367,8 @@ export function createServer(options: ServerOptions): Hono {
     if (snapshot.lastEventId === null) throw unknownThread(threadId);
     return c.json({ threadId, branchId, ...snapshot });
   });
+
+  addStateRoute(app, graph, { param, readJson, Id });
 
   app.get("/api/threads/:threadId/history", async (c) => {
     const threadId = param(c, "threadId");
@@ -626,5 +630,7 @@ function runExtras(body: RunBody, context: unknown) {
     ...(context !== undefined ? { context } : {}),
     ...(body.onBusy !== undefined ? { onBusy: body.onBusy } : {}),
     ...(body.onBusyTimeoutMs !== undefined ? { onBusyTimeoutMs: body.onBusyTimeoutMs } : {}),
+    ...(body.interruptBefore !== undefined ? { interruptBefore: body.interruptBefore } : {}),
+    ...(body.interruptAfter !== undefined ? { interruptAfter: body.interruptAfter } : {}),
   };
 }

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRefundGraph } from "../cli/fixtures/refund.fixture.js";
 import { PostgresStateStore } from "../integrations/postgres/index.js";
 import { MemoryStateStore } from "../stores/index.js";
-import { studioScript } from "../studio/script.js";
 import { createServer, type ListeningServer, listen } from "./index.js";
 
 interface SseEvent {
@@ -72,21 +71,40 @@ describe("nodestep server: routes", () => {
   });
   afterAll(() => server.close());
 
-  it("listens on 127.0.0.1 and serves the studio page, its script and a health check", async () => {
+  it("listens on 127.0.0.1 and serves the studio page, its assets and a health check", async () => {
     expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
     const page = await api.get("/");
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toBe("text/html; charset=UTF-8");
+    expect(page.headers.get("cache-control")).toBe("no-cache");
     expect(page.text).toContain("<title>refund · nodestep studio</title>");
-    expect(page.text).toContain('<script src="/studio.js"></script>');
+    expect(page.text).toContain('<div id="app"></div>');
     expect(page.headers.get("content-security-policy")).toBe(
-      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' data: blob:; frame-ancestors 'none'",
     );
-    const script = await api.get("/studio.js");
-    expect(script.status).toBe(200);
-    expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
-    expect(script.text).toBe(studioScript);
-    expect(() => new Function(studioScript)).not.toThrow();
+    // The built page names its hashed script and stylesheet, served from /assets/.
+    const script =
+      /<script type="module" crossorigin src="(\/assets\/index-[\w-]+\.js)"><\/script>/.exec(
+        page.text,
+      )?.[1];
+    const style = /<link rel="stylesheet" crossorigin href="(\/assets\/index-[\w-]+\.css)">/.exec(
+      page.text,
+    )?.[1];
+    expect(script).toBeDefined();
+    expect(style).toBeDefined();
+    const js = await api.get(script!);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(js.text).toContain("/api/graph");
+    const css = await api.get(style!);
+    expect(css.status).toBe(200);
+    expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect(await api.get("/assets/nope.js")).toMatchObject({
+      status: 404,
+      body: { error: { type: "NotFound", message: 'The studio has no asset "nope.js"' } },
+    });
+    expect(await api.get("/assets/..%2Fbuild.json")).toMatchObject({ status: 404 });
     expect(await api.get("/health")).toMatchObject({ status: 200, body: { status: "ok" } });
     expect(await api.get("/api")).toMatchObject({
       status: 200,
@@ -97,6 +115,7 @@ describe("nodestep server: routes", () => {
           "GET /api/threads",
           "POST /api/threads",
           "GET /api/threads/:threadId/state",
+          "POST /api/threads/:threadId/state",
           "GET /api/threads/:threadId/history",
           "GET /api/threads/:threadId/usage",
           "GET /api/threads/:threadId/history-view",

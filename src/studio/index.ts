@@ -1,8 +1,14 @@
 /**
- * The nodestep studio: one web page (`/`) and its script (`/studio.js`), served by
- * `createServer` (`nodestep serve`). See docs/studio.md.
+ * The nodestep studio: a Preact page built by Vite from src/studio/ui/ into dist/studio/
+ * (scripts/build-studio.mjs), served by `createServer` (`nodestep serve`) at `/`. See
+ * docs/studio.md.
  *
  * @module
  */
-export { studioHtml } from "./page.js";
-export { studioScript } from "./script.js";
+export {
+  defaultStudioDir,
+  missingStudioHtml,
+  STUDIO_BUILD_COMMAND,
+  type StudioFile,
+  studioFiles,
+} from "./assets.js";
