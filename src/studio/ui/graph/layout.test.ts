@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeGraph } from "../../../server/graph-view.js";
-import { FONT_PX, type GraphLayout, layoutGraph, textWidth } from "./layout.js";
-import { buildThirtyNodeGraph } from "./thirty-nodes.fixture.js";
+import { FONT_PX, type GraphLayout, layoutGraph, textWidth } from "./layout.ts";
+import { buildThirtyNodeGraph } from "./thirty-nodes.fixture.ts";
 
 type Box = { x: number; y: number; width: number; height: number };
 const overlap = (a: Box, b: Box) =>

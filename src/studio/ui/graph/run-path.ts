@@ -4,8 +4,7 @@
  *
  * @module
  */
-import type { GraphView } from "../../../server/graph-view.js";
-import type { HistoryEntry } from "../../../server/history-view.js";
+import type { GraphView, HistoryEntry } from "../api.ts";
 
 /** A {@link runPath} answer. */
 export interface RunPath {
@@ -20,13 +19,32 @@ export interface RunPath {
 /** The key of an edge in {@link RunPath.edges}. */
 export const edgeKey = (from: string, to: string): string => `${from}>${to}`;
 
+/** Whether a `run_started` entry took input (a resume says `answered …` or `continue`). */
+const startsFresh = (e: HistoryEntry) =>
+  !e.summary.startsWith("answered ") && e.summary !== "continue";
+
+/**
+ * The entries of the latest run and the runs it resumes: from the last run that took input
+ * (or the first entry) on; all of them up to `eventId` when one is chosen.
+ */
+export function currentRunEntries(
+  entries: readonly HistoryEntry[],
+  eventId: string | null = null,
+): HistoryEntry[] {
+  const upto = eventId === null ? entries.length : entries.findIndex((e) => e.id === eventId) + 1;
+  const shown = entries.slice(0, upto > 0 ? upto : entries.length);
+  const from = shown.findLastIndex((e) => e.type === "run_started" && startsFresh(e));
+  return shown.slice(Math.max(0, from));
+}
+
 const STEP_TYPES = new Set(["step_committed", "task_interrupted", "task_finished"]);
 
 /**
  * The path of the given entries (a branch's, up to an event, or one run's): supersteps by
  * their number, each with the nodes that committed or paused in it; an edge of the graph is
  * taken when it joins a node of one superstep to a node of the next. START leads in when the
- * entries start a run at superstep 0; END is reached when their last run completed.
+ * first run of the entries took input (not a resume); END is reached when their last run
+ * completed.
  *
  * @example runPath(view, entries) // { steps: [["think"], ["act"], ["think"]], nodes: ["__start__", "think", "act", "__end__"], edges: ["__start__>think", "think>act", "act>think", "think>__end__"] }
  */
@@ -50,7 +68,7 @@ export function runPath(view: GraphView, entries: readonly HistoryEntry[]): RunP
     if (!nodes.includes(n)) nodes.push(n);
   };
   const first = entries.find((e) => e.type === "run_started");
-  if (first?.step === 0 && steps.length > 0) {
+  if (first !== undefined && startsFresh(first) && steps.length > 0) {
     visit("__start__");
     for (const n of steps[0]!) take("__start__", n);
   }
