@@ -15,6 +15,7 @@ import {
   ChatResponse,
   type ChatStreamChunk,
   type ToolChoice,
+  type ToolDefinition,
 } from "../chat/types.js";
 import { ModelProviderError, StructuredOutputError, ValueError } from "../errors/index.js";
 import type { NodeContext } from "../graph/context.js";
@@ -279,7 +280,11 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       update[messagesField] = appendMessages(ctx, history, emitMessages(ctx, [ai]));
     return update;
   };
-  return node<S>(run, { name });
+  // The tools it offers the model, as JSON (`{ name, description, inputSchema }`): the server
+  // lists them at GET /api/tools, and the studio builds approval forms from their schemas.
+  return Object.assign(node<S>(run, { name }), {
+    toolDefinitions: definitions as readonly ToolDefinition[],
+  });
 }
 
 /**

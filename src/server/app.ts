@@ -18,6 +18,7 @@ import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
 import { checkPrices, type PriceTable } from "../middleware/prices.js";
 import type { StateStore } from "../stores/types.js";
 import { defaultStudioDir } from "../studio/assets.js";
+import { answerError } from "./answer-errors.js";
 import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 import { describeGraph } from "./graph-view.js";
 import { addHistoryRoutes } from "./history-route.js";
@@ -28,6 +29,7 @@ import { joinStream, startServerRun } from "./run-stream.js";
 import { addStateRoute } from "./state-route.js";
 import { addStudioRoutes } from "./studio-routes.js";
 import { addThreadListRoute } from "./thread-list-route.js";
+import { addToolsRoute } from "./tools-route.js";
 import type { ServedGraph } from "./types.js";
 import { addUIStreamRoutes } from "./ui-stream-route.js";
 import { addUsageRoute } from "./usage-route.js";
@@ -150,6 +152,7 @@ const ForkBody = z.strictObject({ eventId: z.string().min(1), branchId: Id.optio
 /** The API's routes, as `GET /api` lists them. */
 const API_ROUTES = [
   "GET /api/graph",
+  "GET /api/tools",
   "GET /api/threads",
   "POST /api/threads",
   "GET /api/threads/:threadId/state",
@@ -178,7 +181,7 @@ const API_ROUTES = [
  * {@link listen} (or `serve` of `@hono/node-server`), or call `app.fetch(request)`.
  *
  * Routes (see docs/server.md): `GET /` and `GET /assets/:name` (the studio), `GET /health`, and under `/api`:
- * `GET /graph`, `GET|POST /threads`, `GET /threads/:id/state`, `POST /threads/:id/state`
+ * `GET /graph`, `GET /tools` (the model nodes' tools with their JSON schemas), `GET|POST /threads`, `GET /threads/:id/state`, `POST /threads/:id/state`
  * (`updateState`: `{ values, asNode?, branchId? }`), `GET /threads/:id/history`,
  * `GET /threads/:id/usage` (token totals and cost), `POST /threads/:id/runs` (its answer has
  * the run's `usage` and the branch's `threadUsage`; the stream's `end` event `threadUsage`), `POST /threads/:id/runs/stream` (server-sent events),
@@ -191,7 +194,8 @@ const API_ROUTES = [
  * `GET /threads/:id/ui-stream/:chatId/stream` (`useChat({ resume: true })`). More runs at once
  * than `maxConcurrentRuns` answer 429. Errors answer `{ error: { type, message } }` with a 4xx status for
  * the client's mistakes (malformed JSON 400, unknown thread, branch or event 404, busy thread
- * 409, …) and 500 only when the graph's run itself fails.
+ * 409, an answer to an interrupt that the graph refuses 400 `InvalidAnswer`, …) and 500 only
+ * when the graph's run itself fails.
  *
  * @throws TypeError when the graph has no state store, or `store` is not the graph's, or a
  *   bound (`maxConcurrentRuns`, `runBufferEvents`, …) is not an integer in its range.
@@ -314,6 +318,7 @@ export function createServer(options: ServerOptions): Hono {
   // ---------------------------------------------------------------- API
   app.get("/api", (c) => c.json({ graph: graph.name, routes: API_ROUTES }));
   app.get("/api/graph", (c) => c.json(view));
+  addToolsRoute(app, graph);
 
   // After the host, CORS and API key checks above, like every /api route.
   const usage = addUsageRoute(app, store, options.prices ?? null, { param, query });
@@ -429,6 +434,7 @@ export function createServer(options: ServerOptions): Hono {
         branchId,
         detached: true,
         waitMs: streamStartMs,
+        mapError: (e) => answerError(e, body.resume !== undefined),
         start: (signal) =>
           graph.stream(inputOf(body), {
             threadId,
@@ -443,11 +449,11 @@ export function createServer(options: ServerOptions): Hono {
     }
     const release = registry.acquire();
     try {
-      const result = await graph.invoke(inputOf(body), {
-        threadId,
-        branchId,
-        ...runExtras(body, context),
-      });
+      const result = await graph
+        .invoke(inputOf(body), { threadId, branchId, ...runExtras(body, context) })
+        .catch((e: unknown) => {
+          throw answerError(e, body.resume !== undefined);
+        });
       const after = await graph.getState(threadId, { branchId });
       return c.json({
         runId: result.runId,
@@ -482,6 +488,7 @@ export function createServer(options: ServerOptions): Hono {
       branchId,
       detached,
       waitMs: streamStartMs,
+      mapError: (e) => answerError(e, body.resume !== undefined),
       start: (signal) =>
         graph.stream(inputOf(body), {
           threadId,

@@ -26,6 +26,8 @@ export interface ServerRunStart {
   end(): Promise<{ status: string | null }>;
   /** How long to wait for the first event before answering anyway, in ms. */
   waitMs: number;
+  /** Turn a failure of the run into the error answered (a status, a type); default as it is. */
+  mapError?: (e: unknown) => unknown;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function startServerRun(
     events = await startedStream(how.start(controller.signal)[Symbol.asyncIterator](), how.waitMs);
   } catch (e) {
     release();
-    throw e;
+    throw how.mapError ? how.mapError(e) : e;
   }
   const run = registry.create(
     {
@@ -67,7 +69,7 @@ export async function startServerRun(
       run.push("end", end);
       run.finish(end.status === "interrupted" ? "interrupted" : "done");
     } catch (e) {
-      run.push("error", errorAnswer(e).body);
+      run.push("error", errorAnswer(how.mapError ? how.mapError(e) : e).body);
       run.finish(controller.signal.aborted ? "cancelled" : "error", e);
     } finally {
       release();

@@ -112,6 +112,7 @@ describe("nodestep server: routes", () => {
         graph: "refund",
         routes: [
           "GET /api/graph",
+          "GET /api/tools",
           "GET /api/threads",
           "POST /api/threads",
           "GET /api/threads/:threadId/state",
