@@ -52,7 +52,7 @@ describe("answers to interrupts and the tools list", () => {
         type: "object",
         properties: {
           orderId: { type: "string", description: "The order to refund" },
-          amount: { type: "number", description: "Amount in EUR" },
+          amount: { type: "number", exclusiveMinimum: 0, description: "Amount in EUR" },
           note: { type: "string" },
           express: { type: "boolean" },
         },

@@ -122,6 +122,34 @@ export interface TitledThread {
   updatedAt: number;
 }
 
+/** A tool of `GET /api/tools`: what the model is offered, with the JSON schema of its arguments. */
+export interface ToolView {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
+
+/** The parts of a JSON schema the studio's forms read. */
+export interface JsonSchema {
+  type?: string | string[];
+  title?: string;
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  enum?: Json[];
+  default?: Json;
+  [more: string]: unknown;
+}
+
+/** The static breakpoint a thread is paused at. */
+export interface Breakpoint {
+  when: "before" | "after";
+  /** The superstep that runs when the thread continues. */
+  step: number;
+  nodes: string[];
+}
+
 /** A thread of `GET /api/threads`. */
 export interface ThreadInfo {
   threadId: string;
@@ -154,7 +182,8 @@ export interface StateSnapshot {
   /** Status of the last run (`"completed"`, `"interrupted"`, `"failed"`, …), `null` for an empty thread. */
   status: string | null;
   lastEventId: string | null;
-  breakpoint: Json;
+  /** The static breakpoint it is paused at (`interruptBefore` / `interruptAfter`), or `null`. */
+  breakpoint: Breakpoint | null;
 }
 
 /** An event of `GET /api/threads/:id/history` (a stored event). */
@@ -244,6 +273,8 @@ export type RunOutcome =
 /** The client every panel gets as its `api` prop. */
 export interface StudioApi {
   graph(): Promise<GraphView>;
+  /** `GET /api/tools`: the tools of the graph's model nodes. */
+  tools(): Promise<ToolView[]>;
   threads(): Promise<ThreadInfo[]>;
   createThread(): Promise<string>;
   deleteThread(threadId: string): Promise<string[]>;
@@ -312,6 +343,7 @@ export function createApi(apiKey: () => string = () => ""): StudioApi {
   return {
     request,
     graph: () => request<GraphView>("GET", "/api/graph"),
+    tools: async () => (await request<{ tools: ToolView[] }>("GET", "/api/tools")).tools,
     threads: async () => (await request<{ threads: ThreadInfo[] }>("GET", "/api/threads")).threads,
     createThread: async () =>
       (await request<{ threadId: string }>("POST", "/api/threads", {})).threadId,

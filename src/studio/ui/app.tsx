@@ -5,15 +5,14 @@
  * and Metrics panels get the shell's {@link PanelProps}.
  */
 import { useMemo, useState } from "preact/hooks";
-import { createApi, type Json } from "./api.ts";
-import { ChatView } from "./chat/chat-view.tsx";
-import { Composer } from "./chat/composer.tsx";
-import { messagesField } from "./chat/messages.ts";
+import { createApi } from "./api.ts";
+import { API_KEY_STORAGE, ApiKeyForm } from "./api-key-form.tsx";
+import { Conversation } from "./chat/conversation.tsx";
 import { GraphPanel } from "./graph/graph-panel.tsx";
 import { HistoryPanel } from "./history/history-panel.tsx";
 import { MetricsPanel } from "./metrics/metrics-panel.tsx";
 import type { PanelProps } from "./panel-props.ts";
-import { StatePanel } from "./state/state-panel.tsx";
+import { StateTab } from "./state/state-tab.tsx";
 import { ThreadList } from "./threads/thread-list.tsx";
 import { useStudio } from "./use-studio.ts";
 
@@ -22,7 +21,7 @@ type Tab = (typeof TABS)[number];
 
 function apiKey(): string {
   try {
-    return sessionStorage.getItem("nodestep.apiKey") ?? "";
+    return sessionStorage.getItem(API_KEY_STORAGE) ?? "";
   } catch {
     return "";
   }
@@ -32,12 +31,7 @@ export function App() {
   const api = useMemo(() => createApi(apiKey), []);
   const s = useStudio(api);
   const [tab, setTab] = useState<Tab>("Graph");
-  const running = s.live !== null;
-
   const shown = s.eventSnapshot ?? s.snapshot;
-  const field = messagesField(shown?.state ?? null);
-  const stored = (field && (shown?.state[field] as Json[] | undefined)) || [];
-  const messages = s.live && !s.eventSnapshot ? [...stored, ...s.live.messages] : stored;
 
   const panel: PanelProps = {
     api,
@@ -50,6 +44,8 @@ export function App() {
     selectedEventId: s.selectedEventId,
     onSelectEvent: (id) => void s.selectEvent(id),
     onSelectBranch: (b) => void s.selectBranch(b),
+    breakpoints: s.breakpoints,
+    onToggleBreakpoint: s.toggleBreakpoint,
   };
   const branches = s.threads.find((t) => t.threadId === s.threadId)?.branches ?? [s.branchId];
 
@@ -78,6 +74,7 @@ export function App() {
             </select>
           </label>
         ) : null}
+        {s.needsKey ? <ApiKeyForm onKey={s.restart} /> : null}
         <output class={`status${s.status.error ? " error" : ""}`} data-testid="status">
           {s.status.text}
         </output>
@@ -90,18 +87,7 @@ export function App() {
           onSelect={(id) => void s.selectThread(id)}
           onRefresh={() => void s.refreshThreads()}
         />
-        <main class="conversation">
-          {s.eventSnapshot ? (
-            <div class="time-travel">
-              Showing the conversation after {s.selectedEventId}.{" "}
-              <button type="button" class="back-to-now" onClick={() => void s.selectEvent(null)}>
-                Back to now
-              </button>
-            </div>
-          ) : null}
-          <ChatView messages={messages} live={s.eventSnapshot ? null : s.live} />
-          <Composer running={running} onSend={(message) => void s.run({ message })} />
-        </main>
+        <Conversation studio={s} onOpenTab={(t) => setTab(t as Tab)} />
         <aside class="panels">
           <div class="tabs" role="tablist">
             {TABS.map((t) => (
@@ -121,9 +107,7 @@ export function App() {
           <div class="panel" data-panel={tab}>
             {tab === "Graph" ? <GraphPanel {...panel} /> : null}
             {tab === "History" ? <HistoryPanel {...panel} /> : null}
-            {tab === "State" ? (
-              <StatePanel snapshot={shown} eventId={s.eventSnapshot ? s.selectedEventId : null} />
-            ) : null}
+            {tab === "State" ? <StateTab studio={s} shown={shown} /> : null}
             {tab === "Metrics" ? <MetricsPanel {...panel} /> : null}
           </div>
         </aside>

@@ -7,6 +7,12 @@
 import type { GraphView, StateSnapshot, StudioApi } from "./api.ts";
 import type { LiveRun } from "./live-run.ts";
 
+/** Breakpoints for the next runs, by node name (`interruptBefore` / `interruptAfter`). */
+export interface Breakpoints {
+  before: string[];
+  after: string[];
+}
+
 export interface PanelProps {
   /** The server's API client. */
   api: StudioApi;
@@ -28,4 +34,8 @@ export interface PanelProps {
   onSelectEvent(eventId: string | null): void;
   /** Show another branch of the thread (after a fork, or from a branch list). */
   onSelectBranch(branchId: string): void;
+  /** The breakpoints the next runs get (to draw them). */
+  breakpoints: Breakpoints;
+  /** Set or clear a breakpoint (a graph drawing may offer it on its nodes). */
+  onToggleBreakpoint(node: string, when: "before" | "after"): void;
 }

@@ -13,8 +13,10 @@ import {
   type StateSnapshot,
   type StudioApi,
   type ThreadInfo,
+  type ToolView,
 } from "./api.ts";
 import { applyRunEvent, emptyRun, type LiveRun } from "./live-run.ts";
+import type { Breakpoints } from "./panel-props.ts";
 
 /** The stream modes the studio asks for: tokens for the text as it comes, tasks for the node running. */
 export const RUN_MODES = ["updates", "custom", "tokens", "tasks"] as const;
@@ -27,6 +29,8 @@ export interface Status {
 export interface Studio {
   api: StudioApi;
   graph: GraphView | null;
+  /** The tools of the graph's model nodes (for approval forms). */
+  tools: ToolView[];
   threads: ThreadInfo[];
   threadId: string | null;
   branchId: string;
@@ -37,22 +41,50 @@ export interface Studio {
   revision: number;
   live: LiveRun | null;
   status: Status;
+  /** Why the last run failed (its error, or why the server refused it), `null` when it did not. */
+  failure: string | null;
+  /** The server answered 401: the page needs an API key. */
+  needsKey: boolean;
+  breakpoints: Breakpoints;
+  toggleBreakpoint(node: string, when: "before" | "after"): void;
+  /** Load everything again (after an API key was given). */
+  restart(): void;
   refreshThreads(): Promise<void>;
   selectThread(threadId: string | null, branchId?: string): Promise<void>;
   selectBranch(branchId: string): Promise<void>;
   selectEvent(eventId: string | null): Promise<void>;
-  /** Start a run (a new thread first when none is shown); resolves when it ended. */
-  run(body: Omit<RunRequest, "branchId" | "modes">): Promise<void>;
-  /** Fork at `eventId`; with `values`, write them into the new branch (`updateState`) too. */
-  fork(eventId: string, values?: Record<string, Json> | null): Promise<void>;
-  /** Write `values` into the branch shown (`updateState`); `null` when refused (status says why). */
-  updateState(values: Record<string, Json>, asNode?: string | null): Promise<boolean>;
+  /** Start a run (a new thread first when none is shown); resolves when it ended, to its failure or `null`. */
+  run(body: Omit<RunRequest, "branchId" | "modes">): Promise<string | null>;
+  /** Fork at `eventId`; with `values`, write them into the new branch (`updateState`) too. Resolves to the error, or `null`. */
+  fork(eventId: string, values?: Record<string, Json> | null): Promise<string | null>;
+  /** Write `values` into the branch shown (`updateState`); resolves to the error, or `null` when done. */
+  updateState(values: Record<string, Json>, asNode?: string | null): Promise<string | null>;
   setStatus(text: string, error?: boolean): void;
 }
 
 function describe(e: unknown): string {
   if (e instanceof ApiError) return `${e.type}: ${e.message}`;
   return e instanceof Error ? e.message : String(e);
+}
+
+/** Why the branch's last run failed: its `run_failed` event's error, as `Name: message`. */
+async function lastFailure(
+  api: StudioApi,
+  threadId: string,
+  branchId: string,
+): Promise<string | null> {
+  try {
+    const events = await api.history(threadId, branchId);
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i];
+      if (e?.type !== "run_failed") continue;
+      const error = (e.data as { error?: { name?: string; message?: string } } | undefined)?.error;
+      return error ? `${error.name ?? "Error"}: ${error.message ?? ""}` : null;
+    }
+  } catch {
+    // the history is only for the message
+  }
+  return null;
 }
 
 export function useStudio(api: StudioApi): Studio {
@@ -66,6 +98,11 @@ export function useStudio(api: StudioApi): Studio {
   const [revision, setRevision] = useState(0);
   const [live, setLive] = useState<LiveRun | null>(null);
   const [status, setStatusState] = useState<Status>({ text: "loading…", error: false });
+  const [tools, setTools] = useState<ToolView[]>([]);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [needsKey, setNeedsKey] = useState(false);
+  const [breakpoints, setBreakpoints] = useState<Breakpoints>({ before: [], after: [] });
+  const [generation, setGeneration] = useState(0);
   const running = useRef(false);
   const where = useRef({ threadId, branchId });
   where.current = { threadId, branchId };
@@ -74,13 +111,22 @@ export function useStudio(api: StudioApi): Studio {
     (text: string, error = false) => setStatusState({ text, error }),
     [],
   );
+  /** Show an error in the status line (a 401 asks for the API key); returns its text. */
+  const fail = useCallback(
+    (e: unknown) => {
+      if (e instanceof ApiError && e.status === 401) setNeedsKey(true);
+      setStatus(describe(e), true);
+      return describe(e);
+    },
+    [setStatus],
+  );
   const refreshThreads = useCallback(async () => {
     try {
       setThreads(await api.threads());
     } catch (e) {
-      setStatus(describe(e), true);
+      fail(e);
     }
-  }, [api, setStatus]);
+  }, [api, fail]);
 
   /** Reload the branch's snapshot (and bump `revision` so that the panels reload theirs). */
   const reload = useCallback(
@@ -91,25 +137,39 @@ export function useStudio(api: StudioApi): Studio {
         return;
       }
       try {
-        setSnapshot(await api.state(id, branch));
+        const snap = await api.state(id, branch);
+        setSnapshot(snap);
+        if (snap.status === "failed") setFailure(await lastFailure(api, id, branch));
+        else setFailure(null);
       } catch (e) {
         if (e instanceof ApiError && e.type === "UnknownThread") setSnapshot(null);
-        else setStatus(describe(e), true);
+        else fail(e);
       }
     },
-    [api, setStatus],
+    [api, fail],
   );
 
   useEffect(() => {
+    setNeedsKey(false);
     api.graph().then(
       (g) => {
         setGraph(g);
         setStatus("ready");
       },
-      (e) => setStatus(describe(e), true),
+      (e) => fail(e),
     );
+    api.tools().then(setTools, () => setTools([]));
     void refreshThreads();
-  }, [api, refreshThreads, setStatus]);
+  }, [api, refreshThreads, setStatus, fail, generation]);
+  const restart = useCallback(() => setGeneration((g) => g + 1), []);
+  const toggleBreakpoint = useCallback((node: string, when: "before" | "after") => {
+    setBreakpoints((b) => ({
+      ...b,
+      [when]: b[when].includes(node) ? b[when].filter((n) => n !== node) : [...b[when], node],
+    }));
+  }, []);
+  const bp = useRef(breakpoints);
+  bp.current = breakpoints;
 
   const selectThread = useCallback(
     async (id: string | null, branch = "main") => {
@@ -118,6 +178,7 @@ export function useStudio(api: StudioApi): Studio {
       setSelectedEventId(null);
       setEventSnapshot(null);
       setLive(null);
+      setFailure(null);
       await reload(id, branch);
     },
     [reload],
@@ -137,21 +198,24 @@ export function useStudio(api: StudioApi): Studio {
       try {
         setEventSnapshot(await api.state(id, where.current.branchId, eventId));
       } catch (e) {
-        setStatus(describe(e), true);
+        fail(e);
       }
     },
-    [api, setStatus],
+    [api, fail],
   );
 
   const run = useCallback(
-    async (body: Omit<RunRequest, "branchId" | "modes">) => {
-      if (running.current) return;
+    async (body: Omit<RunRequest, "branchId" | "modes">): Promise<string | null> => {
+      if (running.current) return null;
       running.current = true;
       setStatus("running…");
       setSelectedEventId(null);
       setEventSnapshot(null);
+      setFailure(null);
       let id = where.current.threadId;
       const branch = where.current.branchId;
+      const { before, after } = bp.current;
+      let failed: string | null = null;
       try {
         if (!id) {
           id = await api.createThread();
@@ -161,7 +225,13 @@ export function useStudio(api: StudioApi): Studio {
         setLive(current);
         const outcome = await api.streamRun(
           id,
-          { ...body, branchId: branch, modes: [...RUN_MODES] },
+          {
+            ...body,
+            branchId: branch,
+            modes: [...RUN_MODES],
+            ...(before.length ? { interruptBefore: before } : {}),
+            ...(after.length ? { interruptAfter: after } : {}),
+          },
           {
             onStart: (r) => {
               current = { ...current, runId: r.runId };
@@ -179,41 +249,43 @@ export function useStudio(api: StudioApi): Studio {
         await reload(id, branch);
         setLive(null);
         if (outcome.kind === "error") {
-          setStatus(`run failed: ${outcome.error.type}: ${outcome.error.message}`, true);
+          failed = `${outcome.error.type}: ${outcome.error.message}`;
+          setStatus(`run failed: ${failed}`, true);
         } else setStatus(`run ${outcome.end.status ?? "ended"}`);
       } catch (e) {
         setLive(null);
         await reload(id, branch);
-        setStatus(describe(e), true);
+        failed = fail(e);
       } finally {
         running.current = false;
+        setFailure(failed);
         await refreshThreads();
       }
+      return failed;
     },
-    [api, reload, refreshThreads, setStatus],
+    [api, reload, refreshThreads, setStatus, fail],
   );
 
   const updateState = useCallback(
-    async (values: Record<string, Json>, asNode?: string | null) => {
+    async (values: Record<string, Json>, asNode?: string | null): Promise<string | null> => {
       const { threadId: id, branchId: branch } = where.current;
-      if (!id) return false;
+      if (!id) return "no thread is shown";
       try {
         setSnapshot(await api.updateState(id, branch, values, asNode));
         setRevision((r) => r + 1);
-        setStatus("state updated");
-        return true;
+        setStatus(`state updated: ${Object.keys(values).join(", ")}`);
+        return null;
       } catch (e) {
-        setStatus(describe(e), true);
-        return false;
+        return fail(e);
       }
     },
-    [api, setStatus],
+    [api, setStatus, fail],
   );
 
   const fork = useCallback(
-    async (eventId: string, values?: Record<string, Json> | null) => {
+    async (eventId: string, values?: Record<string, Json> | null): Promise<string | null> => {
       const id = where.current.threadId;
-      if (!id) return;
+      if (!id) return "no thread is shown";
       try {
         const branch = await api.fork(id, eventId);
         await selectThread(id, branch.branchId);
@@ -223,17 +295,24 @@ export function useStudio(api: StudioApi): Studio {
         }
         setStatus(`forked branch ${branch.branchId} at ${eventId}`);
         await refreshThreads();
+        return null;
       } catch (e) {
-        setStatus(describe(e), true);
+        return fail(e);
       }
     },
-    [api, selectThread, refreshThreads, setStatus],
+    [api, selectThread, refreshThreads, setStatus, fail],
   );
 
   return useMemo(
     () => ({
       api,
       graph,
+      tools,
+      failure,
+      needsKey,
+      breakpoints,
+      toggleBreakpoint,
+      restart,
       threads,
       threadId,
       branchId,
@@ -255,6 +334,12 @@ export function useStudio(api: StudioApi): Studio {
     [
       api,
       graph,
+      tools,
+      failure,
+      needsKey,
+      breakpoints,
+      toggleBreakpoint,
+      restart,
       threads,
       threadId,
       branchId,

@@ -1,25 +1,23 @@
 /**
- * The message box under the chat. Disabled while a run goes on; when the thread is paused
- * (waiting on interrupts or at a breakpoint) a new message would break the paused turn, so the
- * box is replaced by `paused` (the shell passes the resume and fork choices).
+ * The message box under the chat: Enter sends, Shift+Enter starts a new line. Disabled while a
+ * run goes on, and while an old state is shown. (A thread with work pending shows the paused
+ * guard instead: actions/paused-guard.tsx.)
  */
-import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 
 export interface ComposerProps {
   running: boolean;
-  /** Set when the thread is paused: shown instead of the message box. */
-  paused?: ComponentChildren;
+  /** No sending (an old state is shown): the box says to go back to now. */
+  disabled?: boolean;
   onSend(message: string): void;
 }
 
-export function Composer({ running, paused, onSend }: ComposerProps) {
+export function Composer({ running, disabled = false, onSend }: ComposerProps) {
   const [text, setText] = useState("");
-  if (paused) return <div class="composer paused">{paused}</div>;
   const send = (ev: Event) => {
     ev.preventDefault();
     const message = text.trim();
-    if (!message || running) return;
+    if (!message || running || disabled) return;
     setText("");
     onSend(message);
   };
@@ -28,15 +26,19 @@ export function Composer({ running, paused, onSend }: ComposerProps) {
       <textarea
         class="message"
         rows={2}
-        placeholder="Message the agent (Enter sends, Shift+Enter a new line)"
+        placeholder={
+          disabled
+            ? "Showing an old state: go back to now to send a message"
+            : "Message the agent (Enter sends, Shift+Enter a new line)"
+        }
         value={text}
-        disabled={running}
+        disabled={running || disabled}
         onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
         onKeyDown={(e) => {
           if (e.key === "Enter" && !e.shiftKey) send(e);
         }}
       />
-      <button type="submit" class="primary send" disabled={running || !text.trim()}>
+      <button type="submit" class="primary send" disabled={running || disabled || !text.trim()}>
         {running ? "Running…" : "Send"}
       </button>
     </form>

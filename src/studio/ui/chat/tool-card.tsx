@@ -1,14 +1,38 @@
 /** A tool call as a card: the tool's name, its arguments as a table, and its result (or "running…"). */
+
+import type { Json } from "../api.ts";
 import { JsonTree } from "../state/json-tree.tsx";
 import { ContentView } from "./content-view.tsx";
-import type { ToolCallView } from "./messages.ts";
+import type { Part, ToolCallView } from "./messages.ts";
+
+/** A tool's result: JSON text (how tools' values are sent to the model) as a tree, else as content. */
+function ResultView({ content }: { content: string | Part[] | null }) {
+  if (typeof content === "string") {
+    const t = content.trim();
+    if (t.startsWith("{") || t.startsWith("[")) {
+      try {
+        let value = JSON.parse(t) as Json;
+        // A value that is not an object is sent as { result: value }.
+        if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+          const keys = Object.keys(value);
+          if (keys.length === 1 && keys[0] === "result") value = value.result ?? null;
+        }
+        if (typeof value === "string") return <div class="text">{value}</div>;
+        return <JsonTree value={value} open={2} />;
+      } catch {
+        // not JSON: shown as text
+      }
+    }
+  }
+  return <ContentView content={content} />;
+}
 
 export function ToolCard({ call }: { call: ToolCallView }) {
   const edited = call.result?.arguments ?? null;
   return (
     <div class="tool-card" data-tool-call-id={call.id} data-tool={call.name}>
       <div class="tool-head">
-        <span class="tool-icon">🛠</span> <span class="tool-name">{call.name}</span>
+        <span class="tool-kind">tool</span> <span class="tool-name">{call.name}</span>
         <span class={`tool-status ${call.result ? "done" : "waiting"}`}>
           {call.result ? "done" : "waiting"}
         </span>
@@ -30,7 +54,7 @@ export function ToolCard({ call }: { call: ToolCallView }) {
       {call.result ? (
         <div class="tool-result">
           <div class="label">result</div>
-          <ContentView content={call.result.content} />
+          <ResultView content={call.result.content} />
         </div>
       ) : null}
     </div>
