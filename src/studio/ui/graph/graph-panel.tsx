@@ -40,11 +40,13 @@ function edgeClass(e: LaidOutEdge, taken: boolean): string {
 
 export function GraphPanel(props: GraphPanelProps) {
   const { api, graph, live, snapshot, threadId, branchId, revision, selectedEventId } = props;
+  const hasEvents = (snapshot?.lastEventId ?? null) !== null;
   const layout = useMemo(() => (graph ? layoutGraph(graph) : null), [graph]);
   const [entries, setEntries] = useState<HistoryEntry[]>([]);
   const [zoom, setZoom] = useState(2);
   useEffect(() => {
-    if (!threadId) {
+    // A thread with no events yet (just created) has nothing to read.
+    if (!threadId || !hasEvents) {
       setEntries([]);
       return;
     }
@@ -56,7 +58,7 @@ export function GraphPanel(props: GraphPanelProps) {
     return () => {
       on = false;
     };
-  }, [api, threadId, branchId, revision]);
+  }, [api, threadId, branchId, revision, hasEvents]);
   const path = useMemo(
     () => (graph ? runPath(graph, currentRunEntries(entries, selectedEventId)) : null),
     [graph, entries, selectedEventId],

@@ -34,7 +34,11 @@ function messageLine(value: Json): string | null {
       )
     : [];
   const who = type === "tool" ? `tool ${String(value.name ?? "")}` : String(type);
-  return `${who}: ${shortJson(String(text), 100)}${calls.length ? ` (asks for ${calls.join(", ")})` : ""}`;
+  const parts = [
+    text ? shortJson(String(text), 100) : "",
+    calls.length ? `asks for ${calls.join(", ")}` : "",
+  ];
+  return `${who}: ${parts.filter(Boolean).join(" · ")}`;
 }
 
 export function DiffView({ diff, truncated }: { diff: JsonChange[]; truncated: boolean }) {

@@ -30,12 +30,14 @@ const TYPE_LABELS: Record<string, string> = {
 export function HistoryPanel(props: HistoryPanelProps) {
   const { api, threadId, branchId, revision, selectedEventId, onSelectEvent, onSelectBranch } =
     props;
+  const hasEvents = (props.snapshot?.lastEventId ?? null) !== null;
   const [entries, setEntries] = useState<HistoryEntry[]>([]);
   const [branches, setBranches] = useState<BranchNode[]>([]);
   const [forkName, setForkName] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
-    if (!threadId) {
+    // A thread with no events yet (just created) has nothing to read.
+    if (!threadId || !hasEvents) {
       setEntries([]);
       setBranches([]);
       return;
@@ -56,7 +58,7 @@ export function HistoryPanel(props: HistoryPanelProps) {
     return () => {
       on = false;
     };
-  }, [api, threadId, branchId, revision]);
+  }, [api, threadId, branchId, revision, hasEvents]);
   if (!threadId) return <p class="muted">no thread yet</p>;
 
   const fork = async (eventId: string) => {

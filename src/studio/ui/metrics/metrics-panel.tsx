@@ -23,12 +23,15 @@ function sumCost(runs: RunMetrics[]) {
   return { usd: usdTotal, byModel: {}, unpriced };
 }
 
-export function MetricsPanel({ api, threadId, branchId, revision }: MetricsPanelProps) {
+export function MetricsPanel(props: MetricsPanelProps) {
+  const { api, threadId, branchId, revision } = props;
+  const hasEvents = (props.snapshot?.lastEventId ?? null) !== null;
   const [runs, setRuns] = useState<RunMetrics[]>([]);
   const [chosen, setChosen] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
-    if (!threadId) {
+    // A thread with no events yet (just created) has nothing to read.
+    if (!threadId || !hasEvents) {
       setRuns([]);
       return;
     }
@@ -48,7 +51,7 @@ export function MetricsPanel({ api, threadId, branchId, revision }: MetricsPanel
     return () => {
       on = false;
     };
-  }, [api, threadId, branchId, revision]);
+  }, [api, threadId, branchId, revision, hasEvents]);
   if (!threadId) return <p class="muted">no thread yet</p>;
   if (problem) return <p class="error">{problem}</p>;
   const run = runs.find((r) => r.runId === chosen) ?? runs.at(-1) ?? null;

@@ -43,8 +43,9 @@ export function ThreadList({ threads, selected, onSelect, onRefresh, api }: Thre
     if (!api) return;
     setConfirming(null);
     try {
-      await api.deleteThread(threadId);
+      // Leave the thread first, so that nothing reads it while it goes.
       if (threadId === selected) onSelect(null);
+      await api.deleteThread(threadId);
       onRefresh();
     } catch (e) {
       setProblem((e as Error).message);
