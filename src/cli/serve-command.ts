@@ -3,7 +3,9 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import type { Command, Option } from "commander";
+import { Hono } from "hono";
 import {
   createServer,
   DEFAULT_MAX_CONCURRENT_RUNS,
@@ -12,7 +14,8 @@ import {
   listen,
 } from "../server/index.js";
 import { readPrices } from "./args.js";
-import { type LoadedGraph, UsageError } from "./load.js";
+import { type LoadedGraph, type OpenStore, parseTarget, UsageError } from "./load.js";
+import { watchFile } from "./watch-file.js";
 
 /** What `serve` needs from the CLI around it. */
 export interface ServeCommandHost {
@@ -31,6 +34,13 @@ export interface ServeCommandHost {
   graphTarget: (given: string | undefined) => string;
   storeOption: () => Option;
   modelOption: () => Option;
+  /** Load the target again on `store` (`--watch`), the module imported anew (`version` > 0). */
+  reloadGraph: (
+    target: string,
+    o: { store?: string; model?: string },
+    store: OpenStore,
+    version: number,
+  ) => Promise<LoadedGraph>;
 }
 
 interface ServeOpts {
@@ -42,11 +52,12 @@ interface ServeOpts {
   corsOrigin?: string[];
   prices?: string;
   maxRuns: string;
+  watch?: boolean;
 }
 
 /** Add `serve` to the program. */
 export function addServeCommand(program: Command, host: ServeCommandHost): void {
-  const { io, out, err, withGraph, graphTarget, storeOption, modelOption } = host;
+  const { io, out, err, withGraph, graphTarget, storeOption, modelOption, reloadGraph } = host;
   program
     .command("serve")
     .description("serve the HTTP API and the studio over a graph")
@@ -68,6 +79,10 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
       "runs going on at once; one more answers 429",
       String(DEFAULT_MAX_CONCURRENT_RUNS),
     )
+    .option(
+      "--watch",
+      "load the graph module again when its file changes (the server and its threads stay)",
+    )
     .addOption(storeOption())
     .addOption(modelOption())
     .action(async (target: string | undefined, o: ServeOpts) => {
@@ -82,17 +97,48 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
       }
       const apiKey = o.apiKey ?? io.env.NODESTEP_API_KEY ?? null;
       const loopback = LOOPBACK_HOSTS.includes(o.host) || o.host === "::1";
-      await withGraph(graphTarget(target), o, async (loaded) => {
-        const app = createServer({
-          graph: loaded.graph,
-          apiKey,
-          context: loaded.context,
-          corsOrigins: o.corsOrigin ?? [],
-          allowedHosts: loopback ? LOOPBACK_HOSTS : null,
-          prices,
-          maxConcurrentRuns: maxRuns,
-        });
-        const server = await listen(app, { port, host: o.host });
+      const t = graphTarget(target);
+      await withGraph(t, o, async (loaded) => {
+        const make = (l: LoadedGraph) =>
+          createServer({
+            graph: l.graph,
+            apiKey,
+            context: l.context,
+            corsOrigins: o.corsOrigin ?? [],
+            allowedHosts: loopback ? LOOPBACK_HOSTS : null,
+            prices,
+            maxConcurrentRuns: maxRuns,
+          });
+        let app = make(loaded);
+        // With --watch, requests go to the app of the graph loaded last.
+        const front = new Hono();
+        front.all("*", (c) => app.fetch(c.req.raw));
+        const server = await listen(o.watch ? front : app, { port, host: o.host });
+        let current = loaded;
+        let stopWatching = () => {};
+        if (o.watch) {
+          const file = parseTarget(t).file;
+          stopWatching = watchFile(resolve(file), async (version) => {
+            try {
+              const next = await reloadGraph(
+                t,
+                o,
+                { store: loaded.store, label: loaded.storeLabel },
+                version,
+              );
+              app = make(next);
+              if (current !== loaded) await current.close().catch(() => {});
+              current = next;
+              out(
+                `reloaded ${file}: graph "${next.graph.name}" (${next.graph.compiled.nodes.size} nodes)`,
+              );
+            } catch (e) {
+              err(
+                `nodestep: reloading ${file} failed, still serving the graph loaded before: ${(e as Error).message}`,
+              );
+            }
+          });
+        }
         out(`nodestep studio for graph "${loaded.graph.name}": ${server.url}/`);
         out(
           `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}`,
@@ -103,7 +149,9 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
           if (!io.signal || io.signal.aborted) return resolve();
           io.signal.addEventListener("abort", () => resolve(), { once: true });
         });
+        stopWatching();
         await server.close();
+        if (current !== loaded) await current.close().catch(() => {});
         out("stopped");
       });
     });

@@ -111,7 +111,7 @@ export function ThreadList({ threads, selected, onSelect, onRefresh, api }: Thre
                   title={`Delete thread ${t.threadId}`}
                   onClick={() => setConfirming(t.threadId)}
                 >
-                  🗑
+                  ✕
                 </button>
               )
             ) : null}
