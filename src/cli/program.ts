@@ -333,12 +333,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       },
     );
 
-  const reloadGraph = (target: string, o: StoreOpts, store: OpenStore, version: number) =>
+  const reloadGraph = (
+    target: string,
+    o: StoreOpts,
+    store: OpenStore,
+    version: number,
+    model?: string,
+  ) =>
     loadGraph(
       target,
       storeSpec(o),
       storeExplicit(o),
-      { spec: o.model ?? io.env.NODESTEP_MODEL, explicit: o.model !== undefined },
+      {
+        spec: model ?? o.model ?? io.env.NODESTEP_MODEL,
+        explicit: model !== undefined || o.model !== undefined,
+      },
       { store, version },
     );
   addServeCommand(program, {

@@ -34,12 +34,16 @@ export interface ServeCommandHost {
   graphTarget: (given: string | undefined) => string;
   storeOption: () => Option;
   modelOption: () => Option;
-  /** Load the target again on `store` (`--watch`), the module imported anew (`version` > 0). */
+  /**
+   * Load the target again on `store` (`--watch`, `--models`), the module imported anew when
+   * `version` > 0, with the chat model `model` when given (else `--model`'s).
+   */
   reloadGraph: (
     target: string,
     o: { store?: string; model?: string },
     store: OpenStore,
     version: number,
+    model?: string,
   ) => Promise<LoadedGraph>;
 }
 
@@ -53,6 +57,7 @@ interface ServeOpts {
   prices?: string;
   maxRuns: string;
   watch?: boolean;
+  models?: string;
 }
 
 /** Add `serve` to the program. */
@@ -80,6 +85,10 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
       String(DEFAULT_MAX_CONCURRENT_RUNS),
     )
     .option(
+      "--models <specs>",
+      "more chat models the studio offers for a run, comma-separated provider:model (the graph factory builds one graph per model)",
+    )
+    .option(
       "--watch",
       "load the graph module again when its file changes (the server and its threads stay)",
     )
@@ -98,9 +107,42 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
       const apiKey = o.apiKey ?? io.env.NODESTEP_API_KEY ?? null;
       const loopback = LOOPBACK_HOSTS.includes(o.host) || o.host === "::1";
       const t = graphTarget(target);
+      const currentModel = o.model ?? io.env.NODESTEP_MODEL ?? null;
+      const extraModels = (o.models ?? "")
+        .split(",")
+        .map((m) => m.trim())
+        .filter((m) => m !== "" && m !== currentModel);
       await withGraph(t, o, async (loaded) => {
+        // One graph per model of --models, built by the factory on the same store.
+        let choices: LoadedGraph[] = [];
+        const loadChoices = async (version: number) => {
+          const made: LoadedGraph[] = [];
+          for (const spec of extraModels) {
+            made.push(
+              await reloadGraph(
+                t,
+                o,
+                { store: loaded.store, label: loaded.storeLabel },
+                version,
+                spec,
+              ),
+            );
+          }
+          return made;
+        };
+        const closeAll = async (list: LoadedGraph[]) => {
+          for (const l of list) await l.close().catch(() => {});
+        };
+        choices = await loadChoices(0);
         const make = (l: LoadedGraph) =>
           createServer({
+            models:
+              currentModel === null && extraModels.length === 0
+                ? null
+                : {
+                    current: currentModel,
+                    graphs: Object.fromEntries(extraModels.map((m, i) => [m, choices[i]!.graph])),
+                  },
             graph: l.graph,
             apiKey,
             context: l.context,
@@ -126,7 +168,10 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
                 { store: loaded.store, label: loaded.storeLabel },
                 version,
               );
+              const before = choices;
+              choices = await loadChoices(version);
               app = make(next);
+              await closeAll(before);
               if (current !== loaded) await current.close().catch(() => {});
               current = next;
               out(
@@ -140,6 +185,11 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
           });
         }
         out(`nodestep studio for graph "${loaded.graph.name}": ${server.url}/`);
+        if (currentModel !== null || extraModels.length > 0) {
+          out(
+            `model: ${currentModel ?? "the graph's own"}${extraModels.length ? ` · the studio also offers ${extraModels.join(", ")}` : ""}`,
+          );
+        }
         out(
           `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}`,
         );
@@ -151,6 +201,7 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
         });
         stopWatching();
         await server.close();
+        await closeAll(choices);
         if (current !== loaded) await current.close().catch(() => {});
         out("stopped");
       });

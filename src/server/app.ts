@@ -23,6 +23,12 @@ import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 import { describeGraph } from "./graph-view.js";
 import { addHistoryRoutes } from "./history-route.js";
 import { addMetricsRoute } from "./metrics-route.js";
+import {
+  addModelsRoute,
+  checkModelChoices,
+  graphForModel,
+  type ModelChoices,
+} from "./model-choice.js";
 import { RunRegistry } from "./run-registry.js";
 import { addRunRoutes } from "./run-routes.js";
 import { joinStream, startServerRun } from "./run-stream.js";
@@ -74,6 +80,11 @@ export interface ServerOptions {
   keepFinishedRuns?: number;
   /** A `: heartbeat` comment line on the server's SSE streams every this many ms; default 15,000; `0` for none. */
   heartbeatMs?: number;
+  /**
+   * Models a run may choose by name (`model` in a run body; `GET /api/models` lists them): the
+   * graph of each, the same flow with another chat model on the same store. Default none.
+   */
+  models?: ModelChoices | null;
   /** A joined stream with no run event for this long sends `event: timeout` and closes, in ms; default 300,000; `0` for never. */
   joinIdleMs?: number;
   /**
@@ -129,6 +140,7 @@ const RunBody = z
     onBusyTimeoutMs: z.number().int().min(0).max(MAX_BUSY_TIMEOUT_MS).optional(),
     detach: z.boolean().optional(),
     onDisconnect: z.enum(["cancel", "continue"]).optional(),
+    model: z.string().min(1).max(200).optional(),
     interruptBefore: Breakpoints.optional(),
     interruptAfter: Breakpoints.optional(),
   })
@@ -163,6 +175,7 @@ const API_ROUTES = [
   "GET /api/threads/:threadId/branches",
   "GET /api/threads/:threadId/metrics",
   "GET /api/thread-list",
+  "GET /api/models",
   "POST /api/threads/:threadId/runs",
   "POST /api/threads/:threadId/runs/stream",
   "GET /api/threads/:threadId/runs",
@@ -330,6 +343,8 @@ export function createServer(options: ServerOptions): Hono {
     { param, query },
   );
   addThreadListRoute(app, store);
+  const models = options.models ? checkModelChoices(graph, options.models) : null;
+  addModelsRoute(app, models);
   app.get("/api/threads", async (c) => {
     const limit = count(query(c, "limit"), "limit", 1);
     const offset = count(query(c, "offset"), "offset", 0);
@@ -428,6 +443,7 @@ export function createServer(options: ServerOptions): Hono {
       );
     }
     const branchId = body.branchId ?? "main";
+    const runGraph = graphForModel(graph, models, body.model);
     if (body.detach) {
       const run = await startServerRun(registry, {
         threadId,
@@ -436,7 +452,7 @@ export function createServer(options: ServerOptions): Hono {
         waitMs: streamStartMs,
         mapError: (e) => answerError(e, body.resume !== undefined),
         start: (signal) =>
-          graph.stream(inputOf(body), {
+          runGraph.stream(inputOf(body), {
             threadId,
             branchId,
             signal,
@@ -449,7 +465,7 @@ export function createServer(options: ServerOptions): Hono {
     }
     const release = registry.acquire();
     try {
-      const result = await graph
+      const result = await runGraph
         .invoke(inputOf(body), { threadId, branchId, ...runExtras(body, context) })
         .catch((e: unknown) => {
           throw answerError(e, body.resume !== undefined);
@@ -483,6 +499,7 @@ export function createServer(options: ServerOptions): Hono {
     }
     const branchId = body.branchId ?? "main";
     const detached = body.onDisconnect === "continue";
+    const runGraph = graphForModel(graph, models, body.model);
     const run = await startServerRun(registry, {
       threadId,
       branchId,
@@ -490,7 +507,7 @@ export function createServer(options: ServerOptions): Hono {
       waitMs: streamStartMs,
       mapError: (e) => answerError(e, body.resume !== undefined),
       start: (signal) =>
-        graph.stream(inputOf(body), {
+        runGraph.stream(inputOf(body), {
           threadId,
           branchId,
           signal,

@@ -123,6 +123,7 @@ describe("nodestep server: routes", () => {
           "GET /api/threads/:threadId/branches",
           "GET /api/threads/:threadId/metrics",
           "GET /api/thread-list",
+          "GET /api/models",
           "POST /api/threads/:threadId/runs",
           "POST /api/threads/:threadId/runs/stream",
           "GET /api/threads/:threadId/runs",

@@ -237,4 +237,67 @@ describe("studio data routes", () => {
       "a",
     ]);
   });
+
+  it("models: GET /api/models names them; a run's model chooses the graph; an unknown one is a 400", async () => {
+    const stateStore = new MemoryStateStore();
+    const agent = (model: string) =>
+      buildReactAgent(
+        new ScriptedChat(
+          [{ content: `from ${model}`, usage: { inputTokens: 1, outputTokens: 1 } }],
+          {
+            model,
+          },
+        ),
+        { tools: [], stateStore },
+      );
+    const call = client(
+      createServer({
+        graph: agent("m-a"),
+        models: { current: "scripted:m-a", graphs: { "scripted:m-b": agent("m-b") } },
+      }),
+    );
+    expect((await call("GET", "/api/models")).body).toEqual({
+      current: "scripted:m-a",
+      choices: ["scripted:m-a", "scripted:m-b"],
+    });
+    const b = await call("POST", "/api/threads/m/runs", { message: "hi", model: "scripted:m-b" });
+    const a = await call("POST", "/api/threads/m/runs", { message: "hi again" });
+    const texts = (r: typeof a) =>
+      ((r.body.state as { messages: { content: string }[] }).messages.at(-1) ?? { content: "" })
+        .content;
+    expect([texts(b), texts(a)]).toEqual(["from m-b", "from m-a"]);
+    // Usage says which model answered each run.
+    expect(
+      ((await call("GET", "/api/threads/m/metrics")).body.runs as { byModel: object }[]).map((r) =>
+        Object.keys(r.byModel),
+      ),
+    ).toEqual([["m-b"], ["m-a"]]);
+    expect(await call("POST", "/api/threads/m/runs", { message: "x", model: "gpt-9" })).toEqual({
+      status: 400,
+      body: err(
+        "UnknownModel",
+        'model "gpt-9" is not one this server offers; choose one of: scripted:m-a, scripted:m-b',
+      ),
+    });
+    const plain = client(createServer({ graph: agent("m-a") }));
+    expect((await plain("GET", "/api/models")).body).toEqual({ current: null, choices: [] });
+    expect(() =>
+      createServer({
+        graph: agent("m-a"),
+        models: {
+          current: null,
+          graphs: {
+            other: buildReactAgent(new ScriptedChat(["x"]), {
+              tools: [],
+              stateStore: new MemoryStateStore(),
+            }),
+          },
+        },
+      }),
+    ).toThrow(
+      new TypeError(
+        `createServer: models: the graph of "other" is not on the served graph's store; build every choice on the same stateStore`,
+      ),
+    );
+  });
 });

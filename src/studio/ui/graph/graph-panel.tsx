@@ -4,9 +4,11 @@
  * marked (⏸ before / after), the nodes running now highlighted (`live.running`, from the run's
  * `tasks` events), the nodes next dashed, and the path the latest run took — or the run of
  * the chosen history event, up to it — drawn over the edges. The drawing scrolls; − / + zoom.
+ * The graph is read again whenever the thread changes (a server started with `--watch` may
+ * have loaded a new one).
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
-import type { HistoryEntry } from "../api.ts";
+import type { GraphView, HistoryEntry } from "../api.ts";
 import type { PanelProps } from "../panel-props.ts";
 import "./graph.css";
 import { EDGE_FONT_PX, FONT_PX, type LaidOutEdge, layoutGraph } from "./layout.ts";
@@ -39,7 +41,20 @@ function edgeClass(e: LaidOutEdge, taken: boolean): string {
 }
 
 export function GraphPanel(props: GraphPanelProps) {
-  const { api, graph, live, snapshot, threadId, branchId, revision, selectedEventId } = props;
+  const { api, live, snapshot, threadId, branchId, revision, selectedEventId } = props;
+  // Read again on each revision: `nodestep serve --watch` may have loaded a new graph.
+  const [fresh, setFresh] = useState<GraphView | null>(null);
+  useEffect(() => {
+    let on = true;
+    api.graph().then(
+      (g) => on && setFresh(g),
+      () => {},
+    );
+    return () => {
+      on = false;
+    };
+  }, [api, revision]);
+  const graph = fresh ?? props.graph;
   const hasEvents = (snapshot?.lastEventId ?? null) !== null;
   const layout = useMemo(() => (graph ? layoutGraph(graph) : null), [graph]);
   const [entries, setEntries] = useState<HistoryEntry[]>([]);
