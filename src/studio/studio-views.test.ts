@@ -234,7 +234,9 @@ describe("studio history, metrics and threads", () => {
     await page.locator('.tab[data-tab="Metrics"]').click();
     const runRow = page.locator(".metrics-table.runs tbody tr");
     await expect.poll(() => runRow.count(), WAIT).toBe(1);
-    expect(await page.getByTestId("models-used").innerText()).toBe("models: gpt-4o-mini");
+    expect(await page.getByTestId("models-used").innerText()).toBe(
+      "models that answered: gpt-4o-mini",
+    );
     // 2,700 in × 150 / 1M + 100 out × 600 / 1M = 0.405 + 0.06
     const cells = await runRow.locator("td").allInnerTexts();
     expect([cells[1], cells[3], cells[4], cells[5], cells[6], cells[7]]).toEqual([
@@ -290,6 +292,62 @@ describe("studio history, metrics and threads", () => {
     await first.locator(".delete-yes").click();
     await expect.poll(titles, WAIT).toEqual(["Where is my order A-7?"]);
     expect(await page.getByTestId("thread-label").innerText()).toBe("new thread");
+    expect(h.errors).toEqual([]);
+    expect(h.outside).toEqual([]);
+  });
+});
+
+describe("studio model choice", () => {
+  let h: StudioHarness;
+  const agentOn = (store: MemoryStateStore, model: string) =>
+    buildReactAgent(
+      new ScriptedChat(
+        [{ content: `Answered by ${model}.`, usage: { inputTokens: 10_000, outputTokens: 1_000 } }],
+        { model },
+      ),
+      { name: "chooser", tools: [], stateStore: store },
+    );
+  beforeAll(async () => {
+    const store = new MemoryStateStore();
+    h = await openStudio({
+      graph: agentOn(store, "small-model"),
+      models: {
+        current: "scripted:small",
+        graphs: { "scripted:large": agentOn(store, "large-model") },
+      },
+      prices: {
+        "small-model": { inputPerMillion: 1, outputPerMillion: 2 },
+        "large-model": { inputPerMillion: 10, outputPerMillion: 20 },
+      },
+    });
+  });
+  afterAll(() => h?.close());
+
+  it("shows the model in use, runs the next message on the chosen one, and its tokens and cost", async () => {
+    const { page } = h;
+    await page.goto(`${h.server.url}/`);
+    await expect.poll(() => page.getByTestId("status").innerText(), WAIT).toBe("ready");
+    await page.locator('.tab[data-tab="Metrics"]').click();
+    const select = page.locator(".model-select");
+    await select.waitFor();
+    expect(await select.locator("option").allInnerTexts()).toEqual([
+      "scripted:small (default)",
+      "scripted:large",
+    ]);
+    await select.selectOption("scripted:large");
+    await page.locator(".composer textarea").fill("Which model are you?");
+    await page.locator(".composer textarea").press("Enter");
+    await expect.poll(() => page.getByTestId("status").innerText(), WAIT).toBe("run completed");
+    await expect
+      .poll(() => page.locator(".chat .msg").allInnerTexts(), WAIT)
+      .toEqual(["Which model are you?", "Answered by large-model."]);
+    await expect
+      .poll(() => page.getByTestId("models-used").innerText(), WAIT)
+      .toBe("models that answered: large-model");
+    // 10,000 in × 10 / 1M + 1,000 out × 20 / 1M = 0.1 + 0.02
+    const cells = await page.locator(".metrics-table.runs tbody tr td").allInnerTexts();
+    expect(cells.slice(3)).toEqual(["1", "0", "10,000", "1,000", "$0.12"]);
+    await page.locator(".panel").screenshot({ path: join(SCREENSHOTS, "model-choice.png") });
     expect(h.errors).toEqual([]);
     expect(h.outside).toEqual([]);
   });

@@ -236,6 +236,8 @@ export interface RunRequest {
   modes?: StreamMode[];
   interruptBefore?: string[];
   interruptAfter?: string[];
+  /** A model of `GET /api/models` to run with (the server's default without). */
+  model?: string;
 }
 
 /** A graph stream event as the run stream carries it (the SSE event's name is its `mode`). */
@@ -291,6 +293,12 @@ export interface StudioApi {
   ): Promise<StateSnapshot>;
   /** Start a streamed run and read it to its end. @throws ApiError when the server refuses it (4xx). */
   streamRun(threadId: string, body: RunRequest, handlers?: RunHandlers): Promise<RunOutcome>;
+  /** `GET /api/models`: the model in use (`null` when the server does not know) and the choices. */
+  models(): Promise<{ current: string | null; choices: string[] }>;
+  /** The model the next runs ask for (`model` in their body), `null` for the server's default. */
+  setRunModel(model: string | null): void;
+  /** What {@link setRunModel} set. */
+  runModel(): string | null;
   /** `GET …/history-view`: the branch's events as readable entries with state diffs. */
   historyView(threadId: string, branchId: string): Promise<HistoryEntry[]>;
   /** `GET …/branches`: the thread's branches as fork trees. */
@@ -333,6 +341,7 @@ export function createApi(apiKey: () => string = () => ""): StudioApi {
   async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
     return (await (await send(method, path, body)).json()) as T;
   }
+  let runModel: string | null = null;
   const thread = (id: string, rest = "") => `/api/threads/${encodeURIComponent(id)}${rest}`;
   const q = (params: Record<string, string | null | undefined>) => {
     const s = new URLSearchParams();
@@ -354,6 +363,11 @@ export function createApi(apiKey: () => string = () => ""): StudioApi {
     history: async (id, branchId) =>
       (await request<{ events: HistoryEvent[] }>("GET", thread(id, `/history${q({ branchId })}`)))
         .events,
+    models: () => request<{ current: string | null; choices: string[] }>("GET", "/api/models"),
+    setRunModel: (model) => {
+      runModel = model;
+    },
+    runModel: () => runModel,
     historyView: async (id, branchId) =>
       (
         await request<{ entries: HistoryEntry[] }>(
@@ -380,7 +394,8 @@ export function createApi(apiKey: () => string = () => ""): StudioApi {
         ...(asNode ? { asNode } : {}),
       }),
     async streamRun(id, body, handlers = {}) {
-      const res = await send("POST", thread(id, "/runs/stream"), body);
+      const chosen = runModel !== null && body.model === undefined ? { model: runModel } : {};
+      const res = await send("POST", thread(id, "/runs/stream"), { ...body, ...chosen });
       let outcome: RunOutcome | null = null;
       await readSse(res, (event, data) => {
         if (event === "run") handlers.onStart?.(data as never);

@@ -1,5 +1,6 @@
 /**
- * Run metrics: the models that answered, then one row per run (status, latency, model and tool
+ * Run metrics: the model in use (and a choice of model for the next run when the server
+ * offers several), the models that answered, then one row per run (status, latency, model and tool
  * calls, tokens in / out, cost at the server's prices) with the thread's totals; choosing a run
  * shows its nodes (the same columns) and its trace as a timeline. Read from `GET …/metrics`,
  * which derives it all from the stored events.
@@ -9,6 +10,7 @@ import type { RunMetrics } from "../api.ts";
 import type { PanelProps } from "../panel-props.ts";
 import { ms, tokens, usd } from "./format.ts";
 import "./metrics.css";
+import { ModelPicker } from "./model-picker.tsx";
 import { TraceView } from "./trace-view.tsx";
 
 /** Props of {@link MetricsPanel}: the shell's {@link PanelProps}. */
@@ -52,7 +54,13 @@ export function MetricsPanel(props: MetricsPanelProps) {
       on = false;
     };
   }, [api, threadId, branchId, revision, hasEvents]);
-  if (!threadId) return <p class="muted">no thread yet</p>;
+  if (!threadId)
+    return (
+      <div class="metrics">
+        <ModelPicker api={api} />
+        <p class="muted">no thread yet</p>
+      </div>
+    );
   if (problem) return <p class="error">{problem}</p>;
   const run = runs.find((r) => r.runId === chosen) ?? runs.at(-1) ?? null;
   const models = [...new Set(runs.flatMap((r) => Object.keys(r.byModel)))];
@@ -65,8 +73,11 @@ export function MetricsPanel(props: MetricsPanelProps) {
   };
   return (
     <div class="metrics">
+      <ModelPicker api={api} />
       <p class="models" data-testid="models-used">
-        {models.length ? `models: ${models.join(", ")}` : "models: none reported usage"}
+        {models.length
+          ? `models that answered: ${models.join(", ")}`
+          : "models that answered: none reported usage"}
       </p>
       <table class="metrics-table runs">
         <thead>
