@@ -4,7 +4,7 @@
 // `prepare` script (so that `npm ci` in a checkout builds the page) and by the tests' global
 // setup when the sources are newer than the build (test/setup/studio-build.ts). The server
 // serves the result (src/studio/assets.ts); nothing is loaded from elsewhere at run time.
-import { writeFileSync } from "node:fs";
+import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -14,10 +14,22 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 export const studioSources = join(root, "src/studio/ui");
 
 /**
- * Build the studio into `outDir` (emptied first): index.html, assets/*-<hash>.js|css, and
- * build.json (`{ builtAt }`, in ms since the epoch).
+ * Build the studio into `outDir` (replaced whole): index.html, assets/*-<hash>.js|css, and
+ * build.json (`{ builtAt }`, in ms since the epoch). It is built next to `outDir` first and
+ * then renamed into place, so a server reading the old build (another test process) never
+ * sees a half-written one.
  */
 export async function buildStudio(outDir = join(root, "dist/studio")) {
+  const target = outDir;
+  const staging = `${target}.building-${process.pid}`;
+  const old = `${target}.old-${process.pid}`;
+  await buildInto(staging);
+  if (existsSync(target)) renameSync(target, old);
+  renameSync(staging, target);
+  rmSync(old, { recursive: true, force: true });
+}
+
+async function buildInto(outDir) {
   const { build } = await import("vite");
   await build({
     configFile: false,

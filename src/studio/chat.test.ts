@@ -5,6 +5,8 @@
  * a tool's image and file show; the State tab is a tree.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildDemoAgent } from "../../examples/demo/agent.js";
+import { createServer, listen } from "../server/index.js";
 import { MemoryStateStore } from "../stores/index.js";
 import { openStudio, SCREENSHOTS, type StudioHarness } from "./fixtures/browser.js";
 import { buildShopAgent, RED_PNG } from "./fixtures/shop-agent.js";
@@ -100,7 +102,7 @@ describe("studio chat view in headless Chromium", () => {
     expect(
       await chart
         .locator("img.part-image")
-        .evaluate((img) => (img as HTMLImageElement).naturalWidth),
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
     ).toBe(2);
     const file = chart.locator("a.part-file");
     expect(await file.innerText()).toBe("📎 invoice-A-1001.pdf");
@@ -130,7 +132,74 @@ describe("studio chat view in headless Chromium", () => {
       'content: "Where is order A-1001, and is the blue mug in stock?"',
     );
     await page.screenshot({ path: `${SCREENSHOTS}state-tree.png` });
+
+    // Stop a run while the model writes; the thread then offers Continue, which runs it again.
+    await page.locator(".composer textarea").fill("Tell me a long story");
+    await page.locator(".composer textarea").press("Enter");
+    await expect
+      .poll(
+        async () => (await streaming.count()) > 0 && (await streaming.innerText()).length > 10,
+        WAIT,
+      )
+      .toBe(true);
+    await page.locator(".composer button.stop").click();
+    await expect.poll(() => page.getByTestId("status").innerText(), WAIT).toBe("run stopped");
+    expect(await page.getByTestId("paused-guard").locator(".why").innerText()).toBe(
+      "The last run was stopped before think finished.",
+    );
+    expect(await page.locator(".paused-guard button.continue").innerText()).toBe(
+      "Continue (run think again)",
+    );
+    // What the model had written is not kept: the stopped step left the thread as before.
+    expect(await page.locator(".chat > .msg").count()).toBe(7);
+    expect(await page.locator(".chat > .msg").last().innerText()).toBe("Tell me a long story");
+    await page.screenshot({ path: `${SCREENSHOTS}stopped-run.png` });
+    await page.locator(".paused-guard button.continue").click();
+    await expect.poll(() => page.getByTestId("status").innerText(), WAIT).toBe("run completed");
+    expect(await page.locator(".chat > .msg.ai").last().innerText()).toBe(
+      "A short story: the mug was sold.",
+    );
     expect(h.errors).toEqual([]);
     expect(h.outside).toEqual([]);
+  });
+
+  it("the README's demo agent: a question, its tool call as a card, the answer", async () => {
+    const { graph, context } = buildDemoAgent({ stateStore: new MemoryStateStore() });
+    const demo = await listen(createServer({ graph, context }), { port: 0 });
+    try {
+      const { page } = h;
+      await page.goto(`${demo.url}/`);
+      await expect.poll(() => page.getByTestId("status").innerText(), WAIT).toBe("ready");
+      await page.locator(".composer textarea").fill("Why hasn't order A-1002 shipped yet?");
+      await page.locator(".composer textarea").press("Enter");
+      await expect.poll(() => page.getByTestId("status").innerText(), WAIT).toBe("run completed");
+      expect(await page.locator(".chat > .msg.human").innerText()).toBe(
+        "Why hasn't order A-1002 shipped yet?",
+      );
+      const card = page.locator(".tool-card");
+      expect(await card.evaluateAll((els) => els.map((e) => e.getAttribute("data-tool")))).toEqual([
+        "get_shipping_status",
+      ]);
+      expect(await card.locator(".tool-result").innerText()).toBe(
+        [
+          "result",
+          "{8}",
+          'orderId: "A-1002"',
+          'status: "shipped"',
+          'carrier: "DHL"',
+          'tracking: "4827361950"',
+          'shippedAt: "2025-03-11"',
+          'estimatedDelivery: "2025-03-14"',
+          "deliveredAt: null",
+          "cancelledAt: null",
+        ].join("\n"),
+      );
+      expect(await page.locator(".chat > .msg.ai").last().innerText()).toBe(
+        "Order A-1002 shipped with DHL on 2025-03-11 (tracking 4827361950) and should arrive by 2025-03-14.",
+      );
+      await page.screenshot({ path: `${SCREENSHOTS}demo.png` });
+    } finally {
+      await demo.close();
+    }
   });
 });

@@ -291,6 +291,8 @@ export interface StudioApi {
     values: Record<string, Json>,
     asNode?: string | null,
   ): Promise<StateSnapshot>;
+  /** `POST /api/threads/:id/runs/:runId/cancel`: stop a run going on (it ends with `RunCancelledError`). */
+  cancelRun(threadId: string, runId: string): Promise<void>;
   /** Start a streamed run and read it to its end. @throws ApiError when the server refuses it (4xx). */
   streamRun(threadId: string, body: RunRequest, handlers?: RunHandlers): Promise<RunOutcome>;
   /** `GET /api/models`: the model in use (`null` when the server does not know) and the choices. */
@@ -387,6 +389,9 @@ export function createApi(apiKey: () => string = () => ""): StudioApi {
         eventId,
         ...(branchId ? { branchId } : {}),
       }),
+    cancelRun: async (id, runId) => {
+      await request<unknown>("POST", thread(id, `/runs/${encodeURIComponent(runId)}/cancel`), {});
+    },
     updateState: (id, branchId, values, asNode) =>
       request<StateSnapshot>("POST", thread(id, "/state"), {
         branchId,

@@ -47,6 +47,8 @@ export interface Studio {
   needsKey: boolean;
   breakpoints: Breakpoints;
   toggleBreakpoint(node: string, when: "before" | "after"): void;
+  /** Stop the run going on. */
+  stop(): Promise<void>;
   /** Load everything again (after an API key was given). */
   restart(): void;
   refreshThreads(): Promise<void>;
@@ -250,7 +252,8 @@ export function useStudio(api: StudioApi): Studio {
         setLive(null);
         if (outcome.kind === "error") {
           failed = `${outcome.error.type}: ${outcome.error.message}`;
-          setStatus(`run failed: ${failed}`, true);
+          if (outcome.error.type === "RunCancelledError") setStatus("run stopped");
+          else setStatus(`run failed: ${failed}`, true);
         } else setStatus(`run ${outcome.end.status ?? "ended"}`);
       } catch (e) {
         setLive(null);
@@ -265,6 +268,20 @@ export function useStudio(api: StudioApi): Studio {
     },
     [api, reload, refreshThreads, setStatus, fail],
   );
+
+  const liveRef = useRef(live);
+  liveRef.current = live;
+  const stop = useCallback(async () => {
+    const id = where.current.threadId;
+    const runId = liveRef.current?.runId;
+    if (!id || !runId) return;
+    try {
+      setStatus("stopping…");
+      await api.cancelRun(id, runId);
+    } catch (e) {
+      fail(e);
+    }
+  }, [api, setStatus, fail]);
 
   const updateState = useCallback(
     async (values: Record<string, Json>, asNode?: string | null): Promise<string | null> => {
@@ -313,6 +330,7 @@ export function useStudio(api: StudioApi): Studio {
       breakpoints,
       toggleBreakpoint,
       restart,
+      stop,
       threads,
       threadId,
       branchId,
@@ -340,6 +358,7 @@ export function useStudio(api: StudioApi): Studio {
       breakpoints,
       toggleBreakpoint,
       restart,
+      stop,
       threads,
       threadId,
       branchId,

@@ -23,6 +23,8 @@ export function PausedGuard({ snapshot, failure, running, onContinue, onFork }: 
     why = `The run is paused at ${next}, waiting for the answer${snapshot.interrupts.length > 1 ? "s" : ""} above.`;
   } else if (bp) {
     why = `The run stopped at a breakpoint ${bp.when} ${bp.nodes.join(", ")}; ${next} runs next.`;
+  } else if (snapshot.status === "failed" && failure?.startsWith("RunCancelledError:")) {
+    why = `The last run was stopped before ${next} finished.`;
   } else if (snapshot.status === "failed") {
     why = `The last run failed before ${next} finished${failure ? `: ${failure}` : "."}`;
   } else {
@@ -38,7 +40,7 @@ export function PausedGuard({ snapshot, failure, running, onContinue, onFork }: 
       <div class="answer-row">
         {snapshot.interrupts.length === 0 ? (
           <button type="button" class="primary continue" disabled={running} onClick={onContinue}>
-            {snapshot.status === "failed" ? "Continue (run the failed step again)" : "Continue"}
+            {snapshot.status === "failed" ? `Continue (run ${next} again)` : "Continue"}
           </button>
         ) : null}
         <button type="button" class="fork-instead" disabled={running} onClick={onFork}>

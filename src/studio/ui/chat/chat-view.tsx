@@ -16,6 +16,8 @@ export interface ChatViewProps {
   messages: readonly Json[];
   /** The run going on, whose streamed text is shown after the messages. */
   live: LiveRun | null;
+  /** The state shown has fields but no messages: say where to look instead. */
+  noMessagesField?: boolean;
 }
 
 function Item({ item }: { item: ChatItem }) {
@@ -42,7 +44,7 @@ function Item({ item }: { item: ChatItem }) {
   );
 }
 
-export function ChatView({ messages, live }: ChatViewProps) {
+export function ChatView({ messages, live, noMessagesField = false }: ChatViewProps) {
   const items = chatItems(messages);
   const streams = live ? Object.entries(live.tokens) : [];
   const end = useRef<HTMLDivElement>(null);
@@ -53,7 +55,11 @@ export function ChatView({ messages, live }: ChatViewProps) {
   return (
     <div class="chat" data-testid="chat">
       {items.length === 0 && streams.length === 0 ? (
-        <p class="muted empty">Send a message to start the conversation.</p>
+        <p class="muted empty">
+          {noMessagesField
+            ? "This graph's state has no messages: its fields are in the State tab."
+            : "Send a message to start the conversation."}
+        </p>
       ) : null}
       {items.map((item) => (
         <Item key={item.index} item={item} />

@@ -41,7 +41,11 @@ export function Conversation({ studio: s, onOpenTab }: ConversationProps) {
           </button>
         </div>
       ) : null}
-      <ChatView messages={messages} live={s.eventSnapshot ? null : s.live} />
+      <ChatView
+        messages={messages}
+        live={s.eventSnapshot ? null : s.live}
+        noMessagesField={shown !== null && field === null && Object.keys(shown.state).length > 0}
+      />
       {pending && now.interrupts.length > 0 ? (
         <InterruptPanel
           key={`${s.threadId}/${s.branchId}/${now.lastEventId}`}
@@ -64,7 +68,8 @@ export function Conversation({ studio: s, onOpenTab }: ConversationProps) {
         <Composer
           running={running}
           disabled={s.eventSnapshot !== null}
-          onSend={(message) => void s.run({ message })}
+          onSend={(body) => void s.run(body)}
+          onStop={() => void s.stop()}
         />
       )}
       {s.graph ? (
