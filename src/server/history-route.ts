@@ -12,6 +12,11 @@ import { HttpError } from "./errors.js";
 import { historyEntries } from "./history-view.js";
 import type { ServedGraph } from "./types.js";
 
+/** How many entries `GET …/history-view` answers by default: the latest 500. */
+export const DEFAULT_HISTORY_ENTRIES = 500;
+/** The largest `limit` of `GET …/history-view`. */
+export const MAX_HISTORY_ENTRIES = 5000;
+
 /** One branch of {@link branchTree}, with the forks made from it. */
 export interface BranchNode {
   branchId: string;
@@ -71,8 +76,10 @@ export function branchTree(
 
 /**
  * Add the history routes to `app`:
- * - `GET /api/threads/:threadId/history-view[?branchId=]` → `{ threadId, branchId, entries }`
- *   (`HistoryEntry`s, oldest first; at most 200 changes in each diff);
+ * - `GET /api/threads/:threadId/history-view[?branchId=&limit=]` → `{ threadId, branchId, total,
+ *   entries }`: the latest `limit` (1 to {@link MAX_HISTORY_ENTRIES}, default
+ *   {@link DEFAULT_HISTORY_ENTRIES}) of the branch's `total` entries (`HistoryEntry`s, oldest
+ *   first; at most 200 changes in each diff); the whole branch is folded for them;
  * - `GET /api/threads/:threadId/branches` → `{ threadId, branches }` (`BranchNode` trees).
  * Both answer 404 `UnknownThread` for a thread with no events and `UnknownBranch` for an
  * unknown branch. The branch listing reads the store's thread listing (`listThreads`) to find
@@ -92,9 +99,27 @@ export function addHistoryRoutes(
   app.get("/api/threads/:threadId/history-view", async (c) => {
     const threadId = read.param(c, "threadId");
     const branchId = read.query(c, "branchId") ?? "main";
+    const limitText = read.query(c, "limit");
+    const limit = limitText === undefined ? DEFAULT_HISTORY_ENTRIES : Number(limitText);
+    if (
+      limitText !== undefined &&
+      (!/^[0-9]{1,6}$/.test(limitText) || limit < 1 || limit > MAX_HISTORY_ENTRIES)
+    ) {
+      throw new HttpError(
+        400,
+        "InvalidRequest",
+        `limit must be an integer from 1 to ${MAX_HISTORY_ENTRIES}, got "${limitText}"`,
+      );
+    }
     const events = await graph.history(threadId, { branchId });
     if (events.length === 0) throw unknown(threadId);
-    return c.json({ threadId, branchId, entries: historyEntries(graph.state, events) });
+    const entries = historyEntries(graph.state, events);
+    return c.json({
+      threadId,
+      branchId,
+      total: entries.length,
+      entries: entries.slice(Math.max(0, entries.length - limit)),
+    });
   });
   app.get("/api/threads/:threadId/branches", async (c) => {
     const threadId = read.param(c, "threadId");

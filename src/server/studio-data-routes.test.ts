@@ -1,10 +1,14 @@
 /** Issue 18 items 2, 3, 5, 6: the routes the studio's graph, history, metrics and thread list read. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildReactAgent } from "../agents/react-agent.js";
 import { ScriptedChat } from "../chat/scripted-chat.js";
 import { buildRefundGraph } from "../cli/fixtures/refund.fixture.js";
 import { END, Graph, node, START, when } from "../graph/index.js";
+import { SqliteStateStore } from "../integrations/sqlite/index.js";
 import { defineState } from "../state/index.js";
 import { MemoryStateStore } from "../stores/index.js";
 import { createServer } from "./index.js";
@@ -155,6 +159,15 @@ describe("studio data routes", () => {
     const one = await call("GET", `/api/threads/t1/metrics?runId=${runs[1]!.runId}`);
     expect((one.body.runs as { runId: string }[]).map((r) => r.runId)).toEqual([runs[1]!.runId]);
 
+    const last2 = await call("GET", "/api/threads/t1/history-view?limit=2");
+    expect([last2.body.total, (last2.body.entries as { id: string }[]).map((e) => e.id)]).toEqual([
+      8,
+      ["t1/main/7", "t1/main/8"],
+    ]);
+    expect(await call("GET", "/api/threads/t1/history-view?limit=5001")).toEqual({
+      status: 400,
+      body: err("InvalidRequest", 'limit must be an integer from 1 to 5000, got "5001"'),
+    });
     expect(await call("GET", "/api/threads/nope/history-view")).toEqual({
       status: 404,
       body: err("UnknownThread", 'Thread "nope" has no events'),
@@ -299,5 +312,33 @@ describe("studio data routes", () => {
         `createServer: models: the graph of "other" is not on the served graph's store; build every choice on the same stateStore`,
       ),
     );
+  });
+
+  it("cold: a new server over a reopened SQLite file answers the same history, branches, metrics and titles", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nodestep-studio-data-"));
+    try {
+      const path = join(dir, "t.db");
+      const first = new SqliteStateStore({ path });
+      const warm = client(createServer({ graph: buildRefundGraph({ stateStore: first }) }));
+      await warm("POST", "/api/threads/c1/runs", { message: "Refund 250" });
+      await warm("POST", "/api/threads/c1/runs", { resume: { approve: true } });
+      await warm("POST", "/api/threads/c1/fork", { eventId: "c1/main/2", branchId: "b" });
+      const routes = [
+        "/api/threads/c1/history-view",
+        "/api/threads/c1/branches",
+        "/api/threads/c1/metrics",
+        "/api/thread-list",
+      ];
+      const before = await Promise.all(routes.map((r) => warm("GET", r)));
+      await first.close();
+      const second = new SqliteStateStore({ path });
+      const cold = client(createServer({ graph: buildRefundGraph({ stateStore: second }) }));
+      const after = await Promise.all(routes.map((r) => cold("GET", r)));
+      await second.close();
+      expect(after).toEqual(before);
+      expect(before.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
