@@ -139,11 +139,7 @@ export function buildReactAgent<O extends z.ZodType | null = null>(
     middleware: [limit, ...middleware],
     ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
-  }).flow(
-    START.to(think),
-    think.to(when(hasToolCalls, act, { otherwise: END })),
-    act.to(think),
-  );
+  }).flow(START.to(think), think.to(when(hasToolCalls, act, { otherwise: END })), act.to(think));
   return graph as unknown as ReactAgent<O>;
 }
 
