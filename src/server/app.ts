@@ -128,7 +128,9 @@ const Id = z
     "must not contain '/' or control characters",
   );
 /** Breakpoints of one run (`interruptBefore` / `interruptAfter`): node names, or `"*"` for every node. */
-const Breakpoints = z.union([z.literal("*"), z.array(z.string().min(1).max(200)).max(1000)]);
+const Breakpoints = z.union([z.literal("*"), z.array(z.string().min(1).max(200)).max(1000)], {
+  error: 'must be a list of node names (at most 1,000) or "*"',
+});
 const RunBody = z
   .strictObject({
     input: z.record(z.string(), z.json()).nullable().optional(),

@@ -88,3 +88,51 @@ describe("POST /api/threads/:threadId/state", () => {
     expect(after.state.amount).toBe(250);
   });
 });
+
+describe("run bodies: interruptBefore / interruptAfter", () => {
+  let server: ListeningServer;
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(server.url + path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  beforeAll(async () => {
+    const graph = buildRefundGraph({ stateStore: new MemoryStateStore() });
+    server = await listen(createServer({ graph }), { port: 0 });
+  });
+  afterAll(() => server.close());
+
+  it("pause the run at the breakpoint; an empty body continues past it", async () => {
+    const paused = await post("/api/threads/t-bp/runs", {
+      message: "Refund 50 for order A-2",
+      interruptBefore: ["reply"],
+    });
+    expect(paused.body.status).toBe("interrupted");
+    expect(paused.body.interrupts).toEqual([]);
+    const state = (await (await fetch(`${server.url}/api/threads/t-bp/state`)).json()) as {
+      next: string[];
+      breakpoint: unknown;
+    };
+    expect([state.next, state.breakpoint]).toEqual([
+      ["reply"],
+      { when: "before", step: 1, nodes: ["reply"] },
+    ]);
+    const done = await post("/api/threads/t-bp/runs", {});
+    expect(done.body.status).toBe("completed");
+  });
+
+  it('refuses breakpoints that are not node lists or "*"', async () => {
+    expect(
+      await post("/api/threads/t-bp2/runs", { message: "x", interruptAfter: "reply" }),
+    ).toEqual({
+      status: 400,
+      body: err(
+        "InvalidRequest",
+        'interruptAfter: must be a list of node names (at most 1,000) or "*"',
+      ),
+    });
+  });
+});

@@ -140,6 +140,8 @@ describe("studio actions in headless Chromium", () => {
       "ran with (changed by an approval)",
     ]);
     const card2 = page.locator('.tool-card[data-tool-call-id="c2"]');
+    expect(await card1.locator(".tool-status").innerText()).toBe("done");
+    expect(await card2.locator(".tool-status").innerText()).toBe("denied");
     expect(await card2.locator(".tool-result").innerText()).toBe(
       "result\nTool call denied by a person: over the 100 EUR limit",
     );
@@ -214,7 +216,7 @@ describe("studio actions in headless Chromium", () => {
       .toMatch(new RegExp(`^forked branch b-[0-9a-f]+ at ${eventId}$`));
     expect(await page.locator("select.branch-select").inputValue()).not.toBe(edited);
     expect(await page.getByTestId("paused-guard").locator(".why").innerText()).toBe(
-      "The run stopped before act finished.",
+      "The thread stands in the middle of a run: act runs next.",
     );
     await page.screenshot({ path: `${SCREENSHOTS}fork.png` });
     await page.locator(".paused-guard button.continue").click();

@@ -28,7 +28,8 @@ export function PausedGuard({ snapshot, failure, running, onContinue, onFork }: 
   } else if (snapshot.status === "failed") {
     why = `The last run failed before ${next} finished${failure ? `: ${failure}` : "."}`;
   } else {
-    why = `The run stopped before ${next} finished.`;
+    // A fork from an event in the middle of a run, or a run cut off (its process ended).
+    why = `The thread stands in the middle of a run: ${next} runs next.`;
   }
   return (
     <div class="paused-guard" data-testid="paused-guard">

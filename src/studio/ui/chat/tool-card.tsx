@@ -5,6 +5,15 @@ import { JsonTree } from "../state/json-tree.tsx";
 import { ContentView } from "./content-view.tsx";
 import type { Part, ToolCallView } from "./messages.ts";
 
+/** How a call ended, as its badge says: waiting (no result yet), denied (by a person), error, done. */
+function outcome(call: ToolCallView): "waiting" | "denied" | "error" | "done" {
+  const content = call.result?.content;
+  if (call.result === null) return "waiting";
+  if (typeof content === "string" && content.startsWith("Tool call denied")) return "denied";
+  if (typeof content === "string" && content.startsWith("Tool error:")) return "error";
+  return "done";
+}
+
 /** A tool's result: JSON text (how tools' values are sent to the model) as a tree, else as content. */
 function ResultView({ content }: { content: string | Part[] | null }) {
   if (typeof content === "string") {
@@ -33,9 +42,7 @@ export function ToolCard({ call }: { call: ToolCallView }) {
     <div class="tool-card" data-tool-call-id={call.id} data-tool={call.name}>
       <div class="tool-head">
         <span class="tool-kind">tool</span> <span class="tool-name">{call.name}</span>
-        <span class={`tool-status ${call.result ? "done" : "waiting"}`}>
-          {call.result ? "done" : "waiting"}
-        </span>
+        <span class={`tool-status ${outcome(call)}`}>{outcome(call)}</span>
       </div>
       <div class="tool-args">
         <div class="label">arguments</div>
