@@ -128,6 +128,8 @@ export function buildReactAgent<O extends z.ZodType | null = null>(
     tools,
     ...(options.toolErrors !== undefined ? { toolErrors: options.toolErrors } : {}),
   });
+  // Named, so that the studio and toMermaid label the edge with it.
+  const hasToolCalls = (s: AgentState) => s.toolCalls.length > 0;
   const graph = new Graph(AgentState, {
     name,
     stateStore: options.stateStore ?? null,
@@ -137,11 +139,7 @@ export function buildReactAgent<O extends z.ZodType | null = null>(
     middleware: [limit, ...middleware],
     ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
-  }).flow(
-    START.to(think),
-    think.to(when((s: AgentState) => s.toolCalls.length > 0, act, { otherwise: END })),
-    act.to(think),
-  );
+  }).flow(START.to(think), think.to(when(hasToolCalls, act, { otherwise: END })), act.to(think));
   return graph as unknown as ReactAgent<O>;
 }
 

@@ -105,6 +105,17 @@ export type GraphExport =
   | ServedGraph
   | ((options: GraphFactoryOptions) => ServedGraph | GraphApp | Promise<ServedGraph | GraphApp>);
 
+/** How {@link loadGraph} loads a target again (`serve --watch`). */
+export interface LoadHow {
+  /**
+   * Build the graph factory's graph on this store, already open (its `close` then leaves it
+   * open), instead of opening `storeSpec`.
+   */
+  store?: OpenStore;
+  /** Import the module anew (a fresh evaluation of the module file itself) when > 0. */
+  version?: number;
+}
+
 /** A loaded graph target. */
 export interface LoadedGraph {
   graph: ServedGraph;
@@ -134,9 +145,15 @@ export function parseTarget(target: string): { file: string; exportName: string 
  * Import a graph module. A TypeScript module that Node cannot load by itself (no type stripping,
  * no loader) is a usage error that says how to run it.
  */
-async function importModule(file: string, path: string): Promise<Record<string, unknown>> {
+async function importModule(
+  file: string,
+  path: string,
+  version: number,
+): Promise<Record<string, unknown>> {
+  // A new query string makes the module loader evaluate the module again (serve --watch).
+  const url = `${pathToFileURL(path).href}${version > 0 ? `?nodestep-reload=${version}` : ""}`;
   try {
-    return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    return (await import(url)) as Record<string, unknown>;
   } catch (e) {
     const code = (e as { code?: unknown } | null)?.code;
     if (code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?tsx?$/.test(path)) {
@@ -178,6 +195,7 @@ function isGraph(value: unknown): value is ServedGraph {
  *
  * @param storeExplicit - whether the user chose the store; a graph export brings its own store,
  *   so choosing one for it is a usage error.
+ * @param how - for a reload: the store to build on, and a version that imports the module anew.
  * @throws UsageError for a missing file or export, an export that is not a graph or a graph
  *   factory, or a graph without a store.
  */
@@ -186,11 +204,12 @@ export async function loadGraph(
   storeSpec: string,
   storeExplicit: boolean,
   model: { spec: string | undefined; explicit: boolean } = { spec: undefined, explicit: false },
+  how: LoadHow = {},
 ): Promise<LoadedGraph> {
   const { file, exportName } = parseTarget(target);
   const path = resolve(file);
   if (!existsSync(path)) throw new UsageError(`no module at ${file} (looked at ${path})`);
-  const mod = await importModule(file, path);
+  const mod = await importModule(file, path, how.version ?? 0);
   if (!(exportName in mod)) {
     const names = Object.keys(mod).join(", ") || "(none)";
     throw new UsageError(`${file} has no export "${exportName}"; its exports: ${names}`);
@@ -227,7 +246,11 @@ export async function loadGraph(
     );
   }
   const chat = model.spec ? await modelChat(model.spec) : undefined;
-  const opened = await openStore(storeSpec);
+  const given = how.store ?? null;
+  const opened = given ?? (await openStore(storeSpec));
+  const closeOpened = async () => {
+    if (given === null) await opened.store.close();
+  };
   try {
     const made: unknown = await (value as (o: GraphFactoryOptions) => unknown)({
       stateStore: opened.store,
@@ -257,12 +280,12 @@ export async function loadGraph(
       storeLabel:
         store === opened.store ? opened.label : `the graph's own store (${store.constructor.name})`,
       close: async () => {
-        await opened.store.close();
+        await closeOpened();
         if (store !== opened.store) await store.close();
       },
     };
   } catch (e) {
-    await opened.store.close().catch(() => {});
+    await closeOpened().catch(() => {});
     throw e;
   }
 }

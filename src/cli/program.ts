@@ -23,6 +23,7 @@ import {
   type LoadedGraph,
   loadGraph,
   maskPassword,
+  type OpenStore,
   openStore,
   RunFailed,
   UsageError,
@@ -332,7 +333,33 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       },
     );
 
-  addServeCommand(program, { io, out, err, withGraph, graphTarget, storeOption, modelOption });
+  const reloadGraph = (
+    target: string,
+    o: StoreOpts,
+    store: OpenStore,
+    version: number,
+    model?: string,
+  ) =>
+    loadGraph(
+      target,
+      storeSpec(o),
+      storeExplicit(o),
+      {
+        spec: model ?? o.model ?? io.env.NODESTEP_MODEL,
+        explicit: model !== undefined || o.model !== undefined,
+      },
+      { store, version },
+    );
+  addServeCommand(program, {
+    io,
+    out,
+    err,
+    withGraph,
+    graphTarget,
+    storeOption,
+    modelOption,
+    reloadGraph,
+  });
   addMemoryCommands(program, { out, storeSpec, storeOption });
 
   try {

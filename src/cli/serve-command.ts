@@ -3,7 +3,9 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import type { Command, Option } from "commander";
+import { Hono } from "hono";
 import {
   createServer,
   DEFAULT_MAX_CONCURRENT_RUNS,
@@ -12,7 +14,8 @@ import {
   listen,
 } from "../server/index.js";
 import { readPrices } from "./args.js";
-import { type LoadedGraph, UsageError } from "./load.js";
+import { type LoadedGraph, type OpenStore, parseTarget, UsageError } from "./load.js";
+import { watchFile } from "./watch-file.js";
 
 /** What `serve` needs from the CLI around it. */
 export interface ServeCommandHost {
@@ -31,6 +34,17 @@ export interface ServeCommandHost {
   graphTarget: (given: string | undefined) => string;
   storeOption: () => Option;
   modelOption: () => Option;
+  /**
+   * Load the target again on `store` (`--watch`, `--models`), the module imported anew when
+   * `version` > 0, with the chat model `model` when given (else `--model`'s).
+   */
+  reloadGraph: (
+    target: string,
+    o: { store?: string; model?: string },
+    store: OpenStore,
+    version: number,
+    model?: string,
+  ) => Promise<LoadedGraph>;
 }
 
 interface ServeOpts {
@@ -42,11 +56,13 @@ interface ServeOpts {
   corsOrigin?: string[];
   prices?: string;
   maxRuns: string;
+  watch?: boolean;
+  models?: string;
 }
 
 /** Add `serve` to the program. */
 export function addServeCommand(program: Command, host: ServeCommandHost): void {
-  const { io, out, err, withGraph, graphTarget, storeOption, modelOption } = host;
+  const { io, out, err, withGraph, graphTarget, storeOption, modelOption, reloadGraph } = host;
   program
     .command("serve")
     .description("serve the HTTP API and the studio over a graph")
@@ -68,6 +84,14 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
       "runs going on at once; one more answers 429",
       String(DEFAULT_MAX_CONCURRENT_RUNS),
     )
+    .option(
+      "--models <specs>",
+      "more chat models the studio offers for a run, comma-separated provider:model (the graph factory builds one graph per model)",
+    )
+    .option(
+      "--watch",
+      "load the graph module again when its file changes (the server and its threads stay)",
+    )
     .addOption(storeOption())
     .addOption(modelOption())
     .action(async (target: string | undefined, o: ServeOpts) => {
@@ -82,18 +106,90 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
       }
       const apiKey = o.apiKey ?? io.env.NODESTEP_API_KEY ?? null;
       const loopback = LOOPBACK_HOSTS.includes(o.host) || o.host === "::1";
-      await withGraph(graphTarget(target), o, async (loaded) => {
-        const app = createServer({
-          graph: loaded.graph,
-          apiKey,
-          context: loaded.context,
-          corsOrigins: o.corsOrigin ?? [],
-          allowedHosts: loopback ? LOOPBACK_HOSTS : null,
-          prices,
-          maxConcurrentRuns: maxRuns,
-        });
-        const server = await listen(app, { port, host: o.host });
+      const t = graphTarget(target);
+      const currentModel = o.model ?? io.env.NODESTEP_MODEL ?? null;
+      const extraModels = (o.models ?? "")
+        .split(",")
+        .map((m) => m.trim())
+        .filter((m) => m !== "" && m !== currentModel);
+      await withGraph(t, o, async (loaded) => {
+        // One graph per model of --models, built by the factory on the same store.
+        let choices: LoadedGraph[] = [];
+        const loadChoices = async (version: number) => {
+          const made: LoadedGraph[] = [];
+          for (const spec of extraModels) {
+            made.push(
+              await reloadGraph(
+                t,
+                o,
+                { store: loaded.store, label: loaded.storeLabel },
+                version,
+                spec,
+              ),
+            );
+          }
+          return made;
+        };
+        const closeAll = async (list: LoadedGraph[]) => {
+          for (const l of list) await l.close().catch(() => {});
+        };
+        choices = await loadChoices(0);
+        const make = (l: LoadedGraph) =>
+          createServer({
+            models:
+              currentModel === null && extraModels.length === 0
+                ? null
+                : {
+                    current: currentModel,
+                    graphs: Object.fromEntries(extraModels.map((m, i) => [m, choices[i]!.graph])),
+                  },
+            graph: l.graph,
+            apiKey,
+            context: l.context,
+            corsOrigins: o.corsOrigin ?? [],
+            allowedHosts: loopback ? LOOPBACK_HOSTS : null,
+            prices,
+            maxConcurrentRuns: maxRuns,
+          });
+        let app = make(loaded);
+        // With --watch, requests go to the app of the graph loaded last.
+        const front = new Hono();
+        front.all("*", (c) => app.fetch(c.req.raw));
+        const server = await listen(o.watch ? front : app, { port, host: o.host });
+        let current = loaded;
+        let stopWatching = () => {};
+        if (o.watch) {
+          const file = parseTarget(t).file;
+          stopWatching = watchFile(resolve(file), async (version) => {
+            try {
+              const next = await reloadGraph(
+                t,
+                o,
+                { store: loaded.store, label: loaded.storeLabel },
+                version,
+              );
+              const before = choices;
+              choices = await loadChoices(version);
+              app = make(next);
+              await closeAll(before);
+              if (current !== loaded) await current.close().catch(() => {});
+              current = next;
+              out(
+                `reloaded ${file}: graph "${next.graph.name}" (${next.graph.compiled.nodes.size} nodes)`,
+              );
+            } catch (e) {
+              err(
+                `nodestep: reloading ${file} failed, still serving the graph loaded before: ${(e as Error).message}`,
+              );
+            }
+          });
+        }
         out(`nodestep studio for graph "${loaded.graph.name}": ${server.url}/`);
+        if (currentModel !== null || extraModels.length > 0) {
+          out(
+            `model: ${currentModel ?? "the graph's own"}${extraModels.length ? ` · the studio also offers ${extraModels.join(", ")}` : ""}`,
+          );
+        }
         out(
           `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}`,
         );
@@ -103,7 +199,10 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
           if (!io.signal || io.signal.aborted) return resolve();
           io.signal.addEventListener("abort", () => resolve(), { once: true });
         });
+        stopWatching();
         await server.close();
+        await closeAll(choices);
+        if (current !== loaded) await current.close().catch(() => {});
         out("stopped");
       });
     });

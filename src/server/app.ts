@@ -15,17 +15,26 @@ import { HumanMessage } from "../chat/messages.js";
 import { BUSY_POLICIES, MAX_BUSY_TIMEOUT_MS } from "../graph/busy.js";
 import { pickOutput } from "../graph/io-schema.js";
 import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
-import type { PriceTable } from "../middleware/prices.js";
+import { checkPrices, type PriceTable } from "../middleware/prices.js";
 import type { StateStore } from "../stores/types.js";
 import { defaultStudioDir } from "../studio/assets.js";
 import { answerError } from "./answer-errors.js";
 import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 import { describeGraph } from "./graph-view.js";
+import { addHistoryRoutes } from "./history-route.js";
+import { addMetricsRoute } from "./metrics-route.js";
+import {
+  addModelsRoute,
+  checkModelChoices,
+  graphForModel,
+  type ModelChoices,
+} from "./model-choice.js";
 import { RunRegistry } from "./run-registry.js";
 import { addRunRoutes } from "./run-routes.js";
 import { joinStream, startServerRun } from "./run-stream.js";
 import { addStateRoute } from "./state-route.js";
 import { addStudioRoutes } from "./studio-routes.js";
+import { addThreadListRoute } from "./thread-list-route.js";
 import { addToolsRoute } from "./tools-route.js";
 import type { ServedGraph } from "./types.js";
 import { addUIStreamRoutes } from "./ui-stream-route.js";
@@ -71,6 +80,11 @@ export interface ServerOptions {
   keepFinishedRuns?: number;
   /** A `: heartbeat` comment line on the server's SSE streams every this many ms; default 15,000; `0` for none. */
   heartbeatMs?: number;
+  /**
+   * Models a run may choose by name (`model` in a run body; `GET /api/models` lists them): the
+   * graph of each, the same flow with another chat model on the same store. Default none.
+   */
+  models?: ModelChoices | null;
   /** A joined stream with no run event for this long sends `event: timeout` and closes, in ms; default 300,000; `0` for never. */
   joinIdleMs?: number;
   /**
@@ -128,6 +142,7 @@ const RunBody = z
     onBusyTimeoutMs: z.number().int().min(0).max(MAX_BUSY_TIMEOUT_MS).optional(),
     detach: z.boolean().optional(),
     onDisconnect: z.enum(["cancel", "continue"]).optional(),
+    model: z.string().min(1).max(200).optional(),
     interruptBefore: Breakpoints.optional(),
     interruptAfter: Breakpoints.optional(),
   })
@@ -158,6 +173,11 @@ const API_ROUTES = [
   "POST /api/threads/:threadId/state",
   "GET /api/threads/:threadId/history",
   "GET /api/threads/:threadId/usage",
+  "GET /api/threads/:threadId/history-view",
+  "GET /api/threads/:threadId/branches",
+  "GET /api/threads/:threadId/metrics",
+  "GET /api/thread-list",
+  "GET /api/models",
   "POST /api/threads/:threadId/runs",
   "POST /api/threads/:threadId/runs/stream",
   "GET /api/threads/:threadId/runs",
@@ -317,6 +337,16 @@ export function createServer(options: ServerOptions): Hono {
 
   // After the host, CORS and API key checks above, like every /api route.
   const usage = addUsageRoute(app, store, options.prices ?? null, { param, query });
+  addHistoryRoutes(app, graph, store, { param, query });
+  addMetricsRoute(
+    app,
+    graph,
+    options.prices == null ? null : checkPrices(options.prices, "createServer: prices"),
+    { param, query },
+  );
+  addThreadListRoute(app, store);
+  const models = options.models ? checkModelChoices(graph, options.models) : null;
+  addModelsRoute(app, models);
   app.get("/api/threads", async (c) => {
     const limit = count(query(c, "limit"), "limit", 1);
     const offset = count(query(c, "offset"), "offset", 0);
@@ -415,6 +445,7 @@ export function createServer(options: ServerOptions): Hono {
       );
     }
     const branchId = body.branchId ?? "main";
+    const runGraph = graphForModel(graph, models, body.model);
     if (body.detach) {
       const run = await startServerRun(registry, {
         threadId,
@@ -423,7 +454,7 @@ export function createServer(options: ServerOptions): Hono {
         waitMs: streamStartMs,
         mapError: (e) => answerError(e, body.resume !== undefined),
         start: (signal) =>
-          graph.stream(inputOf(body), {
+          runGraph.stream(inputOf(body), {
             threadId,
             branchId,
             signal,
@@ -436,7 +467,7 @@ export function createServer(options: ServerOptions): Hono {
     }
     const release = registry.acquire();
     try {
-      const result = await graph
+      const result = await runGraph
         .invoke(inputOf(body), { threadId, branchId, ...runExtras(body, context) })
         .catch((e: unknown) => {
           throw answerError(e, body.resume !== undefined);
@@ -470,6 +501,7 @@ export function createServer(options: ServerOptions): Hono {
     }
     const branchId = body.branchId ?? "main";
     const detached = body.onDisconnect === "continue";
+    const runGraph = graphForModel(graph, models, body.model);
     const run = await startServerRun(registry, {
       threadId,
       branchId,
@@ -477,7 +509,7 @@ export function createServer(options: ServerOptions): Hono {
       waitMs: streamStartMs,
       mapError: (e) => answerError(e, body.resume !== undefined),
       start: (signal) =>
-        graph.stream(inputOf(body), {
+        runGraph.stream(inputOf(body), {
           threadId,
           branchId,
           signal,

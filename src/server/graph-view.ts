@@ -4,6 +4,7 @@
  * @module
  */
 import type { CompiledTarget } from "../graph/compile.js";
+import { describeGraph as describeSpec } from "../graph/spec.js";
 import type { ServedGraph } from "./types.js";
 
 /** The name `START` has in a {@link GraphView}. */
@@ -17,6 +18,11 @@ export interface GraphViewEdge {
   to: string;
   /** `"edge"`: always taken; `"when"` / `"otherwise"`: the two sides of a `when()`; `"goto"`: a declared `Command` target; `"join"`: one source of a `join()` (taken once all its sources finished). */
   kind: "edge" | "when" | "otherwise" | "goto" | "join";
+  /**
+   * For `"when"` and `"otherwise"` edges: the condition's name (its `ref`'s export name, else
+   * the function's name, else `"when"`), and `"not <name>"` on the otherwise side.
+   */
+  label?: string;
 }
 
 /** A graph's nodes and edges; `"__start__"` and `"__end__"` stand for START and END. */
@@ -25,25 +31,43 @@ export interface GraphView {
   /** The graph's nodes, in the order they were declared. */
   nodes: string[];
   edges: GraphViewEdge[];
+  /** Nodes every run pauses before / after (`"*"`: every node); empty lists for none. */
+  breakpoints: { before: string[] | "*"; after: string[] | "*" };
+  /** Deferred nodes (`defer: true`): they run once nothing else is left. */
+  deferred: string[];
 }
 
-/** Describe a graph's compiled flow: nodes and edges (deduplicated, in order). */
+/**
+ * Describe a graph's compiled flow: nodes and edges (deduplicated, in order), the names of
+ * its conditions, its breakpoints and its deferred nodes.
+ * @example describeGraph(agent).edges[1] // { from: "think", to: "act", kind: "when", label: "hasToolCalls" }
+ */
 export function describeGraph(graph: ServedGraph): GraphView {
   const flow = graph.compiled;
   const edges: GraphViewEdge[] = [];
   const seen = new Set<string>();
-  const add = (from: string, to: string, kind: GraphViewEdge["kind"]) => {
-    const key = `${from}\u0000${to}\u0000${kind}`;
+  const add = (from: string, to: string, kind: GraphViewEdge["kind"], label?: string) => {
+    const key = `${from}\u0000${to}\u0000${kind}\u0000${label ?? ""}`;
     if (seen.has(key)) return;
     seen.add(key);
-    edges.push({ from, to, kind });
+    edges.push(label === undefined ? { from, to, kind } : { from, to, kind, label });
   };
+  // The conditions' names, as `toMermaid` labels them: the ref's export name, else the
+  // function's name.
+  const refs = new Map<unknown, string>();
+  for (const { spec, condition } of describeSpec(graph).edges) {
+    if (!("when" in spec) || condition === undefined || condition === null) continue;
+    const ref =
+      spec.when.ref === null ? "" : spec.when.ref.slice(spec.when.ref.lastIndexOf("#") + 1);
+    if (ref) refs.set(condition, ref);
+  }
   const addTargets = (from: string, targets: readonly CompiledTarget[]) => {
     for (const t of targets) {
       if (t.kind === "static") for (const to of t.names) add(from, to, "edge");
       else {
-        for (const to of t.target) add(from, to, "when");
-        for (const to of t.otherwise) add(from, to, "otherwise");
+        const name = refs.get(t.condition) || t.condition.name || "when";
+        for (const to of t.target) add(from, to, "when", name);
+        for (const to of t.otherwise) add(from, to, "otherwise", `not ${name}`);
       }
     }
   };
@@ -54,5 +78,13 @@ export function describeGraph(graph: ServedGraph): GraphView {
   }
   for (const j of flow.joins)
     for (const from of j.sources) for (const to of j.targets) add(from, to, "join");
-  return { name: graph.name, nodes: [...flow.nodes.keys()], edges };
+  const points = (l: readonly string[] | "*" | undefined): string[] | "*" =>
+    l === "*" ? "*" : [...(l ?? [])];
+  return {
+    name: graph.name,
+    nodes: [...flow.nodes.keys()],
+    edges,
+    breakpoints: { before: points(graph.interruptBefore), after: points(graph.interruptAfter) },
+    deferred: [...flow.deferred],
+  };
 }

@@ -119,6 +119,11 @@ describe("nodestep server: routes", () => {
           "POST /api/threads/:threadId/state",
           "GET /api/threads/:threadId/history",
           "GET /api/threads/:threadId/usage",
+          "GET /api/threads/:threadId/history-view",
+          "GET /api/threads/:threadId/branches",
+          "GET /api/threads/:threadId/metrics",
+          "GET /api/thread-list",
+          "GET /api/models",
           "POST /api/threads/:threadId/runs",
           "POST /api/threads/:threadId/runs/stream",
           "GET /api/threads/:threadId/runs",
@@ -143,11 +148,13 @@ describe("nodestep server: routes", () => {
       nodes: ["plan", "approve", "reply"],
       edges: [
         { from: "__start__", to: "plan", kind: "edge" },
-        { from: "plan", to: "approve", kind: "when" },
-        { from: "plan", to: "reply", kind: "otherwise" },
+        { from: "plan", to: "approve", kind: "when", label: "when" },
+        { from: "plan", to: "reply", kind: "otherwise", label: "not when" },
         { from: "approve", to: "reply", kind: "edge" },
         { from: "reply", to: "__end__", kind: "edge" },
       ],
+      breakpoints: { before: [], after: [] },
+      deferred: [],
     });
   });
 

@@ -46,13 +46,17 @@ describe("studio chat view in headless Chromium", () => {
     const partial = await streaming.first().innerText();
     expect(ANSWER.startsWith(partial)).toBe(true);
     expect(partial.length).toBeLessThan(ANSWER.length);
-    expect(await page.locator(".graph-nodes li.running").allInnerTexts()).toEqual(["think"]);
+    expect(
+      await page
+        .locator(".graph-svg g.node.running")
+        .evaluateAll((gs) => gs.map((g) => g.getAttribute("data-node"))),
+    ).toEqual(["think"]);
     expect(await page.locator(".composer textarea").isDisabled()).toBe(true);
     await page.screenshot({ path: `${SCREENSHOTS}chat-streaming.png` });
 
     await expect.poll(() => page.getByTestId("status").innerText(), WAIT).toBe("run completed");
     expect(await page.locator(".msg.streaming").count()).toBe(0);
-    expect(await page.locator(".graph-nodes li.running").count()).toBe(0);
+    expect(await page.locator(".graph-svg g.node.running").count()).toBe(0);
     expect(
       await page.locator(".chat > .msg").evaluateAll((els) => els.map((e) => e.className)),
     ).toEqual(["msg human", "msg ai", "msg ai"]);

@@ -54,7 +54,11 @@ describe("studio shell in headless Chromium", () => {
     expect(await page.getByTestId("paused-guard").locator(".why").innerText()).toBe(
       "The run is paused at approve, waiting for the answer above.",
     );
-    expect(await page.locator(".graph-nodes li.next").allInnerTexts()).toEqual(["approve"]);
+    expect(
+      await page
+        .locator(".graph-svg g.node.next")
+        .evaluateAll((gs) => gs.map((g) => g.getAttribute("data-node"))),
+    ).toEqual(["approve"]);
     await page.screenshot({ path: `${SCREENSHOTS}interrupt.png` });
     await form.locator("button.answer-yes").click();
     await expect.poll(status, WAIT).toBe("run completed");

@@ -14,6 +14,8 @@ export interface GraphEdge {
   from: string;
   to: string;
   kind: "edge" | "when" | "otherwise" | "goto" | "join";
+  /** A conditional edge's condition name (`"not …"` on its otherwise side). */
+  label?: string;
 }
 
 /** `GET /api/graph`: the graph's nodes (declared order) and edges; `__start__` / `__end__` are the ends. */
@@ -21,6 +23,103 @@ export interface GraphView {
   name: string;
   nodes: string[];
   edges: GraphEdge[];
+  /** Nodes every run pauses before / after (`"*"`: all). */
+  breakpoints?: { before: string[] | "*"; after: string[] | "*" };
+  /** Deferred nodes. */
+  deferred?: string[];
+}
+
+/** A change of `diff` in a {@link HistoryEntry} (see the server's `diffJson`). */
+export type JsonChange =
+  | { op: "add"; path: (string | number)[]; value: Json }
+  | { op: "remove"; path: (string | number)[]; value: Json }
+  | { op: "replace"; path: (string | number)[]; from: Json; to: Json };
+
+/** An entry of `GET /api/threads/:id/history-view`. */
+export interface HistoryEntry {
+  id: string;
+  branchId: string;
+  seq: number;
+  type: string;
+  runId: string;
+  step: number | null;
+  nodes: string[];
+  summary: string;
+  createdAt: number;
+  diff: JsonChange[];
+  diffTruncated: boolean;
+}
+
+/** A branch of `GET /api/threads/:id/branches`, with its forks. */
+export interface BranchNode {
+  branchId: string;
+  parent: { branchId: string; seq: number; eventId: string | null; summary: string } | null;
+  lastSeq: number;
+  children: BranchNode[];
+}
+
+/** Token totals (tokens) and model responses counted. */
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+  calls: number;
+}
+
+/** A cost in US dollars (`null` when the server has no price table). */
+export interface Cost {
+  usd: number;
+  byModel: Record<string, number>;
+  unpriced: string[];
+}
+
+/** A span of a run's trace; ms from the run's start. */
+export interface TraceSpan {
+  id: string;
+  parentId: string | null;
+  kind: "run" | "node" | "model" | "tool";
+  name: string;
+  step: number | null;
+  startMs: number;
+  endMs: number;
+  status: "ok" | "error" | "interrupted" | "running";
+  detail: string;
+}
+
+/** A node's metrics within a run. */
+export interface NodeMetrics {
+  node: string;
+  tasks: number;
+  latencyMs: number;
+  modelCalls: number;
+  toolCalls: number;
+  usage: UsageTotals;
+  cost: Cost | null;
+}
+
+/** A run of `GET /api/threads/:id/metrics`. */
+export interface RunMetrics {
+  runId: string;
+  status: "completed" | "interrupted" | "failed" | "running";
+  startedAt: number;
+  latencyMs: number;
+  modelCalls: number;
+  toolCalls: number;
+  usage: UsageTotals;
+  byModel: Record<string, UsageTotals>;
+  cost: Cost | null;
+  nodes: NodeMetrics[];
+  spans: TraceSpan[];
+}
+
+/** A thread of `GET /api/thread-list`: with its title (the first human message). */
+export interface TitledThread {
+  threadId: string;
+  title: string | null;
+  branches: string[];
+  updatedAt: number;
 }
 
 /** A tool of `GET /api/tools`: what the model is offered, with the JSON schema of its arguments. */
@@ -137,6 +236,8 @@ export interface RunRequest {
   modes?: StreamMode[];
   interruptBefore?: string[];
   interruptAfter?: string[];
+  /** A model of `GET /api/models` to run with (the server's default without). */
+  model?: string;
 }
 
 /** A graph stream event as the run stream carries it (the SSE event's name is its `mode`). */
@@ -181,7 +282,8 @@ export interface StudioApi {
   deleteThread(threadId: string): Promise<string[]>;
   state(threadId: string, branchId: string, eventId?: string | null): Promise<StateSnapshot>;
   history(threadId: string, branchId: string): Promise<HistoryEvent[]>;
-  fork(threadId: string, eventId: string): Promise<BranchInfo>;
+  /** Fork after `eventId`, as branch `branchId` (a name) when given. */
+  fork(threadId: string, eventId: string, branchId?: string): Promise<BranchInfo>;
   /** `POST /api/threads/:id/state`: change the state as `asNode` (or as nothing), see `graph.updateState`. */
   updateState(
     threadId: string,
@@ -193,6 +295,20 @@ export interface StudioApi {
   cancelRun(threadId: string, runId: string): Promise<void>;
   /** Start a streamed run and read it to its end. @throws ApiError when the server refuses it (4xx). */
   streamRun(threadId: string, body: RunRequest, handlers?: RunHandlers): Promise<RunOutcome>;
+  /** `GET /api/models`: the model in use (`null` when the server does not know) and the choices. */
+  models(): Promise<{ current: string | null; choices: string[] }>;
+  /** The model the next runs ask for (`model` in their body), `null` for the server's default. */
+  setRunModel(model: string | null): void;
+  /** What {@link setRunModel} set. */
+  runModel(): string | null;
+  /** `GET …/history-view`: the branch's events as readable entries with state diffs. */
+  historyView(threadId: string, branchId: string): Promise<HistoryEntry[]>;
+  /** `GET …/branches`: the thread's branches as fork trees. */
+  branches(threadId: string): Promise<BranchNode[]>;
+  /** `GET …/metrics`: per run and node metrics and traces. */
+  metrics(threadId: string, branchId: string): Promise<RunMetrics[]>;
+  /** `GET /api/thread-list`: threads with titles; `q` searches titles and ids. */
+  threadList(q?: string): Promise<TitledThread[]>;
   /** Any other route: `GET` or `POST` with JSON, the answer's JSON. */
   request<T>(method: string, path: string, body?: unknown): Promise<T>;
 }
@@ -227,6 +343,7 @@ export function createApi(apiKey: () => string = () => ""): StudioApi {
   async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
     return (await (await send(method, path, body)).json()) as T;
   }
+  let runModel: string | null = null;
   const thread = (id: string, rest = "") => `/api/threads/${encodeURIComponent(id)}${rest}`;
   const q = (params: Record<string, string | null | undefined>) => {
     const s = new URLSearchParams();
@@ -248,10 +365,33 @@ export function createApi(apiKey: () => string = () => ""): StudioApi {
     history: async (id, branchId) =>
       (await request<{ events: HistoryEvent[] }>("GET", thread(id, `/history${q({ branchId })}`)))
         .events,
+    models: () => request<{ current: string | null; choices: string[] }>("GET", "/api/models"),
+    setRunModel: (model) => {
+      runModel = model;
+    },
+    runModel: () => runModel,
+    historyView: async (id, branchId) =>
+      (
+        await request<{ entries: HistoryEntry[] }>(
+          "GET",
+          thread(id, `/history-view${q({ branchId })}`),
+        )
+      ).entries,
+    branches: async (id) =>
+      (await request<{ branches: BranchNode[] }>("GET", thread(id, "/branches"))).branches,
+    metrics: async (id, branchId) =>
+      (await request<{ runs: RunMetrics[] }>("GET", thread(id, `/metrics${q({ branchId })}`))).runs,
+    threadList: async (text) =>
+      (await request<{ threads: TitledThread[] }>("GET", `/api/thread-list${q({ q: text })}`))
+        .threads,
+    fork: (id, eventId, branchId) =>
+      request<BranchInfo>("POST", thread(id, "/fork"), {
+        eventId,
+        ...(branchId ? { branchId } : {}),
+      }),
     cancelRun: async (id, runId) => {
       await request<unknown>("POST", thread(id, `/runs/${encodeURIComponent(runId)}/cancel`), {});
     },
-    fork: (id, eventId) => request<BranchInfo>("POST", thread(id, "/fork"), { eventId }),
     updateState: (id, branchId, values, asNode) =>
       request<StateSnapshot>("POST", thread(id, "/state"), {
         branchId,
@@ -259,7 +399,8 @@ export function createApi(apiKey: () => string = () => ""): StudioApi {
         ...(asNode ? { asNode } : {}),
       }),
     async streamRun(id, body, handlers = {}) {
-      const res = await send("POST", thread(id, "/runs/stream"), body);
+      const chosen = runModel !== null && body.model === undefined ? { model: runModel } : {};
+      const res = await send("POST", thread(id, "/runs/stream"), { ...body, ...chosen });
       let outcome: RunOutcome | null = null;
       await readSse(res, (event, data) => {
         if (event === "run") handlers.onStart?.(data as never);

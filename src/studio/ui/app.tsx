@@ -81,6 +81,7 @@ export function App() {
       </header>
       <div class="layout">
         <ThreadList
+          api={api}
           threads={s.threads}
           selected={s.threadId}
           onSelect={(id) => void s.selectThread(id)}

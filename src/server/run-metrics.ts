@@ -1,0 +1,355 @@
+/**
+ * Run metrics from the event log alone: per run and per node the latency, model calls,
+ * tokens and cost, and a trace of the run (spans for the run, its nodes, their model calls
+ * and tool calls) — no collector, nothing recorded beside the events the engine writes.
+ *
+ * Timing comes from the events' `createdAt` (ms): a superstep starts when the event before it
+ * was written (its run's `run_started`, or the commit of the superstep before), and a node
+ * ends when its outcome was written (`task_finished`, `task_interrupted`, or the commit of a
+ * superstep of one task). A tool call ends when its result was kept for a resume
+ * (`task_cache`, written as each call of a tools node finishes), else with its node; the log
+ * has no other times inside a node, so model calls and the rest of the tool calls are spans
+ * with their node's bounds (parallel calls side by side).
+ *
+ * @module
+ */
+import { toolOutcome } from "../cli/run-view.js";
+import { emptyPosition, foldEvents, type ThreadPosition } from "../graph/thread-state.js";
+import { type Cost, costOf, type PriceTable } from "../middleware/prices.js";
+import { type UsageTotals, usageFromEvents } from "../middleware/usage-totals.js";
+import type { StateDefinition } from "../state/define-state.js";
+import type { StoredEvent } from "../stores/types.js";
+
+/** One span of a run's trace. Times are ms from the start of its run. */
+export interface TraceSpan {
+  /** `"run"`, `"node:<step>:<taskId>"`, `"model:<messageId>"`, `"tool:<toolCallId>"`. */
+  id: string;
+  parentId: string | null;
+  kind: "run" | "node" | "model" | "tool";
+  /** The graph's name for the run, the node's name, the model's name, the tool's name. */
+  name: string;
+  /** The superstep (for nodes, model and tool calls), or `null` for the run. */
+  step: number | null;
+  startMs: number;
+  endMs: number;
+  status: "ok" | "error" | "interrupted" | "running";
+  /** A short line: a model call's tokens, a tool call's result, a node's error. */
+  detail: string;
+}
+
+/** Metrics of one node over a run (all its tasks in it). */
+export interface NodeMetrics {
+  node: string;
+  /** How many tasks of the node ran (one per superstep it was in, more with `Send`). */
+  tasks: number;
+  /** Sum of its tasks' latencies, in ms. */
+  latencyMs: number;
+  /** Model responses its tasks stored. */
+  modelCalls: number;
+  /** Tool results its tasks stored. */
+  toolCalls: number;
+  usage: UsageTotals;
+  /** At the server's prices, or `null` without a price table. */
+  cost: Cost | null;
+}
+
+/** Metrics of one run on a branch. */
+export interface RunMetrics {
+  runId: string;
+  /** From its last event: `"running"` until a `run_finished` or `run_failed`. */
+  status: "completed" | "interrupted" | "failed" | "running";
+  /** When its `run_started` was written, in ms since the epoch. */
+  startedAt: number;
+  /** From `run_started` to its last event, in ms. */
+  latencyMs: number;
+  modelCalls: number;
+  toolCalls: number;
+  /** Token totals of the run (the same as the usage route's for this run). */
+  usage: UsageTotals;
+  byModel: Record<string, UsageTotals>;
+  cost: Cost | null;
+  /** By node, in the order the nodes first ran. */
+  nodes: NodeMetrics[];
+  /** The trace: the run span first, then each node span followed by its calls. */
+  spans: TraceSpan[];
+}
+
+type Data = Record<string, unknown>;
+const isObject = (v: unknown): v is Data =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+interface NodeWork {
+  node: string;
+  step: number;
+  taskId: string;
+  start: number;
+  end: number;
+  status: TraceSpan["status"];
+  detail: string;
+  update: unknown;
+  /** When each tool call's result was kept (`task_cache`), by tool call id, in ms since the epoch. */
+  toolEnds: Record<string, number>;
+}
+
+interface RunAcc {
+  runId: string;
+  start: number;
+  last: number;
+  status: RunMetrics["status"];
+  stepStart: number;
+  work: NodeWork[];
+  events: StoredEvent[];
+  /** Tool results kept in the superstep going on, by task id, then tool call id. */
+  kept: Map<string, Record<string, number>>;
+}
+
+function messagesOf(update: unknown): Data[] {
+  if (!isObject(update)) return [];
+  const out: Data[] = [];
+  for (const value of Object.values(update)) {
+    if (Array.isArray(value)) for (const m of value) if (isObject(m)) out.push(m);
+  }
+  return out;
+}
+
+/**
+ * Whether a stored message is a model's answer: an `AIMessage` with what a chat model
+ * reports (`usage`, `responseMetadata` or `finishReason`), not one a node wrote itself.
+ */
+function isModelAnswer(m: Data): boolean {
+  return (
+    m.type === "ai" &&
+    (isObject(m.usage) || isObject(m.responseMetadata) || typeof m.finishReason === "string")
+  );
+}
+
+function tokensLine(usage: unknown): string {
+  if (!isObject(usage)) return "no usage reported";
+  const n = (k: string) => (typeof usage[k] === "number" ? (usage[k] as number) : 0);
+  return `${n("inputTokens")} in · ${n("outputTokens")} out`;
+}
+
+/** Model and tool spans of one node's stored update. */
+function callSpans(w: NodeWork, parentId: string, relative: (ms: number) => number): TraceSpan[] {
+  const spans: TraceSpan[] = [];
+  const start = relative(w.start);
+  const end = relative(w.end);
+  for (const m of messagesOf(w.update)) {
+    if (isModelAnswer(m)) {
+      const meta = isObject(m.responseMetadata) ? m.responseMetadata : {};
+      spans.push({
+        id: `model:${String(m.id)}`,
+        parentId,
+        kind: "model",
+        name: typeof meta.model === "string" ? meta.model : "model",
+        step: w.step,
+        startMs: start,
+        endMs: end,
+        status: "ok",
+        detail: tokensLine(m.usage),
+      });
+    } else if (m.type === "tool") {
+      const outcome = toolOutcome(m.content, 80);
+      spans.push({
+        id: `tool:${String(m.toolCallId)}`,
+        parentId,
+        kind: "tool",
+        name: typeof m.name === "string" ? m.name : "tool",
+        step: w.step,
+        startMs: start,
+        endMs:
+          typeof m.toolCallId === "string" && m.toolCallId in w.toolEnds
+            ? relative(w.toolEnds[m.toolCallId]!)
+            : end,
+        status: outcome.startsWith("✗") ? "error" : "ok",
+        detail: outcome,
+      });
+    }
+  }
+  return spans;
+}
+
+/** The usage of stored updates, counted as the usage ledger counts them. */
+function usageOf(runId: string, updates: unknown[]) {
+  return usageFromEvents(
+    updates.map(
+      (update, i) =>
+        ({
+          type: "task_finished",
+          runId,
+          step: i,
+          taskId: null,
+          node: null,
+          data: { update },
+        }) as unknown as StoredEvent,
+    ),
+  );
+}
+
+function finish(
+  acc: RunAcc,
+  graphName: string,
+  prices: PriceTable | null,
+  countsModel: (w: NodeWork) => number,
+): RunMetrics {
+  const relative = (ms: number) => ms - acc.start;
+  const spans: TraceSpan[] = [
+    {
+      id: "run",
+      parentId: null,
+      kind: "run",
+      name: graphName,
+      step: null,
+      startMs: 0,
+      endMs: relative(acc.last),
+      status: acc.status === "failed" ? "error" : acc.status === "completed" ? "ok" : acc.status,
+      detail: acc.status,
+    },
+  ];
+  const byNode = new Map<string, NodeWork[]>();
+  for (const w of acc.work) {
+    const id = `node:${w.step}:${w.taskId}`;
+    spans.push({
+      id,
+      parentId: "run",
+      kind: "node",
+      name: w.node,
+      step: w.step,
+      startMs: relative(w.start),
+      endMs: relative(w.end),
+      status: w.status,
+      detail: w.detail,
+    });
+    spans.push(...callSpans(w, id, relative));
+    const list = byNode.get(w.node) ?? [];
+    list.push(w);
+    byNode.set(w.node, list);
+  }
+  const total = usageFromEvents(acc.events);
+  const nodes: NodeMetrics[] = [...byNode].map(([node, works]) => {
+    const summary = usageOf(
+      acc.runId,
+      works.map((w) => w.update),
+    );
+    return {
+      node,
+      tasks: works.length,
+      latencyMs: works.reduce((s, w) => s + (w.end - w.start), 0),
+      modelCalls: works.reduce((s, w) => s + countsModel(w), 0),
+      toolCalls: works.reduce(
+        (s, w) => s + messagesOf(w.update).filter((m) => m.type === "tool").length,
+        0,
+      ),
+      usage: summary.usage,
+      cost: prices === null ? null : costOf(summary.byModel, prices),
+    };
+  });
+  return {
+    runId: acc.runId,
+    status: acc.status,
+    startedAt: acc.start,
+    latencyMs: relative(acc.last),
+    modelCalls: nodes.reduce((s, n) => s + n.modelCalls, 0),
+    toolCalls: nodes.reduce((s, n) => s + n.toolCalls, 0),
+    usage: total.usage,
+    byModel: total.byModel,
+    cost: prices === null ? null : costOf(total.byModel, prices),
+    nodes,
+    spans,
+  };
+}
+
+/**
+ * The metrics of every run on a branch, in the order the runs started (a resume is a run of
+ * its own), from the branch's events (oldest first, as `graph.history` gives them).
+ *
+ * A model call is an `AIMessage` a task stored (so a call that failed before its task stored
+ * a result is not counted, as in the usage totals); a tool call is a `ToolMessage` a task
+ * stored. A task that finished in an earlier run (before an interrupt) counts in that run.
+ *
+ * @param def - the graph's state definition (`graph.state`).
+ * @param prices - a checked price table (`checkPrices`), or `null`: then every `cost` is `null`.
+ * @example runMetrics(graph.state, await graph.history("t1"), "agent", null)[0].nodes[0]
+ * // { node: "think", tasks: 2, latencyMs: 812, modelCalls: 2, toolCalls: 0, usage: {...}, cost: null }
+ */
+export function runMetrics(
+  def: StateDefinition | null,
+  events: readonly StoredEvent[],
+  graphName: string,
+  prices: PriceTable | null,
+): RunMetrics[] {
+  const runs = new Map<string, RunAcc>();
+  let pos: ThreadPosition = emptyPosition(def);
+  for (const e of events) {
+    const before = pos;
+    pos = foldEvents(def, pos, [e]);
+    if (e.type === "run_started") {
+      runs.set(e.runId, {
+        runId: e.runId,
+        start: e.createdAt,
+        last: e.createdAt,
+        status: "running",
+        stepStart: e.createdAt,
+        work: [],
+        events: [],
+        kept: new Map(),
+      });
+    }
+    const acc = runs.get(e.runId);
+    if (acc === undefined) continue; // state_updated, rolled_back: no run of their own
+    acc.events.push(e);
+    acc.last = e.createdAt;
+    const d: Data = isObject(e.data) ? e.data : {};
+    const work = (node: string, taskId: string, status: TraceSpan["status"], detail: string) =>
+      acc.work.push({
+        node,
+        step: e.step ?? before.step,
+        taskId,
+        start: acc.stepStart,
+        end: e.createdAt,
+        status,
+        detail,
+        update: status === "ok" ? (d.update ?? null) : null,
+        toolEnds: acc.kept.get(taskId) ?? {},
+      });
+    if (e.type === "task_finished" && e.taskId !== null) {
+      const failed = isObject(d.error);
+      work(
+        e.node ?? "?",
+        e.taskId,
+        failed ? "error" : "ok",
+        failed ? `${String((d.error as Data).name)}: ${String((d.error as Data).message)}` : "",
+      );
+    } else if (e.type === "task_interrupted" && e.taskId !== null) {
+      const keys = Array.isArray(d.interrupts)
+        ? d.interrupts.map((i) => String((i as Data).key)).join(", ")
+        : "";
+      work(e.node ?? "?", e.taskId, "interrupted", `asks ${keys}`);
+    } else if (e.type === "task_cache" && e.taskId !== null && isObject(d.cache)) {
+      const kept = acc.kept.get(e.taskId) ?? {};
+      for (const id of Object.keys(d.cache)) kept[id] ??= e.createdAt;
+      acc.kept.set(e.taskId, kept);
+    } else if (e.type === "step_committed") {
+      if (before.step === e.step) {
+        const open = before.tasks.filter((t) => !(t.id in before.known));
+        // One task left: the commit carries its update (a superstep of one task has no
+        // task_finished). Of several, each wrote its own task_finished first.
+        if (open.length === 1) work(open[0]!.name, open[0]!.id, "ok", "");
+      }
+      acc.stepStart = e.createdAt;
+      acc.kept = new Map();
+    } else if (e.type === "run_finished") {
+      acc.status = d.status === "interrupted" ? "interrupted" : "completed";
+    } else if (e.type === "run_failed") {
+      acc.status = "failed";
+      const err = isObject(d.error) ? d.error : {};
+      const open = before.tasks.filter(
+        (t) => !(t.id in before.known) && !acc.work.some((w) => w.taskId === t.id),
+      );
+      const detail = `${String(err.name ?? "Error")}: ${String(err.message ?? "")}`;
+      for (const t of open) work(t.name, t.id, "error", detail);
+    }
+  }
+  const models = (w: NodeWork) => messagesOf(w.update).filter(isModelAnswer).length;
+  return [...runs.values()].map((acc) => finish(acc, graphName, prices, models));
+}
