@@ -178,6 +178,8 @@ function isGraph(value: unknown): value is ServedGraph {
  *
  * @param storeExplicit - whether the user chose the store; a graph export brings its own store,
  *   so choosing one for it is a usage error.
+ * @param check - called with the graph as soon as there is one, before its store and model are
+ *   checked (the run's input is checked here, so that a bad input is the error reported first).
  * @throws UsageError for a missing file or export, an export that is not a graph or a graph
  *   factory, or a graph without a store.
  */
@@ -186,6 +188,7 @@ export async function loadGraph(
   storeSpec: string,
   storeExplicit: boolean,
   model: { spec: string | undefined; explicit: boolean } = { spec: undefined, explicit: false },
+  check?: (graph: ServedGraph) => void,
 ): Promise<LoadedGraph> {
   const { file, exportName } = parseTarget(target);
   const path = resolve(file);
@@ -197,6 +200,7 @@ export async function loadGraph(
   }
   const value = mod[exportName];
   if (isGraph(value)) {
+    check?.(value);
     if (storeExplicit) {
       throw new UsageError(
         `${target} is a graph with its own store, so --store does not apply; export a function ({ stateStore }) => Graph to run it on the CLI's store`,
@@ -244,6 +248,7 @@ export async function loadGraph(
         `${target}({ stateStore }) returned neither a Graph nor { graph, context }`,
       );
     }
+    check?.(graph);
     const store = graph.stateStore;
     if (!store) {
       throw new UsageError(

@@ -33,6 +33,7 @@ export {
 export type { FieldSchema } from "./io-schema.js";
 export { type JoinSource, join, type Waiting } from "./joins.js";
 export { toMermaid } from "./mermaid.js";
+export { NODE_NAME_PATTERN } from "./names.js";
 export {
   type Edge,
   isNode,
