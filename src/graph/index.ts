@@ -25,6 +25,7 @@ export {
   Graph,
   type GraphInput,
   type GraphOptions,
+  type GraphOutput,
   type GraphState,
   type GraphUpdate,
   newRunId,

@@ -36,7 +36,7 @@ import {
   runLoop,
 } from "./engine.js";
 import type { Graph, GraphInput, GraphState } from "./graph.js";
-import { checkInputFields, pickOutput } from "./io-schema.js";
+import { checkInputFields, type FieldSchema, pickOutput } from "./io-schema.js";
 import { setWaiting } from "./joins.js";
 import { ThreadJournal } from "./journal.js";
 import {
@@ -65,7 +65,7 @@ export { type PositionCache, positionsOf, rememberPosition } from "./position-ca
  * @throws what `Graph.invoke` documents.
  */
 export async function runGraph<D extends StateDefinition | null>(
-  graph: Graph<D>,
+  graph: Graph<D, FieldSchema | undefined>,
   positions: PositionCache,
   input: GraphInput<D>,
   options: RunOptions,

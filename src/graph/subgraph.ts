@@ -17,6 +17,7 @@ import type { StateStore } from "../stores/types.js";
 import { registerChildGraph } from "./child-states.js";
 import { GraphInterrupt, type NodeContext } from "./context.js";
 import type { Graph } from "./graph.js";
+import type { FieldSchema } from "./io-schema.js";
 import { type Node, node } from "./node.js";
 import {
   decodeParentCommand,
@@ -40,7 +41,7 @@ export interface SubgraphOptions<P, C> {
   childThread: "fresh" | "stable";
 }
 
-type AnyGraph = Graph<StateDefinition | null>;
+type AnyGraph = Graph<StateDefinition | null, FieldSchema | undefined>;
 
 /** @throws GraphConfigError when the child's or the parent's definition lacks a shared field. */
 function checkShared(
