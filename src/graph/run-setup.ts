@@ -53,6 +53,7 @@ import { newRunId } from "./run-id.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
 import { scheduleStart } from "./schedule.js";
 import { planStateUpdate } from "./state-update.js";
+import { emitPauseCheckpoint } from "./stream-modes.js";
 import { SubAgents } from "./sub-agents.js";
 import { applyStateUpdated, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
 import { endWithError, startSpan } from "./tracing.js";
@@ -406,6 +407,15 @@ export async function runGraph<D extends StateDefinition | null>(
     if (end.status === "interrupted") {
       const inner = childBreakpoint(pos.step, pos.tasks, end.results);
       await journal.interrupted(pos.step, pos.tasks, end.results, end.interrupts, inner);
+      const opts = { emit, modes: new Set(modeList), threadId, branchId };
+      emitPauseCheckpoint(
+        opts,
+        pos.step,
+        pos.state,
+        pos.tasks,
+        end.interrupts,
+        journal.lastEventId,
+      );
       folded.breakpoint = inner;
       for (const [id, r] of end.results) {
         if (r.kind === "done") folded.known[id] = { update: r.update, routes: r.routes };

@@ -11,7 +11,7 @@ import type { ContentPart } from "../../chat/parts.js";
 import { ChatRequest } from "../../chat/types.js";
 import { ModelProviderError, UnsupportedPartError } from "../../errors/index.js";
 import { type ReplayResponse, ReplayServer } from "../testing/replay-server.js";
-import { fromAISdk } from "./index.js";
+import { AI_SDK_DEFAULT_UNSUPPORTED, fromAISdk } from "./index.js";
 
 let server: ReplayServer;
 beforeAll(async () => {
@@ -167,7 +167,8 @@ describe("fromAISdk(@ai-sdk/openai-compatible) parts on the wire", () => {
       );
     }
     expect(server.requests).toEqual([]);
-    expect(chat.unsupportedParts).toEqual([{ in: "toolResult" }, { in: "assistant" }]);
+    expect(chat.unsupportedParts).toEqual(AI_SDK_DEFAULT_UNSUPPORTED);
+    expect(chat.unsupportedParts.slice(0, 2)).toEqual([{ in: "toolResult" }, { in: "assistant" }]);
   });
 
   it("refuses an image in an assistant message (the package would leave it out)", async () => {
@@ -188,12 +189,90 @@ describe("fromAISdk(@ai-sdk/openai-compatible) parts on the wire", () => {
     expect(server.requests).toEqual([]);
   });
 
-  it("a part the package refuses itself (a zip file) is a ModelProviderError with its UnsupportedFunctionalityError as cause, sending nothing", async () => {
+  it("a part the package refuses itself in a user message is an UnsupportedPartError naming it, complete and stream, sending nothing", async () => {
+    const WHY =
+      "@ai-sdk/openai-compatible (the default for providers fromAISdk has no row for) refuses it in a user message: it sends images, video and text, PDFs and wav or mp3 audio as base64 data; pass unsupportedParts to fromAISdk if this provider sends it";
+    const cases: [ContentPart, string, string][] = [
+      [
+        { type: "file", data: "UEsDBA==", mediaType: "application/zip", name: "a.zip" },
+        "file",
+        'a file part "a.zip" (application/zip)',
+      ],
+      [
+        { type: "file", url: "https://example.com/a.pdf", mediaType: "application/pdf" },
+        "file",
+        "a file part (url)",
+      ],
+      [{ type: "audio", data: "ZkxhQw==", format: "flac" }, "audio", "an audio part (flac)"],
+    ];
+    const chat = fromAISdk(compatible());
+    for (const [part, partType, described] of cases) {
+      const request = ChatRequest({
+        messages: [HumanMessage({ content: [{ type: "text", text: "Look:" }, part] })],
+      });
+      for (const call of [
+        () => chat.complete(request),
+        async () => {
+          for await (const _ of chat.stream(request)) {
+            // drain
+          }
+        },
+      ]) {
+        const e = await rejection(call());
+        expect([e.partType, e.path, e.provider, e.retryable]).toEqual([
+          partType,
+          "messages[0].content[1]",
+          "local.chat",
+          false,
+        ]);
+        expect(e.message).toBe(
+          `AI SDK model local.chat/llama-3.1-8b cannot send ${described} in a user message (messages[0].content[1]): ${WHY}`,
+        );
+      }
+    }
+    expect(server.requests).toEqual([]);
+  });
+
+  it("sends what the package takes in a user message: text and video files, PDF data, wav and mp3 audio", async () => {
+    const TXT = Buffer.from("hello").toString("base64");
+    const r = await fromAISdk(compatible()).complete(
+      ChatRequest({
+        messages: [
+          HumanMessage({
+            content: [
+              { type: "file", data: TXT, mediaType: "text/plain", name: "a.txt" },
+              { type: "file", url: "https://example.com/v.mp4", mediaType: "video/mp4" },
+              { type: "audio", data: "UklGRg==", format: "wav" },
+              { type: "audio", data: "SUQz", format: "mp3" },
+            ],
+          }),
+        ],
+      }),
+    );
+    expect(r.content).toBe("A label and an invoice.");
+    expect(server.requests[0]!.json).toEqual({
+      model: "llama-3.1-8b",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "hello" },
+            { type: "video_url", video_url: { url: "https://example.com/v.mp4" } },
+            { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
+            { type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("with unsupportedParts [], a part the package refuses itself is its ModelProviderError (cause UnsupportedFunctionalityError)", async () => {
     const zip: ContentPart = { type: "file", data: "UEsDBA==", mediaType: "application/zip" };
-    const e = (await fromAISdk(compatible())
+    const e = (await fromAISdk(compatible(), { unsupportedParts: [] })
       .complete(ChatRequest({ messages: [HumanMessage({ content: [zip] })] }))
       .catch((x: unknown) => x)) as ModelProviderError;
     expect(e).toBeInstanceOf(ModelProviderError);
+    expect(e).not.toBeInstanceOf(UnsupportedPartError);
     expect([e.provider, e.retryable, (e.cause as Error).name]).toEqual([
       "local.chat",
       false,
