@@ -439,8 +439,9 @@ export class Graph<
 
   /**
    * Delete a thread from the graph's store: all its branches, events, snapshots and leases
-   * (with `children: true`, the threads of its subgraphs and sub-agents too), and the position
-   * this graph kept of it. A later run with the same `threadId` starts a new thread.
+   * (with `children: true`, the threads of its subgraphs and sub-agents too), the entries of
+   * the graph's node cache that runs on those threads wrote (`NodeCache.forgetThread`), and the
+   * position this graph kept of it. A later run with the same `threadId` starts a new thread.
    * LangGraph: `checkpointer.deleteThread(threadId)`.
    * @returns the ids of the threads deleted (`[]` when there was none).
    * @throws GraphConfigError without a store; ThreadBusyError when a run holds the thread
