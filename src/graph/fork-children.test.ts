@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { expectError } from "../../test/helpers.js";
+import { GraphExecutionError } from "../errors/index.js";
 import { defineState } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import { Graph } from "./graph.js";
@@ -99,6 +101,30 @@ describe("forks fork their children", () => {
       ]);
     });
   }
+
+  it('refuses to start a "stable" child on a fork where it was not paused; the branch and main are left as they were', async () => {
+    const store = new MemoryStateStore();
+    const g = () => parentOf(store, "stable");
+    await g().invoke({ notes: ["start"] }, { threadId: "t" });
+    // Fork before the subgraph's task ran: its child was not paused there.
+    const started = (await g().history("t")).find((e) => e.type === "run_started");
+    await g().fork("t", { eventId: started!.id, branchId: "b" });
+    const before = await g().history("t", { branchId: "b" });
+    const e = await expectError(
+      () => g().invoke(null, { threadId: "t", branchId: "b" }),
+      GraphExecutionError,
+      'subgraph "sub": a "stable" child cannot start on the forked parent branch "b": it was not paused as of the fork, and its thread "t:sub" holds the main branch\'s calls, not its state as of the fork; fork at an event where the child is paused, or use childThread "fresh"',
+    );
+    expect([e.graph, e.node, e.step]).toEqual(["parent", "sub", 0]);
+    // The failed step stored only its run's start and end: no task result, no child branch.
+    const after = await g().history("t", { branchId: "b" });
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.slice(before.length).map((x) => x.type)).toEqual(["run_started", "run_failed"]);
+    expect(await store.getBranch("t:sub", "b")).toBe(null);
+    // Main's child still waits for its answer, and takes it.
+    const main = await g().invoke(null, { threadId: "t", resume: { "0:0/a": "main" } });
+    expect(main.state.notes).toEqual(["start", "answer main"]);
+  });
 
   it("shows the child states of a position with getState(threadId, { subgraphs: true })", async () => {
     const store = new MemoryStateStore();

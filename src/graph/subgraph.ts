@@ -171,7 +171,7 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
           !(await store.getBranch(threadId, childBranch))
         ) {
           throw new GraphExecutionError(
-            `subgraph "${name}": a "stable" child cannot start on the forked parent branch "${ctx.branchId}"; its thread belongs to the parent's main branch`,
+            `subgraph "${name}": a "stable" child cannot start on the forked parent branch "${ctx.branchId}": it was not paused as of the fork, and its thread "${threadId}" holds the main branch's calls, not its state as of the fork; fork at an event where the child is paused, or use childThread "fresh"`,
             {
               graph: ctx.graphName,
               node: name,
