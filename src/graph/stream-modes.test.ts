@@ -220,7 +220,8 @@ describe('stream mode "tasks" and "checkpoints"', () => {
     expect(events[11]?.data).toEqual({
       threadId: "p",
       branchId: "main",
-      eventId: "p/main/2",
+      // run_started, the stable call's task_cache (where its child was before it), step_committed
+      eventId: "p/main/3",
       values: { log: ["in", "x", "y"] },
       next: [],
       tasks: [],

@@ -232,8 +232,8 @@ export async function drive(
 
 /**
  * How a fork's run ended: its state and what it asked, or the refusal of a "stable" child that
- * had not paused as of the fork (a known limit, docs/threads-and-interrupts.md) — the same
- * warm and cold. Any other error fails the seed.
+ * had not paused as of a fork of a fork (docs/threads-and-interrupts.md; the random forks are
+ * of "main", so it does not happen there) — the same warm and cold. Any other error fails the seed.
  */
 export async function onFork(
   run: Promise<{ state: S; asked: string[] }>,
