@@ -9,10 +9,11 @@ import { GraphConfigError } from "../errors/index.js";
  * The pattern of a node's name and of a graph's name: 1 to 64 ASCII letters, digits, `_`, `-`
  * and `.`, not starting with `-` or `.` (`"plan"`, `"call_model"`, `"step-2"`, `"v1.fetch"`).
  * The characters left out have a meaning where names appear: `/` joins a subgraph's name to
- * its nodes' in events (`"research/search"`) and in node cache keys, `:` joins the parts of
- * task and child thread ids, `,` separates names in CLI lists, and spaces and quotes would need
- * quoting in Mermaid ids, shells and URLs. LangGraph refuses only `|` and `:`; a name valid
- * there and not here can be written with `_` (`"write report"` → `"write_report"`).
+ * its nodes' in events and breakpoints (`"research/search"`) and in node cache keys, `:` and
+ * `@` join the parts of a subgraph's child thread ids (a subgraph's name is its node's), and a
+ * name without spaces or quotes stays one word in logs, CLI output and URLs. LangGraph refuses
+ * only `|` and `:`; a name valid there and not here can be written with `_`
+ * (`"write report"` → `"write_report"`).
  */
 export const NODE_NAME_PATTERN: RegExp = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
