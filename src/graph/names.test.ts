@@ -3,6 +3,7 @@ import { z } from "zod";
 import { expectError } from "../../test/helpers.js";
 import { GraphConfigError } from "../errors/index.js";
 import { defineState } from "../state/define-state.js";
+import { fromSpec, refResolver } from "./from-spec.js";
 import { Graph } from "./graph.js";
 import { NODE_NAME_PATTERN } from "./names.js";
 import { node, START } from "./node.js";
@@ -78,6 +79,20 @@ describe("node names", () => {
       expect(g.toSpec().nodes.map((x) => x.name)).toEqual([name]);
     },
   );
+});
+
+describe("node names in specs", () => {
+  it("fromSpec refuses a spec whose node name is outside the pattern, naming the node", async () => {
+    const ok = node(() => ({}), { name: "ok", ref: "m#ok" });
+    const spec = new Graph(null, { name: "g" }).flow(START.to(ok), ok.to(END)).toSpec();
+    const bad = JSON.parse(JSON.stringify(spec).replaceAll('"ok"', '"a b/c"'));
+    const e = await expectError(
+      () => fromSpec(bad, { resolve: refResolver({ m: { ok: ok.handler } }) }),
+      GraphConfigError,
+      'node "a b/c": invalid name; a node name is 1 to 64 letters, digits, "_", "-" and "." (not first), matching ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$',
+    );
+    expect(e.node).toBe("a b/c");
+  });
 });
 
 describe("graph options", () => {
