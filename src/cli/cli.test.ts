@@ -438,7 +438,7 @@ describe("nodestep CLI", () => {
       nodestep(["resume", "t1", "--graph", GRAPH, "--store", STORE, "--answer", "yes"]),
     ]);
     expect(results).toEqual([
-      usage("error: unknown command 'bogus'\n(run nodestep --help for usage)\n"),
+      usage("nodestep: unknown command 'bogus'\n(run nodestep --help for usage)\n"),
       usage("nodestep: give --message or --input (or --thread to continue a thread)\n"),
       usage(
         'nodestep: --store must be "memory", "sqlite:FILE" or a postgres:// connection string, got "redis://x"\n',

@@ -114,6 +114,8 @@ export interface LoadHow {
   store?: OpenStore;
   /** Import the module anew (a fresh evaluation of the module file itself) when > 0. */
   version?: number;
+  /** Called with the graph as soon as there is one, before its store and model are checked. */
+  check?: (graph: ServedGraph) => void;
 }
 
 /** A loaded graph target. */
@@ -196,6 +198,8 @@ function isGraph(value: unknown): value is ServedGraph {
  * @param storeExplicit - whether the user chose the store; a graph export brings its own store,
  *   so choosing one for it is a usage error.
  * @param how - for a reload: the store to build on, and a version that imports the module anew.
+ *   `how.check` is called with the graph as soon as there is one, before its store and model are
+ *   checked (the run's input is checked there, so that a bad input is the error reported first).
  * @throws UsageError for a missing file or export, an export that is not a graph or a graph
  *   factory, or a graph without a store.
  */
@@ -216,6 +220,7 @@ export async function loadGraph(
   }
   const value = mod[exportName];
   if (isGraph(value)) {
+    how.check?.(value);
     if (storeExplicit) {
       throw new UsageError(
         `${target} is a graph with its own store, so --store does not apply; export a function ({ stateStore }) => Graph to run it on the CLI's store`,
@@ -267,6 +272,7 @@ export async function loadGraph(
         `${target}({ stateStore }) returned neither a Graph nor { graph, context }`,
       );
     }
+    how.check?.(graph);
     const store = graph.stateStore;
     if (!store) {
       throw new UsageError(

@@ -11,6 +11,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { HumanMessage } from "../chat/messages.js";
+import { StateUpdateError } from "../errors/index.js";
+import { checkRunInput } from "../graph/input-check.js";
 import { prototypeKey } from "../json/depth.js";
 import type { JsonValue } from "../json/index.js";
 import type { PriceTable } from "../middleware/prices.js";
@@ -113,11 +115,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     target: string,
     o: StoreOpts,
     fn: (loaded: LoadedGraph) => Promise<T>,
+    check?: (graph: LoadedGraph["graph"]) => void,
   ): Promise<T> => {
-    const loaded = await loadGraph(target, storeSpec(o), storeExplicit(o), {
-      spec: o.model ?? io.env.NODESTEP_MODEL,
-      explicit: o.model !== undefined,
-    });
+    const loaded = await loadGraph(
+      target,
+      storeSpec(o),
+      storeExplicit(o),
+      { spec: o.model ?? io.env.NODESTEP_MODEL, explicit: o.model !== undefined },
+      { check },
+    );
     try {
       return await fn(loaded);
     } finally {
@@ -137,7 +143,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .description("Run, inspect and serve nodestep graphs.")
     .version(VERSION, "-V, --version", "print the version of nodestep")
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .configureOutput({
+      writeOut: io.stdout,
+      writeErr: io.stderr,
+      // commander's own errors (unknown command or option, a missing argument) start with
+      // "error: "; they say "nodestep: " as the CLI's other errors do.
+      outputError: (text, write) => write(text.replace(/^error: /, "nodestep: ")),
+    })
     .showHelpAfterError("(run nodestep --help for usage)")
     .showSuggestionAfterError(true);
   const storeOption = () =>
@@ -177,12 +189,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const t = graphTarget(target);
       const prices = o.prices === undefined ? null : readPrices(o.prices);
       const threadId = o.thread ?? `t-${randomBytes(4).toString("hex")}`;
-      code = await withGraph(t, o, (loaded) =>
-        streamRun(io, loaded, input, undefined, {
-          ...runSettings(o, t, prices),
-          threadId,
-          fromMessage: o.message !== undefined,
-        }),
+      code = await withGraph(
+        t,
+        o,
+        (loaded) =>
+          streamRun(io, loaded, input, undefined, {
+            ...runSettings(o, t, prices),
+            threadId,
+            fromMessage: o.message !== undefined,
+          }),
+        // The input is checked first: before the graph's store and model, and before the run
+        // prints its header.
+        (graph) => checkCliInput(graph, input, o.message !== undefined ? "--message" : "--input"),
       );
     });
 
@@ -390,6 +408,25 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const error = e instanceof Error ? e : new Error(String(e));
     err(`nodestep: ${error.name}: ${error.message}`);
     return ExitCode.failed;
+  }
+}
+
+/**
+ * Check a run's input against the graph as `invoke` would.
+ * @throws UsageError saying which flag's input does not fit, with the graph's message.
+ */
+function checkCliInput(
+  graph: LoadedGraph["graph"],
+  input: Record<string, unknown> | null,
+  flag: string,
+): void {
+  try {
+    checkRunInput(graph, input);
+  } catch (e) {
+    if (e instanceof StateUpdateError && e.node === "__input__") {
+      throw new UsageError(`${flag} does not fit the graph's state: ${e.message}`);
+    }
+    throw e;
   }
 }
 

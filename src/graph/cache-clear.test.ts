@@ -30,7 +30,7 @@ function build(calls: string[], nodeCache?: NodeCache) {
       calls.push("b");
       return { b: `${s.q}!` };
     },
-    { name: "b/x", cache: {} },
+    { name: "b.x", cache: {} },
   );
   return new Graph(State, { name: "g", ...(nodeCache ? { nodeCache } : {}) }).flow(
     START.to(a),
@@ -55,16 +55,16 @@ for (const kind of ["memory", "store"] as const) {
       const g = build(calls, cache());
       expect(await updates(g)).toEqual([
         ["a", { a: "HI" }, false],
-        ["b/x", { b: "hi!" }, false],
+        ["b.x", { b: "hi!" }, false],
       ]);
       expect(await updates(g)).toEqual([
         ["a", { a: "HI" }, true],
-        ["b/x", { b: "hi!" }, true],
+        ["b.x", { b: "hi!" }, true],
       ]);
-      await g.clearCache(["b/x"]);
+      await g.clearCache(["b.x"]);
       expect(await updates(g)).toEqual([
         ["a", { a: "HI" }, true],
-        ["b/x", { b: "hi!" }, false],
+        ["b.x", { b: "hi!" }, false],
       ]);
       await g.clearCache();
       await updates(g);
@@ -79,7 +79,7 @@ describe("clearCache errors", () => {
     await expectError(
       () => g.clearCache(["zz"]),
       ValueError,
-      'Graph "g": clearCache names node "zz", which is not in the flow; known nodes: a, b/x',
+      'Graph "g": clearCache names node "zz", which is not in the flow; known nodes: a, b.x',
     );
     const noClear: NodeCache = { get: async () => null, set: async () => {} };
     await expectError(

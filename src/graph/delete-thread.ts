@@ -1,16 +1,21 @@
 /**
- * Deleting a thread through a graph: the store deletes it, and the graph forgets the
- * positions it kept of it. `Graph.deleteThread` delegates here.
+ * Deleting a thread through a graph: the store deletes it, the graph's node cache drops the
+ * entries its runs wrote, and the graph forgets the positions it kept of it. `Graph.deleteThread` delegates here.
  *
  * @module
  */
 import { GraphConfigError, ValueError } from "../errors/index.js";
 import type { DeleteThreadOptions, StateStore } from "../stores/types.js";
+import type { NodeCache } from "./policies.js";
 import { type PositionCache, positionsOf } from "./run-setup.js";
 
 /** See `Graph.deleteThread`. */
 export async function deleteGraphThread(
-  graph: { readonly name: string; readonly stateStore: StateStore | null },
+  graph: {
+    readonly name: string;
+    readonly stateStore: StateStore | null;
+    readonly nodeCache: NodeCache | null;
+  },
   positions: PositionCache,
   threadId: string,
   options: DeleteThreadOptions,
@@ -32,6 +37,9 @@ export async function deleteGraphThread(
     }
   }
   const deleted = await store.deleteThread(threadId, { children: options.children ?? false });
+  // The node cache entries the deleted threads' runs wrote go with them.
+  const forget = graph.nodeCache?.forgetThread?.bind(graph.nodeCache);
+  if (forget) for (const id of deleted) await forget(id);
   const gone = new Set(deleted);
   const cached = positionsOf(positions, store);
   for (const key of [...cached.keys()]) {

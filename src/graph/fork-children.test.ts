@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineState } from "../state/define-state.js";
+import { expectError } from "../../test/helpers.js";
+import { GraphExecutionError } from "../errors/index.js";
+import { defineState, reducer } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import { Graph } from "./graph.js";
 import { node, START } from "./node.js";
@@ -99,6 +101,115 @@ describe("forks fork their children", () => {
       ]);
     });
   }
+
+  describe('a "stable" child not paused at the fork runs on the branch as of the fork', () => {
+    const Child = defineState({ calls: z.number().default(0) });
+    const Log = defineState({
+      log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
+    });
+    // Each call of the stable child counts its calls: the count is the child's own state.
+    function counting(store: MemoryStateStore) {
+      const count = node((c: typeof Child.State) => ({ calls: c.calls + 1 }), { name: "count" });
+      const child = new Graph(Child, { name: "child" }).flow(START.to(count), count.to(END));
+      const sub = subgraph<typeof Log.State, typeof Child.State>("sub", child, {
+        stateIn: () => ({}),
+        stateOut: (c) => ({ log: [`call ${c.calls}`] }),
+        childThread: "stable",
+      });
+      return new Graph(Log, { name: "parent", stateStore: store }).flow(START.to(sub), sub.to(END));
+    }
+    const runStarts = async (g: Graph<typeof Log>, branchId = "main") =>
+      (await g.history("t", { branchId })).filter((e) => e.type === "run_started");
+
+    it("a fork after some calls: the branch's child continues from its state then", async () => {
+      const store = new MemoryStateStore();
+      const g = () => counting(store);
+      await g().invoke({}, { threadId: "t" });
+      await g().invoke({}, { threadId: "t" });
+      // Fork at the second run's start (its call had not run yet); main calls once more first.
+      await g().fork("t", { eventId: (await runStarts(g()))[1]!.id, branchId: "b" });
+      expect((await g().invoke({}, { threadId: "t" })).state.log).toEqual([
+        "call 1",
+        "call 2",
+        "call 3",
+      ]);
+      const branch = await g().invoke(null, { threadId: "t", branchId: "b" });
+      expect(branch.state.log).toEqual(["call 1", "call 2"]);
+      expect((await g().invoke({}, { threadId: "t", branchId: "b" })).state.log).toEqual([
+        "call 1",
+        "call 2",
+        "call 3",
+      ]);
+      // The branch's child is the stable thread's branch "b", forked after its first call.
+      const childMain = await store.read("t:sub", "main");
+      const firstRun = childMain.filter((x) => x.runId === childMain[0]!.runId);
+      expect((await store.getBranch("t:sub", "b"))?.parent).toEqual({
+        branchId: "main",
+        seq: firstRun.at(-1)!.seq,
+      });
+      expect((await g().getState("t")).state.log).toEqual(["call 1", "call 2", "call 3"]);
+      expect(
+        (await child(store, "t:sub", "main")).calls,
+        "main's child counted its own calls only",
+      ).toBe(3);
+      expect((await child(store, "t:sub", "b")).calls).toBe(3);
+    });
+
+    it("a fork before the first call: the branch's child is a thread of its own, found again by later calls", async () => {
+      const store = new MemoryStateStore();
+      const g = () => counting(store);
+      await g().invoke({}, { threadId: "t" });
+      await g().invoke({}, { threadId: "t" });
+      await g().fork("t", { eventId: (await runStarts(g()))[0]!.id, branchId: "b" });
+      expect((await g().invoke(null, { threadId: "t", branchId: "b" })).state.log).toEqual([
+        "call 1",
+      ]);
+      expect((await g().invoke({}, { threadId: "t", branchId: "b" })).state.log).toEqual([
+        "call 1",
+        "call 2",
+      ]);
+      expect(await store.getBranch("t:sub", "b")).toBe(null);
+      expect((await child(store, "t:sub@b", "main")).calls).toBe(2);
+      expect((await child(store, "t:sub", "main")).calls).toBe(2);
+      // Deleting the parent with its children deletes the branch's child thread too.
+      expect((await g().deleteThread("t", { children: true })).sort()).toEqual([
+        "t",
+        "t:sub",
+        "t:sub@b",
+      ]);
+    });
+
+    it("a fork of a fork before its call is refused, leaving the branches as they were", async () => {
+      const store = new MemoryStateStore();
+      const g = () => counting(store);
+      await g().invoke({}, { threadId: "t" });
+      await g().fork("t", { eventId: (await runStarts(g()))[0]!.id, branchId: "b" });
+      await g().invoke(null, { threadId: "t", branchId: "b" });
+      // c forks from b's own run start (b's call had not run there).
+      await g().fork("t", { eventId: (await runStarts(g(), "b"))[1]!.id, branchId: "c" });
+      const before = await g().history("t", { branchId: "c" });
+      const e = await expectError(
+        () => g().invoke(null, { threadId: "t", branchId: "c" }),
+        GraphExecutionError,
+        'subgraph "sub": a "stable" child cannot start on the forked parent branch "c": the parent branch "c" was forked from branch "b", not from "main", so its state as of the fork is not known; fork from "main", or use childThread "fresh"',
+      );
+      expect([e.graph, e.node, e.step]).toEqual(["parent", "sub", 0]);
+      const after = await g().history("t", { branchId: "c" });
+      expect(after.slice(0, before.length)).toEqual(before);
+      expect(after.slice(before.length).map((x) => x.type)).toEqual(["run_started", "run_failed"]);
+      expect(await store.getBranch("t:sub@c", "main")).toBe(null);
+      expect((await g().getState("t")).state.log).toEqual(["call 1"]);
+    });
+
+    async function child(store: MemoryStateStore, threadId: string, branchId: string) {
+      const count = node((c: typeof Child.State) => ({ calls: c.calls + 1 }), { name: "count" });
+      const g = new Graph(Child, { name: "child", stateStore: store }).flow(
+        START.to(count),
+        count.to(END),
+      );
+      return (await g.getState(threadId, { branchId })).state;
+    }
+  });
 
   it("shows the child states of a position with getState(threadId, { subgraphs: true })", async () => {
     const store = new MemoryStateStore();

@@ -9,6 +9,7 @@ import { GraphConfigError, ValueError } from "../errors/index.js";
 import type { StateDefinition } from "../state/define-state.js";
 import { END_NAME } from "./compile.js";
 import { Graph, type GraphOptions } from "./graph.js";
+import type { FieldSchema } from "./io-schema.js";
 import { join } from "./joins.js";
 import { type Edge, isNode, type NodeHandler, node, START } from "./node.js";
 import { type AnyNode, type Condition, END, type EndSentinel, when } from "./routing.js";
@@ -64,7 +65,7 @@ export interface FromSpecOptions<D extends StateDefinition | null>
 export async function fromSpec<D extends StateDefinition | null = null>(
   spec: unknown,
   options: FromSpecOptions<D>,
-): Promise<Graph<D>> {
+): Promise<Graph<D, FieldSchema | undefined>> {
   const parsed = GraphSpecSchema.safeParse(spec);
   if (!parsed.success) {
     const issue = parsed.error.issues[0] as z.core.$ZodIssue;

@@ -14,8 +14,11 @@ import type { FieldSchema } from "./io-schema.js";
 import type { NodeCache, RetryPolicy } from "./policies.js";
 import type { Command } from "./routing.js";
 
-/** Options of {@link Graph}. */
-export interface GraphOptions {
+/**
+ * Options of {@link Graph}. `O` is the type of `output` (inferred by `new Graph`), which types
+ * a run's result ({@link GraphOutput}).
+ */
+export interface GraphOptions<O extends FieldSchema | undefined = FieldSchema | undefined> {
   /** Graph name, shown in errors and events; default `"graph"`. */
   name?: string;
   /** Store of threads, interrupts and history; `null` runs without threads. */
@@ -57,9 +60,10 @@ export interface GraphOptions {
   /**
    * The fields a run's result and its `"values"` events show (LangGraph's `output` schema),
    * as for `input`. The thread's state keeps every field (`getState` shows them all). Default:
-   * every field.
+   * every field. A list of literal names (or a definition) also types the result: `invoke`
+   * returns `RunResult<GraphOutput<D, O>>`, those fields only.
    */
-  output?: FieldSchema;
+  output?: O;
 }
 
 /** The state type of a graph built on a definition, or a plain object. */
@@ -67,6 +71,30 @@ export type GraphState<D> =
   D extends StateDefinition<infer S>
     ? { [K in keyof S]: StateDefinition<S>["State"][K] }
     : Record<string, unknown>;
+/**
+ * The type of a run's result state (`RunResult.state`, the `"values"` events) for a graph on
+ * `D` with the `output` option `O`: the state's type without an output schema; its listed
+ * fields when `output` is a list of literal field names (`["answer"]` → `{ answer: string }`)
+ * or a `defineState` definition; every field optional when the names are not known to the
+ * compiler (an `output` typed `string[]`).
+ *
+ * @example
+ * ```ts
+ * const g = new Graph(State, { output: ["answer"] }); // invoke(...) → RunResult<{ answer: string }>
+ * ```
+ */
+export type GraphOutput<D, O> = [O] extends [undefined]
+  ? GraphState<D>
+  : [O] extends [readonly (infer K)[]]
+    ? string extends K
+      ? Partial<GraphState<D>>
+      : Pick<GraphState<D>, K & keyof GraphState<D>>
+    : [O] extends [StateDefinition<infer S2>]
+      ? string extends keyof S2
+        ? Partial<GraphState<D>>
+        : Pick<GraphState<D>, keyof S2 & keyof GraphState<D>>
+      : Partial<GraphState<D>>;
+
 /**
  * The input type of a graph: an update of its state, `null` to continue a thread, or a
  * `Command` that continues a thread with `resume` answers, an `update` and a `goto`.

@@ -16,8 +16,14 @@ import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import type { ErrorHandler } from "./error-handler.js";
 import { type FromSpecOptions, fromSpec } from "./from-spec.js";
-import type { GraphInput, GraphOptions, GraphState, GraphUpdate } from "./graph-options.js";
-import { resolveFieldSchema } from "./io-schema.js";
+import type {
+  GraphInput,
+  GraphOptions,
+  GraphOutput,
+  GraphState,
+  GraphUpdate,
+} from "./graph-options.js";
+import { type FieldSchema, resolveFieldSchema } from "./io-schema.js";
 import { toMermaid } from "./mermaid.js";
 import type { Edge } from "./node.js";
 import { type NodeCache, nodeCachePrefix, type RetryPolicy, resolveRetry } from "./policies.js";
@@ -36,7 +42,13 @@ import type { ThreadSnapshot } from "./thread-ops.js";
 import { resolveTracer } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent, StreamEventOf, StreamOptions } from "./types.js";
 
-export type { GraphInput, GraphOptions, GraphState, GraphUpdate } from "./graph-options.js";
+export type {
+  GraphInput,
+  GraphOptions,
+  GraphOutput,
+  GraphState,
+  GraphUpdate,
+} from "./graph-options.js";
 export { newRunId } from "./run-id.js";
 export type { ThreadSnapshot } from "./thread-ops.js";
 
@@ -70,7 +82,10 @@ function withOperations<T>(f: (o: Operations) => Promise<T>): Promise<T> {
  * const { state } = await graph.invoke({ count: 1 }); // state.count === 2
  * ```
  */
-export class Graph<D extends StateDefinition | null = null> {
+export class Graph<
+  D extends StateDefinition | null = null,
+  const O extends FieldSchema | undefined = undefined,
+> {
   /** The graph's name. */
   readonly name: string;
   /** The state definition, or `null` for a plain-object state. */
@@ -112,7 +127,7 @@ export class Graph<D extends StateDefinition | null = null> {
    *   ValueError if `maxSteps` or `maxConcurrency` is not a positive integer, or `input` /
    *   `output` names a field the state does not have.
    */
-  constructor(state: D = null as D, options: GraphOptions = {}) {
+  constructor(state: D = null as D, options: GraphOptions<O> = {}) {
     if (state !== null && state !== undefined && !isStateDefinition(state)) {
       throw new TypeError(
         "new Graph(state, options): state must be a defineState(...) definition or null",
@@ -217,7 +232,7 @@ export class Graph<D extends StateDefinition | null = null> {
   static fromSpec<D extends StateDefinition | null = null>(
     spec: unknown,
     options: FromSpecOptions<D>,
-  ): Promise<Graph<D>> {
+  ): Promise<Graph<D, FieldSchema | undefined>> {
     return fromSpec(spec, options);
   }
 
@@ -229,10 +244,14 @@ export class Graph<D extends StateDefinition | null = null> {
    *   graph's `output` fields when it has an output schema.
    * @throws StateUpdateError for invalid input or updates (and an input field outside the graph's `input`); GraphExecutionError, StepLimitError, NodeTimeoutError, RunCancelledError; whatever a node throws.
    */
-  async invoke(input: GraphInput<D>, options: RunOptions = {}): Promise<RunResult<GraphState<D>>> {
+  async invoke(
+    input: GraphInput<D>,
+    options: RunOptions = {},
+  ): Promise<RunResult<GraphOutput<D, O>>> {
     checkRunOptions(this.name, options);
     const modes = options.modes ?? [];
     checkModes(modes);
+    // The state is picked to the output fields by the run (run-setup.ts).
     return this.#run(
       input,
       options,
@@ -255,7 +274,7 @@ export class Graph<D extends StateDefinition | null = null> {
   stream(
     input: GraphInput<D>,
     options: StreamOptions = {},
-  ): AsyncIterable<StreamEventOf<GraphState<D>>> {
+  ): AsyncIterable<StreamEventOf<GraphState<D>, GraphOutput<D, O>>> {
     checkRunOptions(this.name, options);
     const modes = options.modes ?? ["updates"];
     checkModes(modes);
@@ -290,7 +309,10 @@ export class Graph<D extends StateDefinition | null = null> {
         );
         return {
           // The engine builds each event for its mode: data is the state for "values", etc.
-          next: () => queue.next() as Promise<IteratorResult<StreamEventOf<GraphState<D>>>>,
+          next: () =>
+            queue.next() as Promise<
+              IteratorResult<StreamEventOf<GraphState<D>, GraphOutput<D, O>>>
+            >,
           return: async () => {
             if (!finished) {
               controller.abort(
@@ -313,8 +335,13 @@ export class Graph<D extends StateDefinition | null = null> {
     options: RunOptions,
     emit: ((e: StreamEvent) => void) | null,
     modeList: readonly StreamMode[],
-  ): Promise<RunResult<GraphState<D>>> {
-    return withOperations((o) => o.runGraph(this, this.#positions, input, options, emit, modeList));
+  ): Promise<RunResult<GraphOutput<D, O>>> {
+    return withOperations(
+      (o) =>
+        o.runGraph(this, this.#positions, input, options, emit, modeList) as Promise<
+          RunResult<GraphOutput<D, O>>
+        >,
+    );
   }
 
   /**
@@ -412,8 +439,9 @@ export class Graph<D extends StateDefinition | null = null> {
 
   /**
    * Delete a thread from the graph's store: all its branches, events, snapshots and leases
-   * (with `children: true`, the threads of its subgraphs and sub-agents too), and the position
-   * this graph kept of it. A later run with the same `threadId` starts a new thread.
+   * (with `children: true`, the threads of its subgraphs and sub-agents too), the entries of
+   * the graph's node cache that runs on those threads wrote (`NodeCache.forgetThread`), and the
+   * position this graph kept of it. A later run with the same `threadId` starts a new thread.
    * LangGraph: `checkpointer.deleteThread(threadId)`.
    * @returns the ids of the threads deleted (`[]` when there was none).
    * @throws GraphConfigError without a store; ThreadBusyError when a run holds the thread

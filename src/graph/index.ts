@@ -25,6 +25,7 @@ export {
   Graph,
   type GraphInput,
   type GraphOptions,
+  type GraphOutput,
   type GraphState,
   type GraphUpdate,
   newRunId,
@@ -33,6 +34,7 @@ export {
 export type { FieldSchema } from "./io-schema.js";
 export { type JoinSource, join, type Waiting } from "./joins.js";
 export { toMermaid } from "./mermaid.js";
+export { NODE_NAME_PATTERN } from "./names.js";
 export {
   type Edge,
   isNode,

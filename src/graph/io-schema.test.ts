@@ -3,7 +3,7 @@
  * outside `input`, and results and `"values"` events show only `output`; the thread keeps
  * every field.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { expectError } from "../../test/helpers.js";
 import { StateUpdateError, ValueError } from "../errors/index.js";
@@ -136,5 +136,48 @@ describe("input and output schemas", () => {
       scratch: ["(hidden)"],
       answer: "q? 1 note(s)",
     });
+  });
+});
+
+describe("the result's type follows the output schema", () => {
+  it("a list of names types RunResult.state as those fields, and the value has only them", async () => {
+    const g = new Graph(State, { output: ["answer", "question"] }).flow(
+      START.to(think),
+      think.to(reply),
+      reply.to(END),
+    );
+    const r = await g.invoke({ question: "who" });
+    expectTypeOf(r.state).toEqualTypeOf<{ answer: string; question: string }>();
+    expect(r.state).toEqual({ question: "who", answer: "who? 1 note(s)" });
+    for await (const e of g.stream({ question: "who" }, { modes: ["values"] })) {
+      if (e.mode === "values")
+        expectTypeOf(e.data).toEqualTypeOf<{ answer: string; question: string }>();
+    }
+  });
+
+  it("a definition types it as the definition's fields", async () => {
+    const Out = defineState({ answer: z.string().default("") });
+    const g = new Graph(State, { output: Out }).flow(
+      START.to(think),
+      think.to(reply),
+      reply.to(END),
+    );
+    const r = await g.invoke({ question: "when" });
+    expectTypeOf(r.state).toEqualTypeOf<{ answer: string }>();
+    expect(r.state).toEqual({ answer: "when? 1 note(s)" });
+  });
+
+  it("without an output schema it is the whole state; with unknown names every field is optional", async () => {
+    const whole = new Graph(State).flow(START.to(think), think.to(reply), reply.to(END));
+    expectTypeOf((await whole.invoke({ question: "a" })).state).toEqualTypeOf<S>();
+    const names: string[] = ["answer"];
+    const loose = new Graph(State, { output: names }).flow(
+      START.to(think),
+      think.to(reply),
+      reply.to(END),
+    );
+    const r = await loose.invoke({ question: "b" });
+    expectTypeOf(r.state).toEqualTypeOf<Partial<S>>();
+    expect(r.state).toEqual({ answer: "b? 1 note(s)" });
   });
 });

@@ -61,6 +61,8 @@ export class ThreadJournal implements RunJournal {
   #lost: LeaseLostError | null = null;
   /** Resolves when the lease is lost (ends a wait for a renewal that never answers). */
   #onLost: () => void = () => {};
+  /** Removes the store's lease-lost listener of this run, or `null`. */
+  #unlisten: (() => void) | null = null;
   readonly #lostNow = new Promise<void>((resolve) => {
     this.#onLost = resolve;
   });
@@ -139,6 +141,12 @@ export class ThreadJournal implements RunJournal {
       );
       j.#heldSince = sent;
       j.#startRenewal();
+      // A store that learns of a lost lease at once (PostgreSQL's session) stops the run at once.
+      j.#unlisten =
+        store.onLeaseLost?.((t, b, owner) => {
+          if (t === threadId && b === branchId && owner === runId)
+            j.#loseLease("the store's session that held it ended", undefined);
+        }) ?? null;
       return { journal: j, loaded, stopped };
     } catch (e) {
       await store.releaseLease(threadId, branchId, runId).catch(() => {});
@@ -552,6 +560,7 @@ export class ThreadJournal implements RunJournal {
       { threadId: this.threadId, branchId: this.branchId, cause },
     );
     if (this.#renewal) clearInterval(this.#renewal);
+    this.#unlisten?.();
     this.#onLost();
     this.#lostController.abort(this.#lost);
   }
@@ -560,6 +569,7 @@ export class ThreadJournal implements RunJournal {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#renewal) clearInterval(this.#renewal);
+    this.#unlisten?.();
     await this.#tail;
     // Also after a lost lease: releasing is a no-op when another owner holds it now.
     await this.store.releaseLease(this.threadId, this.branchId, this.runId).catch(() => {});

@@ -6,6 +6,7 @@
 import type { NodeContext } from "./context.js";
 import type { ErrorHandler } from "./error-handler.js";
 import type { JoinSource } from "./joins.js";
+import { checkNodeName } from "./names.js";
 import type { CachePolicy, RetryPolicy } from "./policies.js";
 import { resolveRetry } from "./policies.js";
 import type { AnyNode, Command, EdgeTarget, EndSentinel, Send } from "./routing.js";
@@ -63,7 +64,7 @@ export const START: StartSentinel = Object.freeze({
 
 /** Options of {@link node}. */
 export interface NodeOptions<_S> {
-  /** Node name; defaults to the function's name. Anonymous functions need one. */
+  /** Node name; defaults to the function's name. Anonymous functions need one. It matches `NODE_NAME_PATTERN`: 1 to 64 letters, digits, `_`, `-` and `.` (not first). */
   name?: string;
   /** Import path `module#export` of the node, for `graph.toSpec()`. */
   ref?: string;
@@ -111,14 +112,14 @@ export interface Node<S = Record<string, unknown>> {
   to(target: EdgeTarget): Edge;
 }
 
-const NAME_RESERVED = new Set(["__start__", "__end__", "__input__", "__send__"]);
-
 /**
  * Turn a function into a graph node.
  *
  * @param fn - `(state, ctx) => update | state | Command | Send | Send[] | END | undefined`, sync or async.
  * @param options - `name`, `ref`, `timeoutMs`, `goto`, `retry`, `cache`, `onError`, `defer` (see {@link NodeOptions}).
- * @throws TypeError if `fn` is not a function, the name is missing, blank or reserved, `timeoutMs` is not a positive number, `goto` is not a non-empty list of nodes, node names and `END`, or `defer` is not a boolean.
+ * @throws GraphConfigError (its `node` the name) if the name is empty, reserved or does not
+ *   match `NODE_NAME_PATTERN` (1 to 64 letters, digits, `_`, `-`, `.`; see `names.ts`).
+ * @throws TypeError if `fn` is not a function, the name is missing (an anonymous function without `name`), `timeoutMs` is not a positive number, `goto` is not a non-empty list of nodes, node names and `END`, or `defer` is not a boolean.
  * @example
  * ```ts
  * const greet = node((state: { name: string }) => ({ greeting: `Hello, ${state.name}` }), { name: "greet" });
@@ -130,13 +131,10 @@ export function node<S = Record<string, unknown>, C = unknown>(
 ): Node<S> {
   if (typeof fn !== "function")
     throw new TypeError(`node(fn): fn must be a function, got ${fn === null ? "null" : typeof fn}`);
-  const name = options.name ?? fn.name;
-  if (typeof name !== "string" || name.trim() === "") {
-    throw new TypeError(
-      'node(fn): the function has no name; pass one as node(fn, { name: "..." })',
-    );
-  }
-  if (NAME_RESERVED.has(name)) throw new TypeError(`node(fn): "${name}" is a reserved name`);
+  const name = checkNodeName(
+    options.name !== undefined ? options.name : fn.name,
+    options.name !== undefined,
+  );
   const timeoutMs = options.timeoutMs ?? null;
   if (
     timeoutMs !== null &&

@@ -4,6 +4,7 @@
  * @module
  */
 import {
+  ConcurrentWriteError,
   ContextNotProvidedError,
   GraphConfigError,
   GraphExecutionError,
@@ -56,8 +57,18 @@ export interface CachePolicy {
 export interface NodeCache {
   /** The entry for `key`, or `null` when absent or expired. */
   get(key: string): Promise<JsonValue | null>;
-  /** Keep `value` under `key` for `ttlMs` ms (`null`: for ever). */
-  set(key: string, value: JsonValue, ttlMs: number | null): Promise<void>;
+  /**
+   * Keep `value` under `key` for `ttlMs` ms (`null`: for ever). `owner` is the thread whose
+   * run computed it (absent for a run without a thread), for {@link NodeCache.forgetThread}.
+   */
+  set(key: string, value: JsonValue, ttlMs: number | null, owner?: string): Promise<void>;
+  /**
+   * Drop every entry a run on thread `threadId` wrote (`graph.deleteThread` calls it for each
+   * thread it deletes, so a deleted thread's results do not outlive it in the cache; another
+   * thread that would have hit one of them computes it again). Optional: a cache without it
+   * keeps its entries until they expire or are cleared.
+   */
+  forgetThread?(threadId: string): Promise<void>;
   /**
    * Drop every entry whose key starts with `prefix` (`graph.clearCache` passes
    * {@link nodeCachePrefix} of a node, or of a graph with `node` left out). Optional: a
@@ -78,7 +89,10 @@ export function nodeCachePrefix(graph: string, node?: string): string {
 
 /** A {@link NodeCache} in this process's memory (at most `maxEntries`, oldest dropped first; default 10,000). */
 export class MemoryNodeCache implements NodeCache {
-  readonly #entries = new Map<string, { value: JsonValue; expiresAt: number | null }>();
+  readonly #entries = new Map<
+    string,
+    { value: JsonValue; expiresAt: number | null; owner: string | undefined }
+  >();
   readonly #max: number;
   constructor(options: { maxEntries?: number } = {}) {
     this.#max = options.maxEntries ?? 10_000;
@@ -96,18 +110,33 @@ export class MemoryNodeCache implements NodeCache {
     for (const key of [...this.#entries.keys()])
       if (key.startsWith(prefix)) this.#entries.delete(key);
   }
-  async set(key: string, value: JsonValue, ttlMs: number | null): Promise<void> {
+  async forgetThread(threadId: string): Promise<void> {
+    for (const [key, e] of [...this.#entries]) if (e.owner === threadId) this.#entries.delete(key);
+  }
+  async set(key: string, value: JsonValue, ttlMs: number | null, owner?: string): Promise<void> {
     this.#entries.delete(key);
-    this.#entries.set(key, { value, expiresAt: ttlMs === null ? null : Date.now() + ttlMs });
+    this.#entries.set(key, {
+      value,
+      expiresAt: ttlMs === null ? null : Date.now() + ttlMs,
+      owner,
+    });
     if (this.#entries.size > this.#max)
       this.#entries.delete(this.#entries.keys().next().value as string);
   }
 }
 
+/** The prefix of the thread that lists the entries a thread's runs wrote: `__nodecache_owner__:<thread>`. */
+const OWNER_INDEX = "__nodecache_owner__:";
+/** How often an owner index append is tried again when another task appended first. */
+const INDEX_ATTEMPTS = 50;
+
 /**
  * A {@link NodeCache} kept in a state store, so that every process sharing the store shares
  * the cache: each key is a thread `"__nodecache__:<graph>/<node>/<sha256 of key>"` whose last
- * event holds the entry. `clear` lists the store's threads to find a prefix's.
+ * event holds the entry. `clear` lists the store's threads to find a prefix's. An entry
+ * written by a run on a thread is also listed in that thread's index thread
+ * `"__nodecache_owner__:<thread>"`, which `forgetThread` (called by `graph.deleteThread`)
+ * reads to delete them.
  */
 export class StoreNodeCache implements NodeCache {
   constructor(readonly store: StateStore) {}
@@ -132,10 +161,56 @@ export class StoreNodeCache implements NodeCache {
     if (!data || (data.expiresAt !== null && Date.now() >= data.expiresAt)) return null;
     return data.value;
   }
-  async set(key: string, value: JsonValue, ttlMs: number | null): Promise<void> {
+  async set(key: string, value: JsonValue, ttlMs: number | null, owner?: string): Promise<void> {
     const threadId = this.#thread(key);
-    const branch = await this.store.getBranch(threadId, "main");
     const expiresAt = ttlMs === null ? null : Date.now() + ttlMs;
+    // The owner's index first: an entry is never stored without the record that deletes it.
+    if (owner !== undefined) await this.#index(`${OWNER_INDEX}${owner}`, threadId);
+    await this.#appendLast(threadId, { value, expiresAt });
+  }
+  // Tasks of one superstep append to their thread's index at once: try again after a conflict.
+  async #index(index: string, entry: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const branch = await this.store.getBranch(index, "main");
+      try {
+        await this.store.append(
+          index,
+          "main",
+          [
+            {
+              type: "task_finished",
+              runId: "node-cache",
+              step: null,
+              taskId: null,
+              node: null,
+              data: { entry },
+            },
+          ],
+          branch?.lastSeq ?? 0,
+        );
+        return;
+      } catch (e) {
+        if (!(e instanceof ConcurrentWriteError) || attempt >= INDEX_ATTEMPTS) throw e;
+      }
+    }
+  }
+  /** Delete the entries runs on `threadId` wrote, and their index (see {@link NodeCache.forgetThread}). */
+  async forgetThread(threadId: string): Promise<void> {
+    const index = `${OWNER_INDEX}${threadId}`;
+    if (!(await this.store.getBranch(index, "main"))) return;
+    const entries = new Set<string>();
+    for (const e of await this.store.read(index, "main")) {
+      const entry = (e.data as { entry?: unknown } | null)?.entry;
+      if (typeof entry === "string") entries.add(entry);
+    }
+    for (const entry of entries) await this.store.deleteThread(entry);
+    await this.store.deleteThread(index);
+  }
+  async #appendLast(
+    threadId: string,
+    data: { value: JsonValue; expiresAt: number | null },
+  ): Promise<void> {
+    const branch = await this.store.getBranch(threadId, "main");
     try {
       await this.store.append(
         threadId,
@@ -147,7 +222,7 @@ export class StoreNodeCache implements NodeCache {
             step: null,
             taskId: null,
             node: null,
-            data: { value, expiresAt },
+            data,
           },
         ],
         branch?.lastSeq ?? 0,

@@ -12,6 +12,7 @@ import { checkBreakpointList } from "./breakpoints.js";
 import { checkBusyOptions } from "./busy.js";
 import type { StreamMode } from "./context.js";
 import type { GraphOptions } from "./graph.js";
+import { checkGraphName } from "./names.js";
 import type { RunOptions } from "./types.js";
 
 /**
@@ -53,7 +54,13 @@ const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
   "output",
 ]);
 
-/** Check the options of `new Graph`: an object with only known keys. */
+/**
+ * Check the options of `new Graph`: an object with only known keys, a valid `name` (see
+ * `NODE_NAME_PATTERN`), a positive integer `leaseTtlMs`, a `middleware` list, a `nodeCache`
+ * with `get` and `set`, a `tracer` that is a Tracer or a boolean, and breakpoint lists. The
+ * other options are checked by the constructor itself.
+ * @throws TypeError naming the option and what it got.
+ */
 export function checkGraphOptions(options: GraphOptions): void {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(
@@ -67,7 +74,44 @@ export function checkGraphOptions(options: GraphOptions): void {
       `Graph "${name}": unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; the options of new Graph(state, options) are ${[...GRAPH_OPTIONS].join(", ")}`,
     );
   }
-  const name = typeof options.name === "string" ? options.name : "graph";
+  checkGraphName(options.name);
+  const name = options.name ?? "graph";
+  const o = options as Record<string, unknown>;
+  const where = `Graph "${name}"`;
+  const ttl = o.leaseTtlMs;
+  if (ttl !== undefined && !(typeof ttl === "number" && Number.isInteger(ttl) && ttl > 0)) {
+    throw new TypeError(
+      `${where}: leaseTtlMs must be a positive integer number of milliseconds, got ${describeValue(ttl)}`,
+    );
+  }
+  if (o.middleware !== undefined && !Array.isArray(o.middleware)) {
+    throw new TypeError(
+      `${where}: middleware must be a list (an array), got ${describeValue(o.middleware)}`,
+    );
+  }
+  const cache = o.nodeCache as Record<string, unknown> | null | undefined;
+  if (
+    cache !== undefined &&
+    (cache === null ||
+      typeof cache !== "object" ||
+      typeof cache.get !== "function" ||
+      typeof cache.set !== "function")
+  ) {
+    throw new TypeError(
+      `${where}: nodeCache must be a NodeCache (MemoryNodeCache, StoreNodeCache or your own with get and set), got ${describeValue(cache)}`,
+    );
+  }
+  const tracer = o.tracer as Record<string, unknown> | boolean | null | undefined;
+  if (
+    tracer !== undefined &&
+    tracer !== null &&
+    typeof tracer !== "boolean" &&
+    (typeof tracer !== "object" || typeof tracer.startSpan !== "function")
+  ) {
+    throw new TypeError(
+      `${where}: tracer must be an OpenTelemetry Tracer or true/false, got ${describeValue(tracer)}`,
+    );
+  }
   checkBreakpointList(name, "interruptBefore", options.interruptBefore);
   checkBreakpointList(name, "interruptAfter", options.interruptAfter);
 }

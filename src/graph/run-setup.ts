@@ -36,7 +36,7 @@ import {
   runLoop,
 } from "./engine.js";
 import type { Graph, GraphInput, GraphState } from "./graph.js";
-import { checkInputFields, pickOutput } from "./io-schema.js";
+import { checkInputFields, type FieldSchema, pickOutput } from "./io-schema.js";
 import { setWaiting } from "./joins.js";
 import { ThreadJournal } from "./journal.js";
 import {
@@ -53,6 +53,7 @@ import { newRunId } from "./run-id.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
 import { scheduleStart } from "./schedule.js";
 import { planStateUpdate } from "./state-update.js";
+import { emitPauseCheckpoint } from "./stream-modes.js";
 import { SubAgents } from "./sub-agents.js";
 import { applyStateUpdated, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
 import { endWithError, startSpan } from "./tracing.js";
@@ -65,7 +66,7 @@ export { type PositionCache, positionsOf, rememberPosition } from "./position-ca
  * @throws what `Graph.invoke` documents.
  */
 export async function runGraph<D extends StateDefinition | null>(
-  graph: Graph<D>,
+  graph: Graph<D, FieldSchema | undefined>,
   positions: PositionCache,
   input: GraphInput<D>,
   options: RunOptions,
@@ -406,6 +407,15 @@ export async function runGraph<D extends StateDefinition | null>(
     if (end.status === "interrupted") {
       const inner = childBreakpoint(pos.step, pos.tasks, end.results);
       await journal.interrupted(pos.step, pos.tasks, end.results, end.interrupts, inner);
+      const opts = { emit, modes: new Set(modeList), threadId, branchId };
+      emitPauseCheckpoint(
+        opts,
+        pos.step,
+        pos.state,
+        pos.tasks,
+        end.interrupts,
+        journal.lastEventId,
+      );
       folded.breakpoint = inner;
       for (const [id, r] of end.results) {
         if (r.kind === "done") folded.known[id] = { update: r.update, routes: r.routes };

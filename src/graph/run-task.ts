@@ -126,6 +126,7 @@ async function runWithPolicies(
         cacheKey,
         { update: r.update, routes: r.routes } as unknown as JsonValue,
         cachePolicy?.ttlMs ?? null,
+        ...(opts.threadId !== null ? [opts.threadId] : []),
       );
     }
     return r;

@@ -294,21 +294,25 @@ describe("toMermaid", () => {
   });
 
   it("labels a condition without ref by its function name, escapes labels, and omits an unused END", () => {
-    const a = node(() => ({}), { name: 'say "hi"' });
+    const a = node(() => ({}), { name: "say.hi" });
     const b = node(() => ({}), { name: "b" });
     function isReady() {
       return true;
     }
-    const g = new Graph(null).flow(START.to(a), a.to(when(isReady, b)), b.to(a));
+    const g = new Graph(null).flow(
+      START.to(a),
+      a.to(when(isReady, b)),
+      b.to(when(isReady, a, { ref: './conds.js#is"ready|<now>' })),
+    );
     expect(toMermaid(g)).toBe(
       [
         "flowchart TD",
         "  __start__([START])",
-        '  n0["say #34;hi#34;"]',
+        '  n0["say.hi"]',
         '  n1["b"]',
         "  __start__ --> n0",
         "  n0 -.->|isReady| n1",
-        "  n1 --> n0",
+        "  n1 -.->|is#34;ready#124;#60;now#62;| n0",
       ].join("\n"),
     );
   });

@@ -220,7 +220,8 @@ describe('stream mode "tasks" and "checkpoints"', () => {
     expect(events[11]?.data).toEqual({
       threadId: "p",
       branchId: "main",
-      eventId: "p/main/2",
+      // run_started, the stable call's task_cache (where its child was before it), step_committed
+      eventId: "p/main/3",
       values: { log: ["in", "x", "y"] },
       next: [],
       tasks: [],
@@ -230,7 +231,7 @@ describe('stream mode "tasks" and "checkpoints"', () => {
     expect(childCommits).toBe("p:sub/main/4");
   });
 
-  it("an interrupt: the paused task's result has its interrupts, no commit; a cold resume goes on from the stored events", async () => {
+  it("an interrupt: the paused task's result has its interrupts, then the pause's checkpoint; a cold resume goes on from the stored events", async () => {
     const file = join(dir, "interrupt.db");
     const make = (store: StateStore) => {
       const a = node(() => ({ log: ["a"] }), { name: "a" });
@@ -272,11 +273,37 @@ describe('stream mode "tasks" and "checkpoints"', () => {
         taskId: "0:1",
         data: result(null, { interrupts: [{ key: "go", value: "go?" }] }),
       },
+      {
+        mode: "checkpoints",
+        node: null,
+        step: 0,
+        taskId: null,
+        data: {
+          threadId: "t",
+          branchId: "main",
+          eventId: "t/main/4",
+          values: { log: [] },
+          next: ["a", "ask"],
+          tasks: [
+            { id: "0:0", name: "a", payload: null, interrupts: [] },
+            { id: "0:1", name: "ask", payload: null, interrupts: [{ key: "go", value: "go?" }] },
+          ],
+        },
+      },
     ]);
 
     // A new process: a new graph object on a new handle of the file.
     const second = new SqliteStateStore({ path: file });
     const g = make(second);
+    // The pause's eventId is the stored end of the paused run: getState there shows the pause.
+    const atPause = await g.getState("t", { eventId: "t/main/4" });
+    expect([atPause.step, atPause.next, atPause.interrupts, atPause.state]).toEqual([
+      0,
+      ["a", "ask"],
+      [{ key: "go", value: "go?", node: "ask", taskId: "0:1" }],
+      { log: [] },
+    ]);
+    expect((await g.history("t")).at(-1)).toMatchObject({ id: "t/main/4", type: "run_finished" });
     const resumed = await collect(g.stream(null, { threadId: "t", resume: { go: "yes" }, modes }));
     const commits = (await g.history("t")).filter((e) => e.type === "step_committed");
     await second.close();

@@ -51,6 +51,13 @@ export type TaskEventData = TaskStartData | TaskResultData;
  * `data` of a `"checkpoints"` event: the thread's position after a committed superstep (the
  * event's `step`), as `getState` shows it then. `S` is the graph's state (a subgraph's
  * checkpoints, `node: "<name>"`, hold the child's).
+ *
+ * A run that pauses at an interrupt (`ctx.interrupt`) ends with one more: the position it
+ * paused at. Its `step` is the paused superstep, `values` the state before it, `next` and
+ * `tasks` that superstep's tasks (each with `interrupts`, the ones still waiting for an
+ * answer: `[]` for a task that finished), and `eventId` the stored end of the run (the
+ * point `getState` and `fork` take to see or branch the pause). LangGraph likewise streams
+ * a checkpoint whose tasks carry their pending interrupts.
  * @example
  * ```ts
  * for await (const e of graph.stream(input, { threadId: "t", modes: ["checkpoints"] }))
@@ -70,8 +77,16 @@ export interface CheckpointData<S = Record<string, unknown>> {
   values: S;
   /** Names of the nodes of the next superstep, in task order (`[]` when the run ends). */
   next: string[];
-  /** The tasks of the next superstep: `{ id, name, payload }` (`payload`: a `Send`'s, or `null`). */
-  tasks: Array<{ id: string; name: string; payload: Record<string, unknown> | null }>;
+  /**
+   * The tasks of the next superstep: `{ id, name, payload }` (`payload`: a `Send`'s, or
+   * `null`); on the checkpoint of a pause, also `interrupts`: the task's pending interrupts.
+   */
+  tasks: Array<{
+    id: string;
+    name: string;
+    payload: Record<string, unknown> | null;
+    interrupts?: Array<{ key: string; value: unknown }>;
+  }>;
 }
 
 /**
@@ -94,8 +109,11 @@ export function watchesTasks(opts: EngineRunOptions): boolean {
   return opts.emit !== null && (opts.modes.has("tasks") || opts.modes.has("debug"));
 }
 
+/** What sending an event needs of a run's options. */
+type EmitOptions = Pick<EngineRunOptions, "emit" | "modes" | "threadId" | "branchId">;
+
 function send(
-  opts: EngineRunOptions,
+  opts: EmitOptions,
   node: string | null,
   step: number,
   taskId: string | null,
@@ -190,7 +208,7 @@ export function emitTaskFailed(
  * tasks of the next one. `eventId` is the stored commit's id, or `null` without a thread.
  */
 export function emitCheckpoint(
-  opts: EngineRunOptions,
+  opts: EmitOptions,
   step: number,
   state: Record<string, unknown>,
   next: readonly TaskSpec[],
@@ -207,6 +225,36 @@ export function emitCheckpoint(
       id: t.id,
       name: t.name,
       payload: t.payload === null ? null : copyState(t.payload),
+    })),
+  });
+}
+
+/**
+ * Send the checkpoint of a pause (`"checkpoints"`, `"debug"`): the paused superstep `step`,
+ * the state before it, its tasks with their pending interrupts, and the stored end of the run.
+ */
+export function emitPauseCheckpoint(
+  opts: EmitOptions,
+  step: number,
+  state: Record<string, unknown>,
+  tasks: readonly TaskSpec[],
+  interrupts: ReadonlyArray<{ key: string; value: unknown; taskId: string }>,
+  eventId: string | null,
+): void {
+  if (opts.emit === null || !(opts.modes.has("checkpoints") || opts.modes.has("debug"))) return;
+  send(opts, null, step, null, "checkpoint", {
+    threadId: opts.threadId,
+    branchId: opts.branchId,
+    eventId,
+    values: copyState(state),
+    next: tasks.map((t) => t.name),
+    tasks: tasks.map((t) => ({
+      id: t.id,
+      name: t.name,
+      payload: t.payload === null ? null : copyState(t.payload),
+      interrupts: interrupts
+        .filter((i) => i.taskId === t.id)
+        .map((i) => ({ key: i.key, value: copyState({ v: i.value }).v })),
     })),
   });
 }

@@ -17,6 +17,7 @@ import type { StateStore } from "../stores/types.js";
 import { registerChildGraph } from "./child-states.js";
 import { GraphInterrupt, type NodeContext } from "./context.js";
 import type { Graph } from "./graph.js";
+import type { FieldSchema } from "./io-schema.js";
 import { type Node, node } from "./node.js";
 import {
   decodeParentCommand,
@@ -26,6 +27,7 @@ import {
   parentTaskKey,
 } from "./parent-command.js";
 import { Command } from "./routing.js";
+import { childHead, stableOnFork } from "./stable-fork.js";
 import type { RunOptions, StreamEvent } from "./types.js";
 
 /** Options of {@link subgraph}: exactly one of `stateIn` with `stateOut`, or `share`. */
@@ -40,7 +42,7 @@ export interface SubgraphOptions<P, C> {
   childThread: "fresh" | "stable";
 }
 
-type AnyGraph = Graph<StateDefinition | null>;
+type AnyGraph = Graph<StateDefinition | null, FieldSchema | undefined>;
 
 /** @throws GraphConfigError when the child's or the parent's definition lacks a shared field. */
 function checkShared(
@@ -97,7 +99,7 @@ async function handedOff(
  * When the node runs: GraphConfigError if the parent does not declare a `share` field or
  * `"stable"` runs without a thread on a state store; TypeError if `stateOut` returns no plain
  * object; GraphExecutionError if a shared field with a custom reducer changed in the child, or
- * a `"stable"` child starts on a forked parent branch or is already running.
+ * a `"stable"` child starts on a parent branch forked from another branch than "main" (not paused there), or is already running.
  *
  * @example
  * ```ts
@@ -164,19 +166,27 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
           );
         }
         threadId = `${ctx.threadId}:${name}`;
-        if (
-          childBranch !== "main" &&
+        if (childBranch === "main") {
+          // Where the child was before this call: a fork of the parent from before the call
+          // starts the branch's child there (see stable-fork.ts).
+          if (!("childBefore" in cache)) {
+            cache.childBefore = await childHead(store, threadId, "main");
+            await ctx.saveCache();
+          }
+        } else if (
           !(inherited && typeof cache.childEvent === "string") &&
           !(await store.getBranch(threadId, childBranch))
         ) {
-          throw new GraphExecutionError(
-            `subgraph "${name}": a "stable" child cannot start on the forked parent branch "${ctx.branchId}"; its thread belongs to the parent's main branch`,
-            {
-              graph: ctx.graphName,
-              node: name,
-              step: ctx.step,
-            },
-          );
+          const on = await stableOnFork(store, ctx.threadId, childBranch, name, threadId, cache);
+          if (on.kind === "refused") {
+            throw new GraphExecutionError(
+              `subgraph "${name}": a "stable" child cannot start on the forked parent branch "${ctx.branchId}": ${on.why}, so its state as of the fork is not known; fork from "main", or use childThread "fresh"`,
+              { graph: ctx.graphName, node: name, step: ctx.step },
+            );
+          }
+          threadId = on.threadId;
+          if (on.kind === "own") cache.childOwnBranch = "main";
+          else delete cache.childOwnBranch;
         }
       } else {
         // A child thread made on another branch is that branch's, unless it paused as of the fork.

@@ -49,8 +49,10 @@ export interface StreamEventFields {
  * does not know their types: narrow with `isTokensEvent` / `isMessagesEvent` from `nodestep`);
  * `"tasks"` a {@link TaskEventData} (`kind: "start"` or `"result"`); `"checkpoints"` a
  * {@link CheckpointData}; `"debug"` a {@link DebugEventData} (`type: "task"`, `"task_result"`
- * or `"checkpoint"`). A subgraph's `"values"` and `"checkpoints"` events (`node` is the
- * subgraph's name) carry the child's state, not `S`.
+ * or `"checkpoint"`). `"values"` events carry `V`: the graph's output fields when it has an
+ * output schema (`GraphOutput`), else `S`; `"checkpoints"` carry the whole state `S`. A
+ * subgraph's `"values"` and `"checkpoints"` events (`node` is the subgraph's name) carry the
+ * child's state, not `S`.
  *
  * @example
  * ```ts
@@ -59,8 +61,8 @@ export interface StreamEventFields {
  * }
  * ```
  */
-export type StreamEventOf<S> =
-  | (StreamEventFields & { mode: "values"; data: S })
+export type StreamEventOf<S, V = S> =
+  | (StreamEventFields & { mode: "values"; data: V })
   | (StreamEventFields & { mode: "updates"; data: Record<string, unknown>; cached?: true })
   | (StreamEventFields & { mode: "custom"; data: unknown })
   | (StreamEventFields & { mode: "tokens"; data: unknown })

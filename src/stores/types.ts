@@ -187,6 +187,15 @@ export interface StateStore {
   leaseLost?(threadId: string, branchId: string, owner: string): boolean;
 
   /**
+   * Optional: call `listener` as soon as this store learns that a lease it holds is gone (for
+   * PostgreSQL, when the database session whose advisory lock held it reports an error or
+   * ends), with the lease's thread, branch and owner; returns a function that removes the
+   * listener. A run listens for its own lease and stops at once (its `ctx.signal` fires with
+   * `LeaseLostError`), not at its next append or renewal. A store that cannot know leaves it out.
+   */
+  onLeaseLost?(listener: (threadId: string, branchId: string, owner: string) => void): () => void;
+
+  /**
    * Optional (needed by the busy-thread policies `"interrupt"` and `"rollback"`, see
    * docs/busy-threads.md): ask the run that holds the branch's lease to stop at its next
    * superstep boundary. The request is recorded with the lease, so a run in another process

@@ -2,7 +2,8 @@
  * The random graphs of the model-based tests (test/durable/model-based.test.ts, and the SIGKILL
  * runs of test/durable/model-kill.test.ts through fixtures/model-child.ts): a seeded plan of
  * stages — fan-out, `Send`, subgraphs fresh and stable, several interrupts per node, retries,
- * nodes that fail once — built into a graph, and a driver that answers every interrupt.
+ * nodes that fail once, nodes that time out once — built into a graph, and a driver that
+ * answers every interrupt.
  */
 import { z } from "zod";
 import { GraphExecutionError } from "../../src/errors/index.js";
@@ -30,7 +31,7 @@ export function rng(seed: number): () => number {
 }
 
 export type Stage =
-  | { kind: "plain" | "flaky"; name: string }
+  | { kind: "plain" | "flaky" | "slow"; name: string }
   | { kind: "ask"; name: string; asks: number }
   | { kind: "fan"; name: string; asks: number[] }
   | { kind: "send"; name: string; items: number; asks: number }
@@ -43,9 +44,12 @@ export function plan(seed: number): Stage[] {
   const count = 1 + pick(4);
   for (let i = 0; i < count; i++) {
     const name = `s${i}`;
-    switch (pick(6)) {
+    switch (pick(7)) {
       case 0:
         stages.push({ kind: "plain", name });
+        break;
+      case 6:
+        stages.push({ kind: "slow", name });
         break;
       case 1:
         stages.push({ kind: "flaky", name });
@@ -110,6 +114,35 @@ export function build(stages: Stage[], store: StateStore, seen: Seen): Graph<typ
               return asking(st.name, 0, seen)(s, ctx);
             },
             { name: st.name, retry: { maxAttempts: 2, initialIntervalMs: 1, jitter: false } },
+          ),
+        ]);
+        break;
+      case "slow":
+        // Times out (NodeTimeoutError after 30 ms) on its first attempt of a run, and is retried.
+        nodes.push([
+          node(
+            async (s: S, ctx: NodeContext) => {
+              const k = `${ctx.runId}|${ctx.threadId}|${ctx.taskId}`;
+              const n = (seen.attempts.get(k) ?? 0) + 1;
+              seen.attempts.set(k, n);
+              if (n === 1) {
+                // Waits past its time-out; the abandoned attempt stops when its signal fires.
+                await new Promise<void>((r) => {
+                  const timer = setTimeout(r, 300);
+                  ctx.signal.addEventListener("abort", () => {
+                    clearTimeout(timer);
+                    r();
+                  });
+                });
+                ctx.signal.throwIfAborted();
+              }
+              return asking(st.name, 0, seen)(s, ctx);
+            },
+            {
+              name: st.name,
+              timeoutMs: 30,
+              retry: { maxAttempts: 2, initialIntervalMs: 1, jitter: false },
+            },
           ),
         ]);
         break;
@@ -199,8 +232,8 @@ export async function drive(
 
 /**
  * How a fork's run ended: its state and what it asked, or the refusal of a "stable" child that
- * had not paused as of the fork (a known limit, docs/threads-and-interrupts.md) — the same
- * warm and cold. Any other error fails the seed.
+ * had not paused as of a fork of a fork (docs/threads-and-interrupts.md; the random forks are
+ * of "main", so it does not happen there) — the same warm and cold. Any other error fails the seed.
  */
 export async function onFork(
   run: Promise<{ state: S; asked: string[] }>,

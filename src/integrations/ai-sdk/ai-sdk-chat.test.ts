@@ -167,8 +167,11 @@ const request = (init: Partial<ChatRequest> = {}) =>
 describe("fromAISdk mapping", () => {
   it("sends messages, parts, tools, tool choice, structured output and reasoning as V4 call options", async () => {
     const model = scenarioModel({ kind: "text", content: "ok" });
+    // A mock provider that takes a PDF by URL (the default rules, for providers like
+    // @ai-sdk/openai-compatible, refuse one in a user message).
     const chat = fromAISdk(model, {
       settings: { temperature: 0, providerOptions: { mock: { x: 1 } } },
+      unsupportedParts: [{ in: "toolResult" }, { in: "assistant" }],
     });
     await chat.complete(
       ChatRequest({

@@ -56,9 +56,10 @@ export interface AISdkChatOptions extends ProviderCallOptions {
    * JSON text, or leave them out): a request with one rejects with `UnsupportedPartError`
    * before anything is sent. Default: the row of `AI_SDK_PART_SUPPORT` for the model's
    * `provider` id, else `AI_SDK_DEFAULT_UNSUPPORTED` (media in tool results and in
-   * assistant messages). Pass `[]` for a provider that sends every part, or
-   * `[{ in: "assistant" }]` for an `@ai-sdk/openai-compatible` model made with
-   * `supportsMultiPartToolContent: true`.
+   * assistant messages, and the user-message media types `@ai-sdk/openai-compatible`
+   * refuses itself). Pass `[]` for a provider that sends every part, or, for an
+   * `@ai-sdk/openai-compatible` model made with `supportsMultiPartToolContent: true`,
+   * `AI_SDK_DEFAULT_UNSUPPORTED.filter((r) => r.in !== "toolResult")`.
    */
   unsupportedParts?: readonly AISdkPartRule[];
 }

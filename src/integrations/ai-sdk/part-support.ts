@@ -28,6 +28,12 @@ export interface AISdkPartRule {
   type?: "image" | "file" | "audio";
   /** Whether the part holds a `url` or base64 `data`; absent: either. */
   source?: "url" | "data";
+  /**
+   * Media types the rule does not match (`"image/*"` matches every image type): a rule with
+   * `except` matches only parts whose media type is known and not listed. An audio part's
+   * media type is `audio/<format>` (`audio/mpeg` for `"mp3"`). Absent: any media type.
+   */
+  except?: readonly string[];
 }
 
 /** One row of {@link AI_SDK_PART_SUPPORT}. */
@@ -49,7 +55,7 @@ export interface AISdkPartSupportRow {
  * | `model.provider` | package | refused (would be degraded) | sent |
  * | --- | --- | --- | --- |
  * | `google.generative-ai`, `google.vertex.*` | `@ai-sdk/google` (Gemini `generateContent`) | media given by URL in tool results (written out as JSON text) and in assistant messages (refused by the package) | images, files and audio in user messages (`inlineData` / `fileData`); base64 media in tool results and assistant messages (`inlineData`) |
- * | any other, such as `<name>.chat` of `@ai-sdk/openai-compatible` | unknown | every image, file and audio part in tool results (`@ai-sdk/openai-compatible` writes them out as JSON text) and in assistant messages (it leaves them out) | images, files and audio in user messages (`image_url`, `file`, `input_audio`) |
+ * | any other, such as `<name>.chat` of `@ai-sdk/openai-compatible` | unknown | every image, file and audio part in tool results (`@ai-sdk/openai-compatible` writes them out as JSON text) and in assistant messages (it leaves them out); in user messages what the package itself refuses: files of another media type than images, video, text, PDF and wav / mp3 audio, PDF and audio given by URL, audio of another format than wav and mp3 | in user messages: images, video and text (data or URL), PDFs and wav / mp3 audio as base64 data (`image_url`, `video_url`, `text`, `file`, `input_audio`) |
  */
 export const AI_SDK_PART_SUPPORT: readonly AISdkPartSupportRow[] = [
   {
@@ -68,19 +74,34 @@ export const AI_SDK_PART_SUPPORT: readonly AISdkPartSupportRow[] = [
   },
 ];
 
+/** The audio media types `@ai-sdk/openai-compatible` sends (as `input_audio`). */
+const COMPATIBLE_AUDIO: readonly string[] = ["audio/wav", "audio/mp3", "audio/mpeg"];
+
 /**
  * What the adapter refuses for a provider not in {@link AI_SDK_PART_SUPPORT} (such as
  * `@ai-sdk/openai-compatible`, whose provider id is the name its user chose): media in tool
- * results and in assistant messages. Where the provider does send them (an
+ * results and in assistant messages, and in user messages the media types and sources the
+ * package refuses itself (a zip file, a PDF by URL, flac audio). Where the provider does send them (an
  * `@ai-sdk/openai-compatible` model made with `supportsMultiPartToolContent: true`), pass
  * `unsupportedParts: [{ in: "assistant" }]` (or `[]`) to `fromAISdk`.
  */
 export const AI_SDK_DEFAULT_UNSUPPORTED: readonly AISdkPartRule[] = [
   { in: "toolResult" },
   { in: "assistant" },
+  // What @ai-sdk/openai-compatible refuses itself in a user message (its
+  // convertToOpenAICompatibleContentPart): found before the call, so the error names the part.
+  { in: "user", type: "file", source: "url", except: ["image/*", "video/*", "text/*"] },
+  {
+    in: "user",
+    type: "file",
+    except: ["image/*", "video/*", "text/*", "application/pdf", ...COMPATIBLE_AUDIO],
+  },
+  { in: "user", type: "audio", source: "url" },
+  { in: "user", type: "audio", except: COMPATIBLE_AUDIO },
 ];
 
 const DEFAULT_WHY: AISdkPartSupportRow["why"] = {
+  user: "@ai-sdk/openai-compatible (the default for providers fromAISdk has no row for) refuses it in a user message: it sends images, video and text, PDFs and wav or mp3 audio as base64 data; pass unsupportedParts to fromAISdk if this provider sends it",
   toolResult:
     "@ai-sdk/openai-compatible (the default for providers fromAISdk has no row for) would write it out as JSON text; pass unsupportedParts to fromAISdk if this provider sends it",
   assistant:
@@ -102,18 +123,36 @@ export function partSupport(
   };
 }
 
+/** The media type of an audio part in `format`, as the adapter sends it (`"mp3"` → `audio/mpeg`). */
+export function audioMediaType(format: string): string {
+  return `audio/${format === "mp3" ? "mpeg" : format}`;
+}
+
+function mediaTypeListed(mediaType: string, list: readonly string[]): boolean {
+  const type = mediaType.toLowerCase();
+  return list.some((m) =>
+    m.endsWith("/*") ? type.startsWith(m.slice(0, -1)) : type === m.toLowerCase(),
+  );
+}
+
 /** Whether a non-text part of `type` at `place`, with a `url` or `data`, matches one of the rules. */
 export function isUnsupported(
   rules: readonly AISdkPartRule[],
   place: AISdkPartPlace,
-  part: { type: string; url?: string | undefined },
+  part: { type: string; url?: string | undefined; mediaType?: string | undefined; format?: string },
 ): boolean {
   if (part.type === "text") return false;
   const source = part.url !== undefined ? "url" : "data";
+  const mediaType =
+    part.type === "audio" && part.format !== undefined
+      ? audioMediaType(part.format)
+      : part.mediaType;
   return rules.some(
     (r) =>
       (r.in === undefined || r.in === place) &&
       (r.type === undefined || r.type === part.type) &&
-      (r.source === undefined || r.source === source),
+      (r.source === undefined || r.source === source) &&
+      (r.except === undefined ||
+        (mediaType !== undefined && !mediaTypeListed(mediaType, r.except))),
   );
 }

@@ -5,30 +5,16 @@
  * and the parts it would degrade refused with UnsupportedPartError before any request.
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { json, PDF, PNG, rejection, useReplayServer } from "../../../test/replay-fixture.js";
 import { AIMessage, HumanMessage, type Message, ToolMessage } from "../../chat/messages.js";
 import type { ContentPart } from "../../chat/parts.js";
 import { ChatRequest } from "../../chat/types.js";
 import { ModelProviderError, UnsupportedPartError } from "../../errors/index.js";
-import { type ReplayResponse, ReplayServer } from "../testing/replay-server.js";
-import { fromAISdk } from "./index.js";
+import { AI_SDK_DEFAULT_UNSUPPORTED, fromAISdk } from "./index.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await ReplayServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
+const replay = useReplayServer();
 
-const json = (body: unknown): ReplayResponse => ({
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body),
-});
-
-const PNG =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
-const PDF = "JVBERi0xLjQKJcfsj6IKdHJhaWxlcgo8PD4+CiUlRU9GCg==";
 const image: ContentPart = { type: "image", data: PNG, mediaType: "image/png" };
 const pdf: ContentPart = {
   type: "file",
@@ -64,15 +50,6 @@ const toolResult = (part: ContentPart, id = "call_chart_1") =>
     tools: [CHART_TOOL],
   });
 
-async function rejection(p: Promise<unknown>): Promise<UnsupportedPartError> {
-  const e = await p.then(
-    () => new Error("the call succeeded"),
-    (x: unknown) => x,
-  );
-  expect(e).toBeInstanceOf(UnsupportedPartError);
-  return e as UnsupportedPartError;
-}
-
 // ---- @ai-sdk/openai-compatible ------------------------------------------------------------
 
 const oaiAnswer = (message: Record<string, unknown>) =>
@@ -88,7 +65,7 @@ const oaiAnswer = (message: Record<string, unknown>) =>
 const compatible = (supportsMultiPartToolContent?: boolean) =>
   createOpenAICompatible({
     name: "local",
-    baseURL: `${server.url}/v1`,
+    baseURL: `${replay.server.url}/v1`,
     apiKey: "sk-test",
     ...(supportsMultiPartToolContent !== undefined ? { supportsMultiPartToolContent } : {}),
   })("llama-3.1-8b");
@@ -120,14 +97,14 @@ const OAI_TOOL_TURNS = [
 
 describe("fromAISdk(@ai-sdk/openai-compatible) parts on the wire", () => {
   beforeEach(() => {
-    server.reset();
-    server.fallback = oaiAnswer({ content: "A label and an invoice." });
+    replay.server.reset();
+    replay.server.fallback = oaiAnswer({ content: "A label and an invoice." });
   });
 
   it("sends an image and a PDF of a user message as image_url and file data URLs", async () => {
     const r = await fromAISdk(compatible()).complete(userParts());
     expect(r.content).toBe("A label and an invoice.");
-    expect(server.requests[0]!.json).toEqual({
+    expect(replay.server.requests[0]!.json).toEqual({
       model: "llama-3.1-8b",
       messages: [
         {
@@ -166,8 +143,9 @@ describe("fromAISdk(@ai-sdk/openai-compatible) parts on the wire", () => {
         "AI SDK model local.chat/llama-3.1-8b cannot send an image part (data) in a tool result (messages[2].content[1]): @ai-sdk/openai-compatible (the default for providers fromAISdk has no row for) would write it out as JSON text; pass unsupportedParts to fromAISdk if this provider sends it",
       );
     }
-    expect(server.requests).toEqual([]);
-    expect(chat.unsupportedParts).toEqual([{ in: "toolResult" }, { in: "assistant" }]);
+    expect(replay.server.requests).toEqual([]);
+    expect(chat.unsupportedParts).toEqual(AI_SDK_DEFAULT_UNSUPPORTED);
+    expect(chat.unsupportedParts.slice(0, 2)).toEqual([{ in: "toolResult" }, { in: "assistant" }]);
   });
 
   it("refuses an image in an assistant message (the package would leave it out)", async () => {
@@ -185,15 +163,93 @@ describe("fromAISdk(@ai-sdk/openai-compatible) parts on the wire", () => {
     expect(e.message).toBe(
       "AI SDK model local.chat/llama-3.1-8b cannot send an image part (data) in an assistant message (messages[1].content[1]): @ai-sdk/openai-compatible (the default for providers fromAISdk has no row for) would leave it out; pass unsupportedParts to fromAISdk if this provider sends it",
     );
-    expect(server.requests).toEqual([]);
+    expect(replay.server.requests).toEqual([]);
   });
 
-  it("a part the package refuses itself (a zip file) is a ModelProviderError with its UnsupportedFunctionalityError as cause, sending nothing", async () => {
+  it("a part the package refuses itself in a user message is an UnsupportedPartError naming it, complete and stream, sending nothing", async () => {
+    const WHY =
+      "@ai-sdk/openai-compatible (the default for providers fromAISdk has no row for) refuses it in a user message: it sends images, video and text, PDFs and wav or mp3 audio as base64 data; pass unsupportedParts to fromAISdk if this provider sends it";
+    const cases: [ContentPart, string, string][] = [
+      [
+        { type: "file", data: "UEsDBA==", mediaType: "application/zip", name: "a.zip" },
+        "file",
+        'a file part "a.zip" (application/zip)',
+      ],
+      [
+        { type: "file", url: "https://example.com/a.pdf", mediaType: "application/pdf" },
+        "file",
+        "a file part (url)",
+      ],
+      [{ type: "audio", data: "ZkxhQw==", format: "flac" }, "audio", "an audio part (flac)"],
+    ];
+    const chat = fromAISdk(compatible());
+    for (const [part, partType, described] of cases) {
+      const request = ChatRequest({
+        messages: [HumanMessage({ content: [{ type: "text", text: "Look:" }, part] })],
+      });
+      for (const call of [
+        () => chat.complete(request),
+        async () => {
+          for await (const _ of chat.stream(request)) {
+            // drain
+          }
+        },
+      ]) {
+        const e = await rejection(call());
+        expect([e.partType, e.path, e.provider, e.retryable]).toEqual([
+          partType,
+          "messages[0].content[1]",
+          "local.chat",
+          false,
+        ]);
+        expect(e.message).toBe(
+          `AI SDK model local.chat/llama-3.1-8b cannot send ${described} in a user message (messages[0].content[1]): ${WHY}`,
+        );
+      }
+    }
+    expect(replay.server.requests).toEqual([]);
+  });
+
+  it("sends what the package takes in a user message: text and video files, PDF data, wav and mp3 audio", async () => {
+    const TXT = Buffer.from("hello").toString("base64");
+    const r = await fromAISdk(compatible()).complete(
+      ChatRequest({
+        messages: [
+          HumanMessage({
+            content: [
+              { type: "file", data: TXT, mediaType: "text/plain", name: "a.txt" },
+              { type: "file", url: "https://example.com/v.mp4", mediaType: "video/mp4" },
+              { type: "audio", data: "UklGRg==", format: "wav" },
+              { type: "audio", data: "SUQz", format: "mp3" },
+            ],
+          }),
+        ],
+      }),
+    );
+    expect(r.content).toBe("A label and an invoice.");
+    expect(replay.server.requests[0]!.json).toEqual({
+      model: "llama-3.1-8b",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "hello" },
+            { type: "video_url", video_url: { url: "https://example.com/v.mp4" } },
+            { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
+            { type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("with unsupportedParts [], a part the package refuses itself is its ModelProviderError (cause UnsupportedFunctionalityError)", async () => {
     const zip: ContentPart = { type: "file", data: "UEsDBA==", mediaType: "application/zip" };
-    const e = (await fromAISdk(compatible())
+    const e = (await fromAISdk(compatible(), { unsupportedParts: [] })
       .complete(ChatRequest({ messages: [HumanMessage({ content: [zip] })] }))
       .catch((x: unknown) => x)) as ModelProviderError;
     expect(e).toBeInstanceOf(ModelProviderError);
+    expect(e).not.toBeInstanceOf(UnsupportedPartError);
     expect([e.provider, e.retryable, (e.cause as Error).name]).toEqual([
       "local.chat",
       false,
@@ -202,14 +258,14 @@ describe("fromAISdk(@ai-sdk/openai-compatible) parts on the wire", () => {
     expect(e.message).toBe(
       "AI SDK model local.chat/llama-3.1-8b call failed (AI_UnsupportedFunctionalityError): 'file part media type application/zip' functionality not supported.",
     );
-    expect(server.requests).toEqual([]);
+    expect(replay.server.requests).toEqual([]);
   });
 
   it("with supportsMultiPartToolContent and unsupportedParts [{ in: 'assistant' }], a tool result's image goes as an image_url part of the tool message", async () => {
     const chat = fromAISdk(compatible(true), { unsupportedParts: [{ in: "assistant" }] });
     const r = await chat.complete(toolResult(image));
     expect(r.content).toBe("A label and an invoice.");
-    expect(server.requests[0]!.json).toEqual({
+    expect(replay.server.requests[0]!.json).toEqual({
       model: "llama-3.1-8b",
       messages: [
         ...OAI_TOOL_TURNS,
@@ -227,7 +283,7 @@ describe("fromAISdk(@ai-sdk/openai-compatible) parts on the wire", () => {
   });
 
   it("sends the reasoning of the previous answer back as reasoning_content", async () => {
-    server.fallback = oaiAnswer({ content: "Shipped.", reasoning_content: "Look it up." });
+    replay.server.fallback = oaiAnswer({ content: "Shipped.", reasoning_content: "Look it up." });
     const chat = fromAISdk(compatible());
     const first = await chat.complete(
       ChatRequest({ messages: [HumanMessage({ content: "Where is A-1001?" })] }),
@@ -244,7 +300,7 @@ describe("fromAISdk(@ai-sdk/openai-compatible) parts on the wire", () => {
         ],
       }),
     );
-    expect(server.requests[1]!.json).toEqual({
+    expect(replay.server.requests[1]!.json).toEqual({
       model: "llama-3.1-8b",
       messages: [
         { role: "user", content: "Where is A-1001?" },

@@ -5,31 +5,16 @@
  * and the parts it would degrade refused with UnsupportedPartError before any request.
  */
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { json, PDF, PNG, rejection, useReplayServer } from "../../../test/replay-fixture.js";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { AIMessage, HumanMessage, type Message, ToolMessage } from "../../chat/messages.js";
 import type { ContentPart } from "../../chat/parts.js";
 import { ChatRequest } from "../../chat/types.js";
-import { UnsupportedPartError } from "../../errors/index.js";
-import { type ReplayResponse, ReplayServer } from "../testing/replay-server.js";
 import { fromAISdk } from "./index.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await ReplayServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
+const replay = useReplayServer();
 
-const json = (body: unknown): ReplayResponse => ({
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body),
-});
-
-const PNG =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
-const PDF = "JVBERi0xLjQKJcfsj6IKdHJhaWxlcgo8PD4+CiUlRU9GCg==";
 const image: ContentPart = { type: "image", data: PNG, mediaType: "image/png" };
 const imageUrl: ContentPart = {
   type: "image",
@@ -70,15 +55,6 @@ const toolResult = (part: ContentPart, id = "call_chart_1") =>
     tools: [CHART_TOOL],
   });
 
-async function rejection(p: Promise<unknown>): Promise<UnsupportedPartError> {
-  const e = await p.then(
-    () => new Error("the call succeeded"),
-    (x: unknown) => x,
-  );
-  expect(e).toBeInstanceOf(UnsupportedPartError);
-  return e as UnsupportedPartError;
-}
-
 // ---- @ai-sdk/google -----------------------------------------------------------------------
 
 const gAnswer = (parts: unknown[]) =>
@@ -89,7 +65,7 @@ const gAnswer = (parts: unknown[]) =>
   });
 
 const gemini = (id = "gemini-2.5-flash") =>
-  createGoogleGenerativeAI({ baseURL: `${server.url}/v1beta`, apiKey: "test-key" })(id);
+  createGoogleGenerativeAI({ baseURL: `${replay.server.url}/v1beta`, apiKey: "test-key" })(id);
 
 const G_TOOLS = [
   {
@@ -114,14 +90,14 @@ const G_CALL_TURNS = [
 
 describe("fromAISdk(@ai-sdk/google) parts on the wire", () => {
   beforeEach(() => {
-    server.reset();
-    server.fallback = gAnswer([{ text: "A label and an invoice." }]);
+    replay.server.reset();
+    replay.server.fallback = gAnswer([{ text: "A label and an invoice." }]);
   });
 
   it("sends an image and a PDF of a user message as inlineData", async () => {
     const r = await fromAISdk(gemini()).complete(userParts());
     expect(r.content).toBe("A label and an invoice.");
-    expect(server.requests[0]!.json).toEqual({
+    expect(replay.server.requests[0]!.json).toEqual({
       generationConfig: {},
       contents: [
         {
@@ -138,7 +114,7 @@ describe("fromAISdk(@ai-sdk/google) parts on the wire", () => {
 
   it("sends a tool result's base64 image as inlineData (Gemini 2.5: after the functionResponse)", async () => {
     await fromAISdk(gemini()).complete(toolResult(image));
-    expect(server.requests[0]!.json).toEqual({
+    expect(replay.server.requests[0]!.json).toEqual({
       generationConfig: {},
       contents: [
         ...G_CALL_TURNS,
@@ -163,7 +139,7 @@ describe("fromAISdk(@ai-sdk/google) parts on the wire", () => {
 
   it("sends a tool result's base64 image in functionResponse.parts on Gemini 3", async () => {
     await fromAISdk(gemini("gemini-3-pro-preview")).complete(toolResult(image));
-    const body = server.requests[0]!.json as { contents: unknown[] };
+    const body = replay.server.requests[0]!.json as { contents: unknown[] };
     expect(body.contents[2]).toEqual({
       role: "user",
       parts: [
@@ -190,7 +166,7 @@ describe("fromAISdk(@ai-sdk/google) parts on the wire", () => {
     expect(e.message).toBe(
       "AI SDK model google.generative-ai/gemini-2.5-flash cannot send an image part (url) in a tool result (messages[2].content[1]): @ai-sdk/google would write a media URL in a tool result out as JSON text; send the media as base64 data",
     );
-    expect(server.requests).toEqual([]);
+    expect(replay.server.requests).toEqual([]);
     expect(chat.unsupportedParts).toEqual([
       { in: "toolResult", source: "url" },
       { in: "assistant", source: "url" },
@@ -198,7 +174,7 @@ describe("fromAISdk(@ai-sdk/google) parts on the wire", () => {
   });
 
   it("sends a thought back with its text and thoughtSignature on the next turn", async () => {
-    server.fallback = gAnswer([
+    replay.server.fallback = gAnswer([
       { text: "Look it up.", thought: true, thoughtSignature: "c2lnLTE=" },
       { text: "Shipped." },
     ]);
@@ -223,7 +199,7 @@ describe("fromAISdk(@ai-sdk/google) parts on the wire", () => {
         ],
       }),
     );
-    expect(server.requests[1]!.json).toEqual({
+    expect(replay.server.requests[1]!.json).toEqual({
       generationConfig: {},
       contents: [
         { role: "user", parts: [{ text: "Where is A-1001?" }] },
@@ -255,8 +231,8 @@ describe("fromAISdk(@ai-sdk/google) function-call thought signatures (Gemini 3)"
   });
 
   it("keeps a functionCall's thoughtSignature, complete and stream alike, and sends it back on that functionCall", async () => {
-    server.reset();
-    server.fallback = (req) =>
+    replay.server.reset();
+    replay.server.fallback = (req) =>
       req.path.includes(":streamGenerateContent")
         ? {
             headers: { "content-type": "text/event-stream" },
@@ -288,8 +264,8 @@ describe("fromAISdk(@ai-sdk/google) function-call thought signatures (Gemini 3)"
     const streamed = await assembleStream(chat.stream(ask));
     expect(streamed.reasoning).toEqual([kept(streamed.toolCalls[0]!.id)]);
 
-    server.reset();
-    server.fallback = gAnswer([{ text: "Here it is." }]);
+    replay.server.reset();
+    replay.server.fallback = gAnswer([{ text: "Here it is." }]);
     await chat.complete(
       ChatRequest({
         messages: [
@@ -300,7 +276,7 @@ describe("fromAISdk(@ai-sdk/google) function-call thought signatures (Gemini 3)"
         tools: [CHART_TOOL],
       }),
     );
-    const body = server.requests[0]!.json as { contents: unknown[] };
+    const body = replay.server.requests[0]!.json as { contents: unknown[] };
     expect(body.contents[1]).toEqual({
       role: "model",
       parts: [
@@ -316,8 +292,8 @@ describe("fromAISdk(@ai-sdk/google) function-call thought signatures (Gemini 3)"
 describe("fromAISdk(@ai-sdk/google) a text part's thought signature", () => {
   it("keeps the signature Gemini puts on the answer's text, complete and stream alike, and sends it back on the text", async () => {
     const answer = [{ text: "Shipped.", thoughtSignature: "dHh0LXNpZw==" }];
-    server.reset();
-    server.fallback = (req) =>
+    replay.server.reset();
+    replay.server.fallback = (req) =>
       req.path.includes(":streamGenerateContent")
         ? {
             headers: { "content-type": "text/event-stream" },
@@ -354,8 +330,8 @@ describe("fromAISdk(@ai-sdk/google) a text part's thought signature", () => {
       expect(r.content).toBe("Shipped.");
       expect(r.reasoning).toEqual(kept);
     }
-    server.reset();
-    server.fallback = gAnswer([{ text: "On its way." }]);
+    replay.server.reset();
+    replay.server.fallback = gAnswer([{ text: "On its way." }]);
     await chat.complete(
       ChatRequest({
         messages: [
@@ -365,7 +341,7 @@ describe("fromAISdk(@ai-sdk/google) a text part's thought signature", () => {
         ],
       }),
     );
-    expect((server.requests[0]!.json as { contents: unknown[] }).contents).toEqual([
+    expect((replay.server.requests[0]!.json as { contents: unknown[] }).contents).toEqual([
       { role: "user", parts: [{ text: "Where is A-1001?" }] },
       { role: "model", parts: [{ text: "Shipped.", thoughtSignature: "dHh0LXNpZw==" }] },
       { role: "user", parts: [{ text: "And B-2002?" }] },

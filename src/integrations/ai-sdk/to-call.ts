@@ -13,7 +13,12 @@ import type { JsonObject } from "../../json/index.js";
 import { unsupportedPart } from "../internal/parts.js";
 import { schemaName } from "../openai/chat-completions.js";
 import { TEXT_METADATA, TOOL_CALL_METADATA } from "./from-result.js";
-import { type AISdkPartPlace, type AISdkPartRule, isUnsupported } from "./part-support.js";
+import {
+  type AISdkPartPlace,
+  type AISdkPartRule,
+  audioMediaType,
+  isUnsupported,
+} from "./part-support.js";
 
 /** Specification versions of `@ai-sdk/provider` language models this adapter speaks. */
 export type SpecVersion = "v3" | "v4";
@@ -82,10 +87,6 @@ function fileData(version: SpecVersion, part: { url?: string; data?: string }): 
     return version === "v4" ? { type: "url", url } : url;
   }
   return version === "v4" ? { type: "data", data: part.data } : part.data;
-}
-
-function audioMediaType(format: string): string {
-  return `audio/${format === "mp3" ? "mpeg" : format}`;
 }
 
 function toPart(part: ContentPart, path: string, w: Where, place: AISdkPartPlace): SdkPart {

@@ -3,21 +3,19 @@
  * thinking sent back with its signature, redacted thinking, prompt caching and usage, through
  * the official SDK against a local server replaying the documented wire format.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { json, PDF, PNG, useReplayServer } from "../../../test/replay-fixture.js";
 import { buildReactAgent, runAgent } from "../../agents/react-agent.js";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "../../chat/messages.js";
 import { ChatRequest, type ChatStreamChunk } from "../../chat/types.js";
 import { UnsupportedPartError, ValueError } from "../../errors/index.js";
 import { tool } from "../../tools/tool.js";
-import { type ReplayResponse, ReplayServer, sseEvents } from "../testing/replay-server.js";
+import { sseEvents } from "../testing/replay-server.js";
 import { AnthropicChat } from "./index.js";
 
 const MODEL = "claude-sonnet-4-6";
-const PNG =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
-const PDF = "JVBERi0xLjQKJcfsj6IKdHJhaWxlcgo8PD4+CiUlRU9GCg==";
 const SIGNATURE =
   "WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL";
 const REDACTED =
@@ -41,28 +39,22 @@ function message(content: unknown[], stopReason: string, usage: unknown = CACHED
     usage,
   };
 }
-const json = (body: unknown): ReplayResponse => ({
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body),
-});
 const ev = (type: string, fields: Record<string, unknown> = {}) => ({
   event: type,
   data: { type, ...fields },
 });
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await ReplayServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const replay = useReplayServer();
 
 const makeChat = (options: Partial<ConstructorParameters<typeof AnthropicChat>[0]> = {}) =>
-  new AnthropicChat({ model: MODEL, apiKey: "sk-ant-test", baseURL: server.url, ...options });
+  new AnthropicChat({
+    model: MODEL,
+    apiKey: "sk-ant-test",
+    baseURL: replay.server.url,
+    ...options,
+  });
 
-const body = (i = 0) => server.requests[i]!.json as Record<string, unknown>;
+const body = (i = 0) => replay.server.requests[i]!.json as Record<string, unknown>;
 
 const tools = [
   {
@@ -74,7 +66,7 @@ const tools = [
 
 describe("AnthropicChat content blocks", () => {
   it("sends images (base64 and URL), a PDF and a text document with their titles, and a tool result with an image", async () => {
-    server.enqueue(json(message([{ type: "text", text: "Done." }], "end_turn")));
+    replay.server.enqueue(json(message([{ type: "text", text: "Done." }], "end_turn")));
     await makeChat().complete(
       ChatRequest({
         messages: [
@@ -188,7 +180,7 @@ describe("AnthropicChat content blocks", () => {
         "anthropic",
       ]);
     }
-    expect(server.requests).toHaveLength(0);
+    expect(replay.server.requests).toHaveLength(0);
   });
 });
 
@@ -199,7 +191,7 @@ describe("AnthropicChat extended thinking", () => {
   ];
 
   it("sends reasoning { budgetTokens } as thinking; maps thinking and redacted thinking; sends both back unchanged before the tool call", async () => {
-    server.enqueue(
+    replay.server.enqueue(
       json(
         message(
           [
@@ -227,7 +219,7 @@ describe("AnthropicChat extended thinking", () => {
       },
       { type: "reasoning", text: "", provider: "anthropic", data: { redacted: REDACTED } },
     ]);
-    server.enqueue(json(message([{ type: "text", text: "March peaks." }], "end_turn")));
+    replay.server.enqueue(json(message([{ type: "text", text: "March peaks." }], "end_turn")));
     await makeChat().complete(
       ChatRequest({
         messages: [
@@ -248,7 +240,7 @@ describe("AnthropicChat extended thinking", () => {
   });
 
   it("does not send another provider's reasoning, and refuses an effort, which Anthropic has no setting for", async () => {
-    server.enqueue(json(message([{ type: "text", text: "ok" }], "end_turn")));
+    replay.server.enqueue(json(message([{ type: "text", text: "ok" }], "end_turn")));
     await makeChat().complete(
       ChatRequest({
         messages: [
@@ -314,7 +306,10 @@ describe("AnthropicChat extended thinking", () => {
       }),
       ev("message_stop"),
     ];
-    server.enqueue({ headers: { "content-type": "text/event-stream" }, body: sseEvents(events) });
+    replay.server.enqueue({
+      headers: { "content-type": "text/event-stream" },
+      body: sseEvents(events),
+    });
     const chunks: ChatStreamChunk[] = [];
     const r = await assembleStream(
       (async function* () {
@@ -371,7 +366,7 @@ describe("AnthropicChat in an agent with reasoning { budgetTokens }", () => {
       name: "render_chart",
       input: { month: "march" },
     };
-    server.enqueue(
+    replay.server.enqueue(
       json(message([thinking, call], "tool_use")),
       json(message([{ type: "text", text: "March peaks." }], "end_turn")),
     );
@@ -380,10 +375,12 @@ describe("AnthropicChat in an agent with reasoning { budgetTokens }", () => {
       reasoning: { budgetTokens: 2048 },
     });
     expect(await runAgent(agent, "Chart March.")).toBe("March peaks.");
-    expect(server.requests.map((r) => (r.json as Record<string, unknown>).thinking)).toEqual([
-      { type: "enabled", budget_tokens: 2048 },
-      { type: "enabled", budget_tokens: 2048 },
-    ]);
+    expect(replay.server.requests.map((r) => (r.json as Record<string, unknown>).thinking)).toEqual(
+      [
+        { type: "enabled", budget_tokens: 2048 },
+        { type: "enabled", budget_tokens: 2048 },
+      ],
+    );
     expect(body(1).max_tokens).toBe(8192);
     expect(body(1).messages).toEqual([
       { role: "user", content: "Chart March." },
@@ -404,7 +401,7 @@ describe("AnthropicChat in an agent with reasoning { budgetTokens }", () => {
 
 describe("AnthropicChat prompt caching", () => {
   it('cache: "auto" marks the system prompt, the last tool and the latest turn; usage counts cached tokens', async () => {
-    server.enqueue(json(message([{ type: "text", text: "ok" }], "end_turn")));
+    replay.server.enqueue(json(message([{ type: "text", text: "ok" }], "end_turn")));
     const r = await makeChat({ cache: "auto" }).complete(
       ChatRequest({
         messages: [
@@ -446,7 +443,7 @@ describe("AnthropicChat prompt caching", () => {
   });
 
   it('without cache: "auto", marks only the parts marked cache: true', async () => {
-    server.enqueue(json(message([{ type: "text", text: "ok" }], "end_turn")));
+    replay.server.enqueue(json(message([{ type: "text", text: "ok" }], "end_turn")));
     await makeChat().complete(
       ChatRequest({
         messages: [

@@ -3,17 +3,16 @@
  * back), `think`, and typed errors for what /api/chat cannot take, through the `ollama`
  * package against a local server replaying the documented wire format.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { json, PNG, useReplayServer } from "../../../test/replay-fixture.js";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { AIMessage, HumanMessage, ToolMessage } from "../../chat/messages.js";
 import { ChatRequest, type ChatStreamChunk } from "../../chat/types.js";
 import { UnsupportedPartError, ValueError } from "../../errors/index.js";
-import { ndjsonLines, type ReplayResponse, ReplayServer } from "../testing/replay-server.js";
+import { ndjsonLines } from "../testing/replay-server.js";
 import { OllamaChat } from "./index.js";
 
 const MODEL = "qwen3";
-const PNG =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 const STATS = {
   total_duration: 5191566416,
   load_duration: 2154458,
@@ -33,26 +32,19 @@ const line = (
   done,
   ...extra,
 });
-const json = (body: unknown): ReplayResponse => ({
-  headers: { "content-type": "application/json; charset=utf-8" },
-  body: JSON.stringify(body),
-});
+/** Ollama answers JSON with a charset. */
+const ollamaJson = (body: unknown) => json(body, "application/json; charset=utf-8");
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await ReplayServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const replay = useReplayServer();
 
-const makeChat = () => new OllamaChat({ model: MODEL, host: server.url });
-const body = (i = 0) => server.requests[i]!.json as Record<string, unknown>;
+const makeChat = () => new OllamaChat({ model: MODEL, host: replay.server.url });
+const body = (i = 0) => replay.server.requests[i]!.json as Record<string, unknown>;
 
 describe("OllamaChat parts", () => {
   it("sends images (base64 and data: URLs) in images, in a user message and a tool result", async () => {
-    server.enqueue(json(line({ content: "A chart." }, true, { done_reason: "stop", ...STATS })));
+    replay.server.enqueue(
+      ollamaJson(line({ content: "A chart." }, true, { done_reason: "stop", ...STATS })),
+    );
     await makeChat().complete(
       ChatRequest({
         messages: [
@@ -125,14 +117,14 @@ describe("OllamaChat parts", () => {
         "ollama",
       ]);
     }
-    expect(server.requests).toHaveLength(0);
+    expect(replay.server.requests).toHaveLength(0);
   });
 });
 
 describe("OllamaChat thinking", () => {
   it("sends think from reasoning { effort }, reads thinking, and sends it back on the next turn", async () => {
-    server.enqueue(
-      json(
+    replay.server.enqueue(
+      ollamaJson(
         line({ content: "9.8 is larger.", thinking: "Compare 9.11 and 9.8: 0.8 > 0.11." }, true, {
           done_reason: "stop",
           ...STATS,
@@ -155,7 +147,9 @@ describe("OllamaChat thinking", () => {
       },
     ]);
     expect(r.usage).toEqual({ inputTokens: 26, outputTokens: 298, totalTokens: 324, raw: STATS });
-    server.enqueue(json(line({ content: "ok" }, true, { done_reason: "stop", ...STATS })));
+    replay.server.enqueue(
+      ollamaJson(line({ content: "ok" }, true, { done_reason: "stop", ...STATS })),
+    );
     await makeChat().complete(
       ChatRequest({
         messages: [
@@ -180,7 +174,7 @@ describe("OllamaChat thinking", () => {
   });
 
   it("streams thinking lines as reasoning deltas before the content", async () => {
-    server.enqueue({
+    replay.server.enqueue({
       headers: { "content-type": "application/x-ndjson" },
       body: ndjsonLines([
         line({ thinking: "Compare " }),

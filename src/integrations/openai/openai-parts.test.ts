@@ -2,19 +2,17 @@
  * OpenAIChat on Chat Completions: content parts, reasoning, prompt caching and usage, through
  * the official SDK against a local server replaying the documented wire format.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { json, PNG, useReplayServer } from "../../../test/replay-fixture.js";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "../../chat/messages.js";
 import type { ContentPart } from "../../chat/parts.js";
 import { ChatRequest } from "../../chat/types.js";
 import { UnsupportedPartError, ValueError } from "../../errors/index.js";
-import { type RecordedRequest, ReplayServer, sseEvents } from "../testing/replay-server.js";
+import { type RecordedRequest, sseEvents } from "../testing/replay-server.js";
 import { OpenAIChat } from "./index.js";
 
 const MODEL = "gpt-4o-2024-08-06";
-// A 1×1 PNG and a tiny PDF, base64.
-const PNG =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 const PDF =
   "JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PC9UeXBlL0NhdGFsb2c+PgplbmRvYmoKdHJhaWxlcgo8PD4+CiUlRU9GCg==";
 // Usage with cached and reasoning tokens, as the API documents it.
@@ -51,22 +49,15 @@ function completion(message: Record<string, unknown>) {
   };
 }
 
-const json = (body: unknown) => ({
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body),
-});
-
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await ReplayServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const replay = useReplayServer();
 
 const makeChat = (options: Partial<ConstructorParameters<typeof OpenAIChat>[0]> = {}) =>
-  new OpenAIChat({ model: "gpt-4o", apiKey: "sk-test", baseURL: `${server.url}/v1`, ...options });
+  new OpenAIChat({
+    model: "gpt-4o",
+    apiKey: "sk-test",
+    baseURL: `${replay.server.url}/v1`,
+    ...options,
+  });
 
 const photoAndPdf: ContentPart[] = [
   { type: "text", text: "What is on the photo, and what does the invoice say?" },
@@ -87,7 +78,7 @@ async function unsupported(p: Promise<unknown>): Promise<UnsupportedPartError> {
 
 describe("OpenAIChat (Chat Completions) content parts", () => {
   it("sends a user message with an image (data and URL) and a PDF as content parts; a string stays a string", async () => {
-    server.enqueue(json(completion({ content: "A shelf; the invoice is for 3 lamps." })));
+    replay.server.enqueue(json(completion({ content: "A shelf; the invoice is for 3 lamps." })));
     const response = await makeChat().complete(
       ChatRequest({
         messages: [
@@ -98,7 +89,7 @@ describe("OpenAIChat (Chat Completions) content parts", () => {
         ],
       }),
     );
-    const [req] = server.requests as [RecordedRequest];
+    const [req] = replay.server.requests as [RecordedRequest];
     expect((req.json as { messages: unknown }).messages).toEqual([
       { role: "system", content: "Be brief." },
       {
@@ -120,13 +111,13 @@ describe("OpenAIChat (Chat Completions) content parts", () => {
   });
 
   it("sends audio as input_audio", async () => {
-    server.enqueue(json(completion({ content: "You said hello." })));
+    replay.server.enqueue(json(completion({ content: "You said hello." })));
     await makeChat().complete(
       ChatRequest({
         messages: [HumanMessage({ content: [{ type: "audio", data: "UklGRg==", format: "wav" }] })],
       }),
     );
-    expect((server.requests[0]!.json as { messages: unknown }).messages).toEqual([
+    expect((replay.server.requests[0]!.json as { messages: unknown }).messages).toEqual([
       {
         role: "user",
         content: [{ type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } }],
@@ -188,17 +179,17 @@ describe("OpenAIChat (Chat Completions) content parts", () => {
     expect(flac.message).toBe(
       "OpenAI Chat Completions cannot send an audio part (flac) (messages[0].content[0]): it takes wav or mp3 audio only",
     );
-    expect(server.requests).toHaveLength(0);
+    expect(replay.server.requests).toHaveLength(0);
   });
 });
 
 describe("OpenAIChat (Chat Completions) reasoning, caching and usage", () => {
   it("sends reasoning_effort and prompt_cache_key; maps cached and reasoning tokens", async () => {
-    server.enqueue(json(completion({ content: "42" })));
+    replay.server.enqueue(json(completion({ content: "42" })));
     const response = await makeChat({ promptCacheKey: "orders-v1" }).complete(
       ChatRequest({ messages: [HumanMessage({ content: "6*7?" })], reasoning: { effort: "low" } }),
     );
-    const body = server.requests[0]!.json as Record<string, unknown>;
+    const body = replay.server.requests[0]!.json as Record<string, unknown>;
     expect([body.reasoning_effort, body.prompt_cache_key]).toEqual(["low", "orders-v1"]);
     expect(response.usage).toEqual({
       inputTokens: 2006,
@@ -221,7 +212,7 @@ describe("OpenAIChat (Chat Completions) reasoning, caching and usage", () => {
   });
 
   it("reads reasoning_content (DeepSeek, vLLM) as a reasoning part, complete and streamed, and does not send it back", async () => {
-    server.enqueue(
+    replay.server.enqueue(
       json(completion({ content: "9.11 < 9.8", reasoning_content: "Compare 11 and 80." })),
     );
     const done = await makeChat().complete(
@@ -237,7 +228,7 @@ describe("OpenAIChat (Chat Completions) reasoning, caching and usage", () => {
       model: MODEL,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     });
-    server.enqueue({
+    replay.server.enqueue({
       headers: { "content-type": "text/event-stream" },
       body: [
         ...sseEvents([
@@ -269,7 +260,7 @@ describe("OpenAIChat (Chat Completions) reasoning, caching and usage", () => {
       text: "Compare ",
       provider: "openai",
     });
-    server.enqueue(json(completion({ content: "ok" })));
+    replay.server.enqueue(json(completion({ content: "ok" })));
     await makeChat().complete(
       ChatRequest({
         messages: [
@@ -278,7 +269,7 @@ describe("OpenAIChat (Chat Completions) reasoning, caching and usage", () => {
         ],
       }),
     );
-    expect((server.requests.at(-1)!.json as { messages: unknown }).messages).toEqual([
+    expect((replay.server.requests.at(-1)!.json as { messages: unknown }).messages).toEqual([
       { role: "user", content: "q" },
       { role: "assistant", content: "a" },
     ]);

@@ -105,6 +105,59 @@ describe("PostgresStateStore leases tied to the writer's session", () => {
     expect(events.map((x) => x.type)).toEqual(["run_started"]);
   });
 
+  it("stops a run at once when its lease session ends: the node's signal fires, long before a renewal", async () => {
+    const a = open();
+    const State = defineState({ n: z.number().default(0) });
+    let killedAt = 0;
+    let abortedAfterMs = -1;
+    let reason: unknown = null;
+    const told: string[][] = [];
+    const stop = a.onLeaseLost((t, b, owner) => told.push([t, b, owner]));
+    const work = node(
+      async (_s, ctx) => {
+        killedAt = performance.now();
+        expect(await killLeaseSession(a.schema, "t", "main")).toBe(1);
+        // A long call that stops only when the run's signal fires (30 s; the timer that would
+        // otherwise notice checks every leaseTtlMs / 3 = 20 s).
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 30_000);
+          const stopped = () => {
+            clearTimeout(timer);
+            abortedAfterMs = performance.now() - killedAt;
+            reason = ctx.signal.reason;
+            resolve();
+          };
+          if (ctx.signal.aborted) stopped();
+          else ctx.signal.addEventListener("abort", stopped);
+        });
+        return { n: 1 };
+      },
+      { name: "work" },
+    );
+    const g = new Graph(State, { stateStore: a, leaseTtlMs: 60_000 }).flow(
+      START.to(work),
+      work.to(END),
+    );
+    const e = (await g.invoke({}, { threadId: "t" }).catch((x: unknown) => x)) as Error;
+    const endedAfterMs = performance.now() - killedAt;
+    // The run may end before the node's await of the kill returns: then the node finds its
+    // signal already fired when it goes on.
+    for (let i = 0; i < 200 && abortedAfterMs < 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const events = await a.read("t", "main");
+    const runId = events[0]!.runId;
+    expect(e).toBeInstanceOf(LeaseLostError);
+    expect(reason).toBe(e);
+    expect(endedAfterMs).toBeLessThan(3_000);
+    expect(e.message).toBe(
+      `Run "${runId}" lost the lease of thread "t" (branch "main"): the store's session that held it ended. It stopped writing; the thread is as its last stored event says.`,
+    );
+    expect(abortedAfterMs).toBeGreaterThanOrEqual(0);
+    expect(abortedAfterMs).toBeLessThan(3_000);
+    expect(told).toEqual([["t", "main", runId]]);
+    expect(events.map((x) => x.type)).toEqual(["run_started"]);
+    stop();
+  }, 20_000);
+
   it("gives the session back when no lease is held, and closing ends the locks", async () => {
     const a = open();
     const b = open(a.schema);

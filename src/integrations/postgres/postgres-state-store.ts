@@ -151,6 +151,8 @@ export class PostgresStateStore implements StateStore {
   readonly #lost = new Set<string>();
   /** Lease operations run one at a time (they share the lease session). */
   #leaseOps: Promise<unknown> = Promise.resolve();
+  /** Who is told at once when the lease session ends (see {@link PostgresStateStore.onLeaseLost}). */
+  readonly #lostListeners = new Set<(threadId: string, branchId: string, owner: string) => void>();
 
   /**
    * Make the store; nothing is sent to the server until the first call.
@@ -571,6 +573,19 @@ export class PostgresStateStore implements StateStore {
   }
 
   /**
+   * Call `listener` with a lease's thread, branch and owner as soon as the session holding its
+   * lock reports an error or ends (the connection's `error` or `end` event; no query, no
+   * polling). Returns the function that removes it. A run listens for its lease and stops at
+   * once (see {@link StateStore.onLeaseLost}).
+   */
+  onLeaseLost(listener: (threadId: string, branchId: string, owner: string) => void): () => void {
+    this.#lostListeners.add(listener);
+    return () => {
+      this.#lostListeners.delete(listener);
+    };
+  }
+
+  /**
    * Extend `owner`'s lease to `ttlMs` ms of the database's clock from now, also one that
    * expired, when it is still `owner`'s (one `UPDATE … WHERE owner = $3`); `false` when
    * another owner holds it, nobody does, or the session holding its lock ended (see
@@ -687,6 +702,7 @@ export class PostgresStateStore implements StateStore {
     if (this.#leaseClient) return this.#leaseClient;
     const client = await this.#pool.connect();
     client.on("error", (e) => this.#endSession(client, e));
+    client.on("end", () => this.#endSession(client, new Error("the lease session ended")));
     this.#leaseClient = client;
     return client;
   }
@@ -703,10 +719,21 @@ export class PostgresStateStore implements StateStore {
   /** The lease session failed: every lease it held is lost (their renewals answer `false`). */
   #endSession(client: pg.PoolClient, error: unknown): void {
     if (this.#leaseClient !== client) return;
-    for (const [k, owner] of this.#held) this.#lost.add(`${k}\u0000${owner}`);
+    const lost = [...this.#held];
+    for (const [k, owner] of lost) this.#lost.add(`${k}\u0000${owner}`);
     this.#held.clear();
     this.#leaseClient = null;
     client.release(error instanceof Error ? error : new Error(String(error)));
+    for (const [k, owner] of lost) {
+      const [threadId, branchId] = k.split("\u0000") as [string, string];
+      for (const listener of [...this.#lostListeners]) {
+        try {
+          listener(threadId, branchId, owner);
+        } catch {
+          // A listener's failure is its own; the others are still told.
+        }
+      }
+    }
   }
 
   /**
