@@ -127,20 +127,27 @@ export async function runLoop(
       return { status: "interrupted", interrupts, results };
     }
     // Apply the updates in task order, schedule the next superstep, and commit it.
-    const applied = applyUpdates(graph, pos, results, opts.journal, step);
-    const state = applied instanceof Promise ? await applied : applied;
+    const pending = applyUpdates(graph, pos, results, opts.journal, step);
+    const applied = pending instanceof Promise ? await pending : pending;
+    const { state } = applied;
     let next: TaskSpec[] = [];
-    const pending = scheduleNext(graph, pos.tasks, results, state, next, new Set(), step + 1);
-    if (pending) await pending;
-    // Joins and deferred nodes (only in flows that have them, or a position that holds some).
     let waiting: Waiting | null = null;
-    if (graph.flow.waits || pos.deferred) {
-      const settled = settleNext(graph.flow, pos.tasks, results, next, pos, step + 1);
-      next = settled.next;
-      waiting = settled.waiting;
+    try {
+      const scheduled = scheduleNext(graph, pos.tasks, results, state, next, new Set(), step + 1);
+      if (scheduled) await scheduled;
+      // Joins and deferred nodes (only in flows that have them, or a position that holds some).
+      if (graph.flow.waits || pos.deferred) {
+        const settled = settleNext(graph.flow, pos.tasks, results, next, pos, step + 1);
+        next = settled.next;
+        waiting = settled.waiting;
+      }
+      if (opts.onStepCommitted)
+        await opts.onStepCommitted(step, pos.tasks, next, state, applied.before, waiting);
+    } catch (e) {
+      // Written in place: the position's state goes back to what it was before the superstep.
+      applied.undo?.();
+      throw e;
     }
-    if (opts.onStepCommitted)
-      await opts.onStepCommitted(step, pos.tasks, next, state, pos.state, waiting);
     const ran = pos.tasks;
     commitStep(pos, state, next, opts, step, waiting);
     stepsThisRun++;
