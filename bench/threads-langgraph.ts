@@ -65,8 +65,16 @@ const lookup = tool(({ q }: { q: string }) => SCRIPT.toolResult(q), {
   schema: z.object({ q: z.string() }),
 });
 
-function openSaver(kind: StoreKind): { saver: BaseCheckpointSaver; close: () => void } {
-  if (kind === "memory") return { saver: new MemorySaver(), close: () => {} };
+function openSaver(kind: StoreKind): {
+  saver: BaseCheckpointSaver;
+  close: () => void;
+  /** Bytes the saver holds in the process's memory (MemorySaver's serialized checkpoints and writes). */
+  held: () => number;
+} {
+  if (kind === "memory") {
+    const saver = new MemorySaver();
+    return { saver, close: () => {}, held: () => memorySaverBytes(saver) };
+  }
   if (kind !== "sqlite") throw new Error("the threads workload runs on memory and sqlite");
   const tmp = tempDir("langgraph-bench-");
   const saver = SqliteSaver.fromConnString(`${tmp.dir}/checkpoints.db`);
@@ -76,7 +84,24 @@ function openSaver(kind: StoreKind): { saver: BaseCheckpointSaver; close: () => 
       saver.db.close();
       tmp.remove();
     },
+    held: () => 0,
   };
+}
+
+/** Bytes held by a `MemorySaver`: its serialized checkpoints, metadata and pending writes. */
+function memorySaverBytes(saver: MemorySaver): number {
+  let n = 0;
+  for (const byNs of Object.values(saver.storage)) {
+    for (const byId of Object.values(byNs)) {
+      for (const [checkpoint, metadata] of Object.values(byId)) {
+        n += checkpoint.byteLength + metadata.byteLength;
+      }
+    }
+  }
+  for (const byKey of Object.values(saver.writes)) {
+    for (const write of Object.values(byKey)) n += write[2].byteLength;
+  }
+  return n;
 }
 
 let runNo = 0;
@@ -129,8 +154,10 @@ export async function threadsLanggraph(
       messagesJsonBytes: Math.round(json.length / threads),
       messagesHeapBytesPerThread: Math.round(messagesHeap / threads),
       idleBytesPerThread: Math.round((heapIdle - heap0 - json.length) / threads),
+      // Beyond what the saver holds of the messages (MemorySaver: its serialized checkpoints;
+      // LangGraph.js keeps no thread's state in memory between invokes).
       idleBytesPerThreadBeyondMessages: Math.round(
-        (heapIdle - heap0 - json.length - messagesHeap) / threads,
+        (heapIdle - heap0 - json.length - s.held()) / threads,
       ),
       rssGrowthKbPerThread: (rss1 - rss0) / 1024 / threads,
     };

@@ -4,8 +4,10 @@
  * the tool answers; the model answers), run concurrently in one process, at most
  * {@link SCRIPT_THREADS}.concurrency conversations at a time, on the memory store or SQLite.
  * Figures: turns per second (µs of wall time per turn over the whole run), and the memory each
- * idle thread keeps after the run (the heap with every thread finished, less the heap the final
- * messages take on their own). LangGraph.js's side: bench/threads-langgraph.ts.
+ * idle thread keeps after the run: the heap with every thread finished, per thread, and that
+ * less what the process holds of the messages (the memory store's JSON text of its events;
+ * the final messages of the threads whose positions the graph keeps, as much heap as a copy of
+ * them takes on its own). LangGraph.js's side: bench/threads-langgraph.ts.
  *
  * @module
  */
@@ -57,6 +59,9 @@ const lookup = tool(({ q }) => SCRIPT.toolResult(q), {
   output: z.string(),
 });
 
+/** Thread positions a graph keeps in memory per store (POSITION_CACHE_SIZE in src/graph/position-cache.ts). */
+const POSITIONS_KEPT = 256;
+
 let runNo = 0;
 
 /** One run: `threads` conversations on a new store; see the module's description. */
@@ -92,6 +97,13 @@ export async function threadsNodestep(threads: number, kind: StoreKind): Promise
     const messagesHeap = heapBytesAfterGc() - heapIdle;
     copies.length = 0;
     const turns = threads * SCRIPT_THREADS.turns;
+    const logical = await s.logical();
+    // What the process holds of the threads' messages: the memory store its JSON text (the
+    // stored form: counted from its logical bytes), and every store the states of the threads
+    // whose positions the graph keeps (at most POSITIONS_KEPT, src/graph/position-cache.ts).
+    const held = kind === "memory" ? logical : 0;
+    const kept = (Math.min(threads, POSITIONS_KEPT) / threads) * messagesHeap;
+    const idle = heapIdle - heap0 - json.length;
     return {
       totalMs,
       usPerTurn: (totalMs * 1000) / turns,
@@ -101,12 +113,10 @@ export async function threadsNodestep(threads: number, kind: StoreKind): Promise
       messagesJsonBytes: Math.round(json.length / threads),
       messagesHeapBytesPerThread: Math.round(messagesHeap / threads),
       // The heap the idle threads keep (the JSON string above, one byte a character, not counted).
-      idleBytesPerThread: Math.round((heapIdle - heap0 - json.length) / threads),
-      idleBytesPerThreadBeyondMessages: Math.round(
-        (heapIdle - heap0 - json.length - messagesHeap) / threads,
-      ),
+      idleBytesPerThread: Math.round(idle / threads),
+      idleBytesPerThreadBeyondMessages: Math.round((idle - held - kept) / threads),
       rssGrowthKbPerThread: (rss1 - rss0) / 1024 / threads,
-      logicalBytes: await s.logical(),
+      logicalBytes: logical,
     };
   } finally {
     await s.close();
