@@ -281,19 +281,22 @@ export function warmupCap(workload: Workload): number {
  * Warm up a process the same way on both sides: run the workload at min(param, cap) at least
  * three times and until 300 ms have gone, stopping once two seconds have gone (V8 reaches its
  * optimized code only after some time in the hot code: a run of a few ms needs many; a slow
- * implementation gets fewer warm-up runs but a longer measured one).
+ * implementation gets fewer warm-up runs but a longer measured one). `minRuns` and `maxMs`
+ * raise both bounds for a workload whose code takes longer to reach its optimized form.
  */
 export async function warmUp(
   once: (param: number) => Promise<unknown>,
   param: number,
   cap: number,
+  minRuns = 3,
+  maxMs = 2000,
 ): Promise<void> {
   if (cap <= 0) return;
   const size = Math.min(param, cap);
   const t0 = performance.now();
   for (let i = 0; ; i++) {
     const elapsed = performance.now() - t0;
-    if (elapsed >= 2000 || (i >= 3 && elapsed >= 300)) break;
+    if (elapsed >= maxMs || (i >= minRuns && elapsed >= 300)) break;
     await once(size);
   }
 }

@@ -72,6 +72,9 @@ export interface EngineCheck {
 }
 
 const n1 = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(1));
+/** CPU µs per superstep of a side (its CPU time over the measured run, per node). */
+const cpuStep = (s: Side | null) =>
+  s?.cpuMs !== undefined && s.nodes ? (s.cpuMs * 1000) / s.nodes : undefined;
 const ratio = (x: number | undefined) => (x === undefined ? "–" : `${Math.round(x)}×`);
 
 /** The targets of issue 20 items 1, 2 and 5 that the rows answer. */
@@ -93,7 +96,7 @@ export function engineTargets(rows: readonly EngineRow[]): EngineCheck[] {
           : r.some((x) => x === undefined)
             ? null
             : true,
-      detail: `${n1(a.nodestep.usPerStep)} / ${n1(b.nodestep.usPerStep)} µs per step; 200 vs 20: ${growth.toFixed(2)}×; ratio ${ratio(r[0])} / ${ratio(r[1])}`,
+      detail: `${n1(a.nodestep.usPerStep)} / ${n1(b.nodestep.usPerStep)} µs per step (CPU ${n1(cpuStep(a.nodestep))} / ${n1(cpuStep(b.nodestep))}); 200 vs 20: ${growth.toFixed(2)}×; ratio ${ratio(r[0])} / ${ratio(r[1])}`,
     });
   }
   for (const store of ["none", "memory"] as const) {
@@ -104,7 +107,7 @@ export function engineTargets(rows: readonly EngineRow[]): EngineCheck[] {
     out.push({
       target: `long (${store}): per step flat in the node count (300 vs 30 nodes within 1.5×)`,
       holds: growth <= 1.5,
-      detail: `${n1(a.nodestep.usPerStep)} / ${n1(b.nodestep.usPerStep)} µs per step; 300 vs 30: ${growth.toFixed(2)}×; LangGraph.js ${n1(a.langgraph?.usPerStep)} / ${n1(b.langgraph?.usPerStep)}`,
+      detail: `${n1(a.nodestep.usPerStep)} / ${n1(b.nodestep.usPerStep)} µs per step (CPU ${n1(cpuStep(a.nodestep))} / ${n1(cpuStep(b.nodestep))}); 300 vs 30: ${growth.toFixed(2)}×; LangGraph.js ${n1(a.langgraph?.usPerStep)} / ${n1(b.langgraph?.usPerStep)}`,
     });
   }
   for (const store of ["memory", "sqlite"] as const) {
