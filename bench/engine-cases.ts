@@ -38,10 +38,11 @@ export async function runEngineCase(impl: Impl, c: Case, warmup: number): Promis
   // wide and long: a run is one invoke of 30–300 supersteps, and the engine reaches its
   // optimized code only after some 10,000 (about 30 runs of 300 nodes: measured, 3.2 µs per
   // step at 200 fields after them, 10–20 µs after the 5 runs that 300 ms allowed), the
-  // loop workload's warm-up; at most 5 s (LangGraph.js's runs take up to a second each).
+  // loop workload's warm-up; within the usual two seconds (nodestep's 34 runs take well under
+  // one; LangGraph.js's runs take up to a second each, and get fewer).
   const shape = c.workload === "wide" || c.workload === "long";
   const steps = c.workload === "wide" ? SHAPES.wideNodes : c.param;
-  await warmUp(once, c.param, warmup, shape ? Math.ceil(10_000 / steps) : 3, shape ? 5000 : 2000);
+  await warmUp(once, c.param, warmup, shape ? Math.ceil(10_000 / steps) : 3);
   const figures = await measureRuns(() => once(c.param));
   return { impl, ...c, totalMs: 0, ...figures, peakRssMb: peakRssMb() };
 }
