@@ -38,6 +38,7 @@ const COLD = [
   "test/durable/state-update.test.ts",
   "test/durable/breakpoints.test.ts",
   "test/durable/stopped-turn.test.ts",
+  "src/graph/state-in-place.test.ts",
   "test/cold-harness.test.ts",
 ];
 

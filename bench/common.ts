@@ -7,12 +7,27 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 
 /** Which implementation a worker runs. */
 export type Impl = "nodestep" | "langgraph";
 
-/** The workloads of issue 8, and issue 15's conversation with images (`parts`, nodestep only). */
-export type Workload = "loop" | "react" | "thread" | "fanout" | "fanout-limit" | "parts";
+/**
+ * The workloads of issue 8, issue 15's conversation with images (`parts`, nodestep only), and
+ * issue 20's graph shapes (`wide`, `long`: bench/shapes-*.ts) and many threads at once
+ * (`threads`: bench/threads-*.ts).
+ */
+export type Workload =
+  | "loop"
+  | "react"
+  | "thread"
+  | "fanout"
+  | "fanout-limit"
+  | "parts"
+  | "wide"
+  | "long"
+  | "threads";
 
 /** Where a run keeps its state: nowhere, in memory, in an SQLite file, or in PostgreSQL. */
 export type StoreKind = "none" | "memory" | "sqlite" | "postgres";
@@ -51,6 +66,22 @@ export interface Figures {
   usPerTurn?: number;
   /** thread: median µs per invoke over the last 10% of turns. */
   usPerInvoke?: number;
+  /** How many measured runs the worker's figures are the median of (bench/common.ts, `measureRuns`). */
+  runsMeasured?: number;
+  /** wide / long: fields of the state, nodes of the graph. */
+  fields?: number;
+  nodes?: number;
+  /** threads: how many threads, turns per second over the whole run. */
+  threads?: number;
+  turnsPerSec?: number;
+  /** threads: heap each idle thread keeps after the run (all threads finished, garbage collected), in bytes. */
+  idleBytesPerThread?: number;
+  /** threads: the heap a copy of one thread's final messages takes on its own, in bytes. */
+  messagesHeapBytesPerThread?: number;
+  /** threads: {@link idleBytesPerThread} less {@link messagesHeapBytesPerThread}. */
+  idleBytesPerThreadBeyondMessages?: number;
+  /** threads: RSS growth over the run, per thread, in kB. */
+  rssGrowthKbPerThread?: number;
   /** Peak resident set size of the worker process, in MB (`process.resourceUsage().maxRSS`). */
   peakRssMb: number;
   /**
@@ -80,6 +111,48 @@ export interface Figures {
   imageBytes?: number;
   /** parts: how many times the images' data is in the store (event log and snapshot), all together; once each is {@link images}. */
   imageCopies?: number;
+}
+
+/** Issue 20's graph shapes: `wide` runs this many nodes, `long` this many fields. */
+export const SHAPES = { wideNodes: 300, longFields: 1 } as const;
+
+/** Issue 20's `threads` workload: turns per conversation, conversations at a time, the texts. */
+export const SCRIPT_THREADS = {
+  turns: 10,
+  concurrency: 100,
+  user: (thread: number, turn: number): string =>
+    `Thread ${thread}, turn ${turn}: please look this up.`,
+  /** The model's answer when the request has `n` messages. */
+  answer: (n: number): string => `Looked it up; this answer follows message ${n}.`,
+} as const;
+
+/**
+ * Run `work(0)` … `work(n - 1)`, at most `concurrency` at a time (each worker takes the next
+ * index when its previous one is done); rejects with the first failure.
+ */
+export async function runPool(
+  n: number,
+  concurrency: number,
+  work: (i: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < n) await work(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+}
+
+let gcFn: (() => void) | null = null;
+
+/** Bytes of heap in use after a full garbage collection (`--expose-gc` set at run time). */
+export function heapBytesAfterGc(): number {
+  if (gcFn === null) {
+    setFlagsFromString("--expose-gc");
+    gcFn = runInNewContext("gc") as () => void;
+  }
+  gcFn();
+  gcFn();
+  return process.memoryUsage().heapUsed;
 }
 
 /** Peak RSS of this process so far, in MB. */
@@ -195,6 +268,12 @@ export function warmupCap(workload: Workload): number {
     case "fanout-limit":
       // Its param is the limit (N is 10,000): the warm-up runs the same limit.
       return 10000;
+    case "wide":
+    case "long":
+      // The same shape (param is the fields or the nodes).
+      return 1000;
+    case "threads":
+      return 100;
   }
 }
 
@@ -202,21 +281,74 @@ export function warmupCap(workload: Workload): number {
  * Warm up a process the same way on both sides: run the workload at min(param, cap) at least
  * three times and until 300 ms have gone, stopping once two seconds have gone (V8 reaches its
  * optimized code only after some time in the hot code: a run of a few ms needs many; a slow
- * implementation gets fewer warm-up runs but a longer measured one).
+ * implementation gets fewer warm-up runs but a longer measured one). `minRuns` and `maxMs`
+ * raise both bounds for a workload whose code takes longer to reach its optimized form.
  */
 export async function warmUp(
   once: (param: number) => Promise<unknown>,
   param: number,
   cap: number,
+  minRuns = 3,
+  maxMs = 2000,
 ): Promise<void> {
   if (cap <= 0) return;
   const size = Math.min(param, cap);
   const t0 = performance.now();
   for (let i = 0; ; i++) {
     const elapsed = performance.now() - t0;
-    if (elapsed >= 2000 || (i >= 3 && elapsed >= 300)) break;
+    if (elapsed >= maxMs || (i >= minRuns && elapsed >= 300)) break;
     await once(size);
   }
+}
+
+/** How many measured runs a worker makes at most, and for how long it goes on making them. */
+export const MEASURE = { maxRuns: 5, budgetMs: 3000 } as const;
+
+/**
+ * The measured part of a worker, the same on both sides: after the warm-up, run the workload at
+ * `param` several times (at least once, at most {@link MEASURE}.maxRuns, and no new run once
+ * {@link MEASURE}.budgetMs have gone), each run timed in CPU time too, and return the
+ * elementwise median of the runs' figures (`cpuMs` the median of the runs' CPU times; `samples`
+ * per sampled turn; `runsMeasured` how many runs). One run of a few ms is at the mercy of a
+ * garbage collection or a JIT compilation landing in it; the median of several is not.
+ */
+export async function measureRuns(
+  once: () => Promise<Partial<Figures>>,
+): Promise<Partial<Figures> & { cpuMs: number; runsMeasured: number }> {
+  const runs: Array<Partial<Figures> & { cpuMs: number }> = [];
+  const t0 = performance.now();
+  while (
+    runs.length === 0 ||
+    (runs.length < MEASURE.maxRuns && performance.now() - t0 < MEASURE.budgetMs)
+  ) {
+    const cpu0 = process.cpuUsage();
+    const figures = await once();
+    const cpu = process.cpuUsage(cpu0);
+    runs.push({ ...figures, cpuMs: (cpu.user + cpu.system) / 1000 });
+  }
+  return { ...medianFigures(runs), runsMeasured: runs.length };
+}
+
+/** Elementwise median of figures: every numeric field, and `samples` turn by turn. */
+export function medianFigures<T extends Partial<Figures>>(runs: T[]): T {
+  const first = runs[0]!;
+  const out: Record<string, unknown> = { ...first };
+  for (const [key, value] of Object.entries(first)) {
+    if (typeof value === "number")
+      out[key] = median(runs.map((r) => (r as Record<string, unknown>)[key] as number));
+  }
+  if (first.samples) {
+    out.samples = first.samples.map((s, i): TurnSample => {
+      const at = (f: keyof TurnSample) => median(runs.map((r) => r.samples?.[i]?.[f] ?? 0));
+      return {
+        turn: s.turn,
+        usPerTurn: at("usPerTurn"),
+        bytesStored: at("bytesStored"),
+        bytesWritten: at("bytesWritten"),
+      };
+    });
+  }
+  return out as T;
 }
 
 /**

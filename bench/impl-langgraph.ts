@@ -34,6 +34,7 @@ import {
   type Figures,
   freshSchema,
   jsonBytes,
+  measureRuns,
   POSTGRES_URL,
   peakRssMb,
   SCRIPT,
@@ -265,18 +266,13 @@ export async function runLanggraph(c: Case, warmup: number): Promise<Figures> {
       case "fanout-limit":
       case "parts":
         throw new Error(`${c.workload} is a nodestep-only case`);
+      case "wide":
+      case "long":
+      case "threads":
+        throw new Error(`${c.workload} runs in bench/engine-cases.ts`);
     }
   };
   await warmUp(once, c.param, warmup);
-  const cpu0 = process.cpuUsage();
-  const figures = await once(c.param);
-  const cpu = process.cpuUsage(cpu0);
-  return {
-    impl: "langgraph",
-    ...c,
-    totalMs: 0,
-    ...figures,
-    cpuMs: (cpu.user + cpu.system) / 1000,
-    peakRssMb: peakRssMb(),
-  };
+  const figures = await measureRuns(() => once(c.param));
+  return { impl: "langgraph", ...c, totalMs: 0, ...figures, peakRssMb: peakRssMb() };
 }

@@ -13,6 +13,7 @@ import {
   type Figures,
   freshSchema,
   jsonBytes,
+  measureRuns,
   median,
   POSTGRES_URL,
   peakRssMb,
@@ -71,8 +72,8 @@ const lookup = tool(({ q }) => SCRIPT.toolResult(q), {
   output: z.string(),
 });
 
-/** A store of the given kind, and how to measure and dispose of it. */
-interface OpenStore {
+/** A store of the given kind, and how to measure and dispose of it (bench/shapes-nodestep.ts and bench/threads-nodestep.ts use it too). */
+export interface OpenStore {
   store: StateStore | null;
   /** Bytes on disk (file, table) or in memory, as {@link Figures.bytesStored} says. */
   bytes(): Promise<number>;
@@ -81,7 +82,7 @@ interface OpenStore {
   close(): Promise<void>;
 }
 
-async function openStore(kind: StoreKind): Promise<OpenStore> {
+export async function openStore(kind: StoreKind): Promise<OpenStore> {
   switch (kind) {
     case "none":
       return { store: null, bytes: async () => 0, logical: async () => 0, close: async () => {} };
@@ -342,18 +343,13 @@ export async function runNodestep(c: Case, warmup: number): Promise<Figures> {
         return fanout(FANOUT_LIMIT_N, param);
       case "parts":
         return parts(param, c.store);
+      case "wide":
+      case "long":
+      case "threads":
+        throw new Error(`${c.workload} runs in bench/engine-cases.ts`);
     }
   };
   await warmUp(once, c.param, warmup);
-  const cpu0 = process.cpuUsage();
-  const figures = await once(c.param);
-  const cpu = process.cpuUsage(cpu0);
-  return {
-    impl: "nodestep",
-    ...c,
-    totalMs: 0,
-    ...figures,
-    cpuMs: (cpu.user + cpu.system) / 1000,
-    peakRssMb: peakRssMb(),
-  };
+  const figures = await measureRuns(() => once(c.param));
+  return { impl: "nodestep", ...c, totalMs: 0, ...figures, peakRssMb: peakRssMb() };
 }

@@ -12,6 +12,7 @@
  *                      (long-term memory, bench/memory.ts), models (the per-call overhead of
  *                      fromAISdk and fallbackChat, bench/models.ts), or
  *                      workload/store (react/sqlite) or workload/store/param (react/memory/1000)
+ *                      Issue 20: wide, long, threads (bench/engine-plan.ts).
  *   --quick            one repetition, and skip the LangGraph.js runs that take minutes
  *   --impl NAME        run only nodestep or only langgraph
  *   --reps N           repetitions of the fast cases (default 3)
@@ -31,6 +32,7 @@ import {
   type TurnSample,
   type Workload,
 } from "./common.js";
+import { ENGINE_PLAN, engineTargets, engineUnit, threadsMemoryTable } from "./engine-plan.js";
 import { importTimeReport, measureImportTime } from "./import-time.js";
 
 /** One line of the plan. */
@@ -84,6 +86,8 @@ const PLAN: Plan[] = [
       nodestepOnly: true,
     }),
   ),
+  // Issue 20: wide states, long graphs, many threads at once (bench/engine-plan.ts).
+  ...ENGINE_PLAN,
 ];
 
 /** Median figures of one side. */
@@ -253,6 +257,8 @@ function unitOf(w: Workload): {
   field: "usPerStep" | "usPerTurn" | "usPerInvoke" | "totalMs";
   label: string;
 } {
+  const engine = engineUnit(w);
+  if (engine) return engine;
   switch (w) {
     case "loop":
       return { field: "usPerStep", label: "µs/step" };
@@ -266,6 +272,8 @@ function unitOf(w: Workload): {
       return { field: "totalMs", label: "ms total, N = 10,000, param = maxConcurrency" };
     case "parts":
       return { field: "usPerTurn", label: "µs/turn (all turns)" };
+    default:
+      throw new Error(`no unit for workload ${w}`);
   }
 }
 
@@ -480,6 +488,7 @@ function checkTargets(rows: Row[]): TargetCheck[] {
       peaks.map((r) => `${r.store} ${fmt(r.nodestep!.peakRssMb)} MB`).join(", "),
     );
   }
+  checks.push(...engineTargets(rows));
   return checks;
 }
 
@@ -619,6 +628,10 @@ async function main(): Promise<void> {
       `\nConversation with images (issue 15): ${SCRIPT.imageChars.toLocaleString("en-US")}-character base64 image every ${SCRIPT.imageEvery} turns; bytes stored at the end against the images' own bytes (each once)\n`,
     );
     console.log(partsTable(rows));
+  }
+  if (rows.some((r) => r.workload === "threads")) {
+    console.log("\nMany threads at once (issue 20): memory per thread after the run\n");
+    console.log(threadsMemoryTable(rows));
   }
   const checks = checkTargets(rows);
   if (checks.length > 0) {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import "./zod-shared.js";
 import {
   type Case,
   type Figures,
@@ -13,6 +14,7 @@ import {
   type Workload,
   warmupCap,
 } from "./common.js";
+import { ENGINE_WORKLOADS, runEngineCase } from "./engine-cases.js";
 
 const IMPLS: readonly Impl[] = ["nodestep", "langgraph"];
 const WORKLOADS: readonly Workload[] = [
@@ -22,6 +24,9 @@ const WORKLOADS: readonly Workload[] = [
   "fanout",
   "fanout-limit",
   "parts",
+  "wide",
+  "long",
+  "threads",
 ];
 const STORES: readonly StoreKind[] = ["none", "memory", "sqlite", "postgres"];
 
@@ -43,7 +48,9 @@ if (!Number.isInteger(c.param) || c.param < 1) throw new Error(`worker: bad para
 const warmup = warmupArg === undefined ? warmupCap(c.workload) : Number(warmupArg);
 
 let figures: Figures;
-if (impl === "nodestep") {
+if (ENGINE_WORKLOADS.includes(c.workload)) {
+  figures = await runEngineCase(impl, c, warmup);
+} else if (impl === "nodestep") {
   const { runNodestep } = await import("./impl-nodestep.js");
   figures = await runNodestep(c, warmup);
 } else {

@@ -103,6 +103,11 @@ export interface RunPosition extends Waiting {
   answers: Record<string, JsonValue>;
   /** The superstep whose breakpoint the thread paused at and now continues past, if any. */
   passed?: number | null;
+  /**
+   * Whether `state` is this run's own copy, which its supersteps write in place (set by the
+   * first superstep that writes; a position loaded, cached or given starts without it).
+   */
+  ownsState?: boolean;
 }
 
 /** Options of one run as the engine sees them. */
@@ -133,7 +138,9 @@ export interface EngineRunOptions {
   subAgents: () => SubAgents;
   /**
    * Called after each superstep is applied, before the next is scheduled into the position:
-   * `state` is the state after it, `before` the state before it.
+   * `state` is the state after it; `before` holds each field the superstep wrote as it was
+   * before it (absent when the superstep added it; other fields may be missing). A throw or a
+   * rejection leaves the position's state as it was before the superstep.
    */
   onStepCommitted:
     | ((

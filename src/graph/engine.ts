@@ -13,6 +13,7 @@ import {
   RunCancelledError,
   StepLimitError,
 } from "../errors/index.js";
+import { type AbortRace, abortRace } from "./abort-race.js";
 import { breakpointAfter, breakpointBefore } from "./breakpoints.js";
 import { applyUpdates, commitStep } from "./commit.js";
 import type { EmitMode, TaskHost } from "./context.js";
@@ -64,6 +65,20 @@ export async function runLoop(
   pos: RunPosition,
   opts: EngineRunOptions,
 ): Promise<LoopEnd> {
+  const race = abortRace(opts.signal, () => cancelled(graph, opts.signal));
+  try {
+    return await loop(graph, pos, opts, race);
+  } finally {
+    race.close();
+  }
+}
+
+async function loop(
+  graph: EngineGraph,
+  pos: RunPosition,
+  opts: EngineRunOptions,
+  race: AbortRace,
+): Promise<LoopEnd> {
   let stepsThisRun = 0;
   const host = makeHost(opts);
   while (pos.tasks.length > 0) {
@@ -95,13 +110,20 @@ export async function runLoop(
         opts.traceContext,
       );
       try {
-        results = await runSuperstep(graph, pos, { ...opts, traceContext: s.context }, host, step);
+        results = await runSuperstep(
+          graph,
+          pos,
+          { ...opts, traceContext: s.context },
+          host,
+          step,
+          race,
+        );
         s.span.end();
       } catch (e) {
         endWithError(s.span, e);
         throw e;
       }
-    } else results = await runSuperstep(graph, pos, opts, host, step);
+    } else results = await runSuperstep(graph, pos, opts, host, step, race);
     let interrupted = false;
     let toParent = false;
     for (const r of results.values()) {
@@ -127,20 +149,27 @@ export async function runLoop(
       return { status: "interrupted", interrupts, results };
     }
     // Apply the updates in task order, schedule the next superstep, and commit it.
-    const applied = applyUpdates(graph, pos, results, opts.journal, step);
-    const state = applied instanceof Promise ? await applied : applied;
+    const pending = applyUpdates(graph, pos, results, opts.journal, step);
+    const applied = pending instanceof Promise ? await pending : pending;
+    const { state } = applied;
     let next: TaskSpec[] = [];
-    const pending = scheduleNext(graph, pos.tasks, results, state, next, new Set(), step + 1);
-    if (pending) await pending;
-    // Joins and deferred nodes (only in flows that have them, or a position that holds some).
     let waiting: Waiting | null = null;
-    if (graph.flow.waits || pos.deferred) {
-      const settled = settleNext(graph.flow, pos.tasks, results, next, pos, step + 1);
-      next = settled.next;
-      waiting = settled.waiting;
+    try {
+      const scheduled = scheduleNext(graph, pos.tasks, results, state, next, new Set(), step + 1);
+      if (scheduled) await scheduled;
+      // Joins and deferred nodes (only in flows that have them, or a position that holds some).
+      if (graph.flow.waits || pos.deferred) {
+        const settled = settleNext(graph.flow, pos.tasks, results, next, pos, step + 1);
+        next = settled.next;
+        waiting = settled.waiting;
+      }
+      if (opts.onStepCommitted)
+        await opts.onStepCommitted(step, pos.tasks, next, state, applied.before, waiting);
+    } catch (e) {
+      // Written in place: the position's state goes back to what it was before the superstep.
+      applied.undo?.();
+      throw e;
     }
-    if (opts.onStepCommitted)
-      await opts.onStepCommitted(step, pos.tasks, next, state, pos.state, waiting);
     const ran = pos.tasks;
     commitStep(pos, state, next, opts, step, waiting);
     stepsThisRun++;
@@ -191,6 +220,7 @@ async function runSuperstep(
   opts: EngineRunOptions,
   host: TaskHost,
   step: number,
+  race: AbortRace,
 ): Promise<Map<string, TaskResult>> {
   const run: StepRun = { graph, pos, opts, host, step };
   const results = new Map<string, TaskResult>();
@@ -209,7 +239,7 @@ async function runSuperstep(
     if (watch) emitTaskStart(opts, step, t, pos.state);
     try {
       const r = runTask(run, t);
-      results.set(t.id, r instanceof Promise ? await raceAbort(r, opts.signal, graph) : r);
+      results.set(t.id, r instanceof Promise ? await race.race(r) : r);
     } catch (e) {
       if (watch) emitTaskFailed(opts, step, t, e);
       throw e;
@@ -349,22 +379,4 @@ function afterTask(
     r.routes = frozenValue(r.routes);
     return opts.journal.taskFinished(step, t, r, defer);
   }
-}
-
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal, graph: EngineGraph): Promise<T> {
-  if (signal.aborted) return Promise.reject(cancelled(graph, signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled(graph, signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }

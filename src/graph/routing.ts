@@ -48,7 +48,9 @@ export interface Conditional<S> {
 
 /**
  * A conditional edge: after the superstep, `condition(state)` picks `target` when true,
- * `otherwise` (or nothing) when false.
+ * `otherwise` (or nothing) when false. `state` is the run's own state, not a copy: the
+ * condition reads it and must neither change it nor keep it (later supersteps write it in
+ * place); copy what it needs to keep.
  *
  * `options.ref` (`module#export`) names the condition so that `graph.toSpec()` can describe it
  * and `Graph.fromSpec` can find it again.

@@ -29,8 +29,30 @@ const MAX_TRACKED = 10_000;
 
 interface Budget {
   count: number;
-  /** `"<taskId>#<toolCallId>"` → whether that call was allowed; a call seen again (on resume) is not counted twice. */
-  calls: Map<string, boolean>;
+  /**
+   * `"<taskId>#<toolCallId>"` → whether that call was allowed; a call seen again (on resume) is
+   * not counted twice. The first call is held in `firstId` / `firstAllowed` and a map is made
+   * only for a second one: most runs make few calls, and the budgets of finished runs stay
+   * until {@link MAX_TRACKED} newer ones push them out (a map each cost about 300 bytes a run).
+   */
+  firstId: string | null;
+  firstAllowed: boolean;
+  calls: Map<string, boolean> | null;
+}
+
+function seenCall(b: Budget, id: string): boolean | undefined {
+  if (b.firstId === id) return b.firstAllowed;
+  return b.calls?.get(id);
+}
+
+function recordCall(b: Budget, id: string, allowed: boolean): void {
+  if (b.firstId === null) {
+    b.firstId = id;
+    b.firstAllowed = allowed;
+  } else {
+    b.calls ??= new Map();
+    b.calls.set(id, allowed);
+  }
 }
 
 /**
@@ -74,7 +96,7 @@ export function ToolLimitMiddleware(options: ToolLimitOptions): ToolLimitMiddlew
   function budgetFor(key: string): Budget {
     let b = budgets.get(key);
     if (b === undefined) {
-      b = { count: 0, calls: new Map() };
+      b = { count: 0, firstId: null, firstAllowed: false, calls: null };
       budgets.set(key, b);
       if (budgets.size > MAX_TRACKED) {
         const oldest = budgets.keys().next().value;
@@ -101,13 +123,13 @@ export function ToolLimitMiddleware(options: ToolLimitOptions): ToolLimitMiddlew
       const b = budgetFor(key);
       const id = ctx.toolCallId === null ? null : `${tc.taskId}#${ctx.toolCallId}`;
       if (id !== null) {
-        const seen = b.calls.get(id);
+        const seen = seenCall(b, id);
         if (seen === true) return undefined;
         if (seen === false) deny(ctx);
       }
       const allowed = b.count < max;
       if (allowed) b.count++;
-      if (id !== null) b.calls.set(id, allowed);
+      if (id !== null) recordCall(b, id, allowed);
       if (!allowed) deny(ctx);
       return undefined;
     },

@@ -8,6 +8,66 @@
  * @module
  */
 import { isPlainObject } from "../json/index.js";
+import { type Copier, copierFor } from "./shallow-copy.js";
+
+/**
+ * What is known of a state object once it has been copied: the fields that hold an object (a
+ * list or a plain object: what {@link copyState} copies) and its copier (shallow-copy.ts), found
+ * by one pass over the state the first time it is copied and kept up to date by
+ * {@link noteWrites}, so that copying a state of many fields costs little more than copying
+ * one of few, and the fields that hold primitives are not looked at one by one.
+ */
+interface Known {
+  objects: string[];
+  /** `null` after a key was added or deleted: found again on the next copy. */
+  copier: Copier | null;
+}
+
+const known = new WeakMap<object, Known>();
+
+function knownOf(state: Record<string, unknown>): Known {
+  let k = known.get(state);
+  if (k === undefined) {
+    const objects: string[] = [];
+    for (const key in state) {
+      const v = state[key];
+      if (typeof v === "object" && v !== null) objects.push(key);
+    }
+    k = { objects, copier: null };
+    known.set(state, k);
+  }
+  return k;
+}
+
+/**
+ * Tell {@link copyState} that `keys` of `state` were written in place (the engine's commit
+ * writes the run's own copy of the state; `added`: some of them were added or deleted). Every
+ * in-place write of a state object that may have been copied before must be told here.
+ */
+export function noteWrites(
+  state: Record<string, unknown>,
+  keys: readonly string[],
+  added: boolean,
+): void {
+  const k = known.get(state);
+  if (k === undefined) return;
+  if (added) k.copier = null;
+  const fields = k.objects;
+  for (const key of keys) {
+    const v = state[key];
+    const holds = typeof v === "object" && v !== null && Object.hasOwn(state, key);
+    const at = fields.indexOf(key);
+    if (holds && at < 0) fields.push(key);
+    else if (!holds && at >= 0) fields.splice(at, 1);
+  }
+}
+
+/** A shallow copy of `state` (its own object, the same values): `{ ...state }`, made faster. */
+export function shallowCopy(state: Record<string, unknown>): Record<string, unknown> {
+  const k = knownOf(state);
+  k.copier ??= copierFor(state);
+  return k.copier(state);
+}
 
 /**
  * A copy of `state` whose list and plain-object fields are copied too (one level); with
@@ -17,8 +77,10 @@ export function copyState(
   state: Record<string, unknown>,
   over: Record<string, unknown> | null = null,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key in state) out[key] = copyValue(state[key]);
+  const k = knownOf(state);
+  k.copier ??= copierFor(state);
+  const out = k.copier(state);
+  for (const key of k.objects) out[key] = copyValue(state[key]);
   if (over !== null) for (const key in over) out[key] = copyValue(over[key]);
   return out;
 }
