@@ -18,6 +18,7 @@ export {
   Send,
   START,
   type StateStore,
+  type StoredEvent,
   tool,
   when,
 } from "nodestep";
