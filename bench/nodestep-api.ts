@@ -30,4 +30,5 @@ export type {
   ContentPart,
 } from "nodestep/chat";
 export { PostgresStateStore } from "nodestep/postgres";
+export { createServer } from "nodestep/server";
 export { SqliteStateStore } from "nodestep/sqlite";
