@@ -292,8 +292,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const s = new SqliteStateStore({ path: kind! });
     await writeThread(s, 10_000);
     await s.close();
-  }
-  else {
+  } else {
     const args = process.argv.slice(2);
     const json = args.includes("--json") ? args[args.indexOf("--json") + 1] : undefined;
     const n = args.includes("--events") ? Number(args[args.indexOf("--events") + 1]) : 10_000;

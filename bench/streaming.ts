@@ -23,9 +23,14 @@ import { writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
-import { AIMessage, HumanMessage as LgHuman } from "@langchain/core/messages";
+import { type AIMessage, HumanMessage as LgHuman } from "@langchain/core/messages";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import { END as LG_END, MessagesAnnotation, START as LG_START, StateGraph } from "@langchain/langgraph";
+import {
+  END as LG_END,
+  START as LG_START,
+  MessagesAnnotation,
+  StateGraph,
+} from "@langchain/langgraph";
 import { median } from "./common.js";
 import {
   buildReactAgent,

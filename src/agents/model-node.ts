@@ -9,13 +9,7 @@ import { assembleStream } from "../chat/assemble-stream.js";
 import { AIMessage, type Message, SystemMessage } from "../chat/messages.js";
 import { type ReasoningOptions, textOf } from "../chat/parts.js";
 import { ToolCall } from "../chat/tool-call.js";
-import {
-  type Chat,
-  ChatRequest,
-  ChatResponse,
-  type ChatStreamChunk,
-  type ToolChoice,
-} from "../chat/types.js";
+import { type Chat, ChatRequest, ChatResponse, type ToolChoice } from "../chat/types.js";
 import { ModelProviderError, StructuredOutputError, ValueError } from "../errors/index.js";
 import type { NodeContext } from "../graph/context.js";
 import { type Node, node } from "../graph/node.js";
