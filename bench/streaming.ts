@@ -118,6 +118,9 @@ export async function streamingFigures(tokens = 10_000, reps = 5): Promise<Strea
   const app = createServer({ graph: served as never });
   const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
   await new Promise<void>((r) => server.once("listening", () => r()));
+  // The LangGraph.js cases take seconds between two HTTP cases: a keep-alive connection the
+  // server closed after its default 5 s would be reused by fetch as it closes (ECONNRESET).
+  (server as unknown as { keepAliveTimeout: number }).keepAliveTimeout = 600_000;
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let thread = 0;
 
