@@ -18,6 +18,7 @@ export {
   Send,
   START,
   type StateStore,
+  type StoredEvent,
   tool,
   when,
 } from "nodestep";
@@ -29,4 +30,5 @@ export type {
   ContentPart,
 } from "nodestep/chat";
 export { PostgresStateStore } from "nodestep/postgres";
+export { createServer } from "nodestep/server";
 export { SqliteStateStore } from "nodestep/sqlite";

@@ -10,7 +10,9 @@
  *                      react, thread, fanout, postgres, parts (issue 15: 1,000 turns with an
  *                      image every 10 turns, memory and SQLite, nodestep only), memory
  *                      (long-term memory, bench/memory.ts), models (the per-call overhead of
- *                      fromAISdk and fallbackChat, bench/models.ts), or
+ *                      fromAISdk and fallbackChat, bench/models.ts), cold, streaming and
+ *                      postgres-ab (issue 20: bench/cold-load.ts, bench/streaming.ts,
+ *                      bench/postgres-ab.ts, each a process of its own), or
  *                      workload/store (react/sqlite) or workload/store/param (react/memory/1000)
  *                      Issue 20: wide, long, threads (bench/engine-plan.ts).
  *   --quick            one repetition, and skip the LangGraph.js runs that take minutes
@@ -74,8 +76,8 @@ const PLAN: Plan[] = [
   ),
   { workload: "react", store: "postgres", param: 200, group: "postgres", slowLanggraph: true },
   { workload: "thread", store: "postgres", param: 200, group: "postgres", slowLanggraph: true },
-  // Issue 3's 1,000-turn conversation on PostgreSQL, nodestep only (LangGraph.js: T = 200 above).
-  { workload: "thread", store: "postgres", param: 1000, group: "postgres", nodestepOnly: true },
+  // Issue 3's 1,000-turn conversation on PostgreSQL (issue 20, item 3: against PostgresSaver too).
+  { workload: "thread", store: "postgres", param: 1000, group: "postgres", slowLanggraph: true },
   // Issue 15: the 1,000-turn conversation with a 100 kB image every 10 turns, nodestep only.
   ...(["memory", "sqlite"] as const).map(
     (store): Plan => ({
@@ -506,7 +508,7 @@ function targetsTable(checks: TargetCheck[]): string {
 // ---- main ----
 
 const USAGE = `usage: npm run bench -- [--json FILE] [--only a,b] [--quick] [--impl nodestep|langgraph] [--reps N]
-  --only takes workloads (import, loop, react, thread, fanout, postgres, parts, memory), workload/store (react/sqlite)
+  --only takes workloads (import, loop, react, thread, fanout, postgres, parts, memory, cold, streaming, postgres-ab), workload/store (react/sqlite)
   or workload/store/param (react/memory/1000); see the header of bench/run.ts`;
 
 async function main(): Promise<void> {
@@ -676,4 +678,50 @@ function runMemoryWorkload(quick: boolean): Promise<void> {
   });
 }
 
-await main();
+/**
+ * Issue 20's workloads that run as scripts of their own (each in one process, both sides
+ * alternating in it): `cold` (bench/cold-load.ts), `streaming` (bench/streaming.ts) and
+ * `postgres-ab` (bench/postgres-ab.ts). Each prints its table; with `--json FILE` it writes
+ * `FILE` with `.<group>.json` for `.json`.
+ */
+const SCRIPTS = [
+  { group: "cold", file: "./cold-load.ts", quick: ["--reps", "1"] },
+  { group: "streaming", file: "./streaming.ts", quick: ["--reps", "2"] },
+  { group: "postgres-ab", file: "./postgres-ab.ts", quick: ["--reps", "1"] },
+] as const;
+
+async function runScripts(argv: string[]): Promise<void> {
+  let args: Args;
+  try {
+    args = parseArgs(argv);
+  } catch {
+    return;
+  }
+  for (const s of SCRIPTS) {
+    if (args.only !== null && !args.only.includes(s.group)) continue;
+    const extra = [
+      ...(args.json ? ["--json", args.json.replace(/(\.json)?$/, `.${s.group}.json`)] : []),
+      ...(args.quick ? s.quick : []),
+    ];
+    console.log("");
+    await new Promise<void>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", fileURLToPath(new URL(s.file, import.meta.url)), ...extra],
+        { stdio: "inherit" },
+      );
+      child.on("exit", (code) => {
+        if (code !== 0) process.exitCode = 1;
+        resolve();
+      });
+    });
+  }
+}
+
+const only = (() => {
+  const i = process.argv.indexOf("--only");
+  return i < 0 ? null : (process.argv[i + 1] ?? "").split(",").filter(Boolean);
+})();
+// `--only` naming nothing but these scripts' groups runs only them.
+if (only === null || !only.every((o) => SCRIPTS.some((s) => s.group === o))) await main();
+await runScripts(process.argv.slice(2));

@@ -232,9 +232,12 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
           if (!stream) return ChatResponse(await chat.complete(sending, { signal: ctx.signal }));
           const sent = { chunks: 0 };
           try {
-            return await assembleStream(
-              emitting(chat.stream(sending, { signal: ctx.signal }), ctx, sent),
-            );
+            return await assembleStream(chat.stream(sending, { signal: ctx.signal }), {
+              onChunk: (chunk) => {
+                sent.chunks++;
+                ctx.emit(chunk, TOKENS);
+              },
+            });
           } catch (e) {
             // Its tokens are out: retrying would send them twice (see ModelRetryMiddleware).
             if (sent.chunks > 0) markStreamed(e);
@@ -315,17 +318,8 @@ function outputJsonSchema(owner: string, schema: z.ZodType): JsonObject {
   return rest;
 }
 
-async function* emitting(
-  chunks: AsyncIterable<ChatStreamChunk>,
-  ctx: NodeContext,
-  sent: { chunks: number },
-): AsyncGenerator<ChatStreamChunk> {
-  for await (const chunk of chunks) {
-    sent.chunks++;
-    ctx.emit(chunk, { mode: "tokens" });
-    yield chunk;
-  }
-}
+/** The emit options of a `"tokens"` event (one object for every chunk). */
+const TOKENS = { mode: "tokens" } as const;
 
 function parseOutput(
   schema: z.ZodType,

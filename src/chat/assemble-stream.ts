@@ -27,11 +27,13 @@ interface PartialReasoning {
  *
  * @param chunks - the chunks produced by `Chat.stream`.
  * @param options.provider - provider named in errors and on reasoning parts whose deltas name none (default `"stream"`).
+ * @param options.onChunk - called with each chunk as it arrives, before it is collected (a
+ *   model node sends it as a `"tokens"` event from here: no second iterator per chunk).
  * @throws ModelProviderError if a streamed tool call has no id or no name.
  */
 export async function assembleStream(
   chunks: AsyncIterable<ChatStreamChunk>,
-  options: { provider?: string } = {},
+  options: { provider?: string; onChunk?: (chunk: ChatStreamChunk) => void } = {},
 ): Promise<ChatResponse> {
   const provider = options.provider ?? "stream";
   let text: string | null = null;
@@ -44,7 +46,9 @@ export async function assembleStream(
   let raw: unknown = null;
   const calls = new Map<number, PartialCall>();
   let reasoning: Map<number, PartialReasoning> | null = null;
+  const onChunk = options.onChunk;
   for await (const chunk of chunks) {
+    if (onChunk) onChunk(chunk);
     if (chunk.contentDelta != null) text = (text ?? "") + chunk.contentDelta;
     if (chunk.contentPart != null) {
       parts ??= [];

@@ -15,7 +15,7 @@ import type { InterruptInfo } from "../errors/index.js";
 import { LeaseLostError, StateStoreError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { StateDefinition } from "../state/define-state.js";
-import type { NewEvent, StateStore } from "../stores/types.js";
+import type { NewEvent, StateStore, StoredEvent } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
 import { type BusyPolicy, takeLease } from "./busy.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
@@ -186,16 +186,21 @@ export class ThreadJournal implements RunJournal {
     }
     const batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
     this.#buffer = [];
-    const lapsed = this.#renewDue();
+    // A store that appends as the lease's holder extends the lease with each append: no
+    // renewal is needed before one.
+    const leased = this.store.appendLeased !== undefined;
+    const lapsed = !leased && this.#renewDue();
     const run = async (b: NewEvent[], queued: boolean) => {
       try {
         // A renewal may have failed (or not come in time) while earlier appends were queued:
         // this one is not sent. (Not queued: checked just above.)
         if (queued) this.#checkLease();
         if (this.#lost) throw this.#lost;
-        if (queued ? this.#renewDue() : lapsed) await this.#renewInPlace();
+        if (!leased && (queued ? this.#renewDue() : lapsed)) await this.#renewInPlace();
         if (this.#lost) throw this.#lost;
-        const stored = await this.store.append(this.threadId, this.branchId, b, this.lastSeq);
+        const stored = leased
+          ? await this.#appendLeased(b)
+          : await this.store.append(this.threadId, this.branchId, b, this.lastSeq);
         const last = stored[stored.length - 1];
         if (last) {
           this.lastSeq = last.seq;
@@ -215,6 +220,31 @@ export class ThreadJournal implements RunJournal {
     }
     this.#tail = p.catch(() => {});
     return p;
+  }
+
+  /**
+   * One append through `store.appendLeased`: the sequence check, the lease's extension and the
+   * stop request in one step. A lease another owner holds now loses it (nothing was written).
+   */
+  async #appendLeased(b: NewEvent[]): Promise<StoredEvent[]> {
+    const sent = performance.now();
+    const res = await this.store.appendLeased!(this.threadId, this.branchId, b, this.lastSeq, {
+      owner: this.runId,
+      ttlMs: this.leaseTtlMs,
+    });
+    if (!res.held) {
+      this.#loseLease("another writer holds it now", undefined);
+      throw (
+        this.#lost ??
+        new LeaseLostError(
+          `Run "${this.runId}" lost the lease of thread "${this.threadId}" (branch "${this.branchId}"): another writer holds it now. Nothing was written.`,
+          { threadId: this.threadId, branchId: this.branchId },
+        )
+      );
+    }
+    if (!this.#lost && sent > this.#heldSince) this.#heldSince = sent;
+    if (res.stopBy !== null) this.stoppedBy = res.stopBy;
+    return res.events;
   }
 
   /**
@@ -324,7 +354,11 @@ export class ThreadJournal implements RunJournal {
     // Asked alongside the commit (not after it), at most every STOP_CHECK_MS: a stop request
     // is seen at this boundary, or (in a run of quick supersteps) within STOP_CHECK_MS.
     const now = performance.now();
-    const check = this.store.stopRequested && now - this.#stopCheckedAt >= STOP_CHECK_MS;
+    // (A store that appends as the lease's holder answers it with every append.)
+    const check =
+      this.store.stopRequested &&
+      !this.store.appendLeased &&
+      now - this.#stopCheckedAt >= STOP_CHECK_MS;
     if (check) this.#stopCheckedAt = now;
     const asked = check
       ? this.store.stopRequested!(this.threadId, this.branchId, this.runId).catch(

@@ -10,7 +10,13 @@ import { nodeCrypto } from "../lazy.js";
 import { initialState, type StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
 import { coldMode } from "./cold-mode.js";
-import { indexParts, type PartIndex, resolveParts, shrinkParts } from "./snapshot-parts.js";
+import {
+  hasBigPart,
+  indexParts,
+  type PartIndex,
+  resolveParts,
+  shrinkParts,
+} from "./snapshot-parts.js";
 import { emptyPosition, foldEvents, type ThreadPosition } from "./thread-state.js";
 
 /** A folded position and the seq of the branch's snapshot it was last compared with. */
@@ -56,8 +62,6 @@ export async function loadPosition(
   const position = foldEvents(def, base, events);
   if (events.length >= SNAPSHOT_AFTER_EVENTS && branch) {
     // This load had to fold a long tail: keep a snapshot so the next cold load does not.
-    // (Runs write none: a process that keeps a thread's position in memory never needs one,
-    // and the log then holds each message once.)
     // Large parts that events of the branch hold are kept as references, not repeated.
     try {
       indexParts(events, parts);
@@ -73,6 +77,49 @@ export async function loadPosition(
     }
   }
   return { position, snapshotSeq };
+}
+
+/**
+ * A run that ended its branch at least this many events past the branch's snapshot writes a
+ * new one (see {@link snapshotAfterRun}), so that a new process loading a long thread reads
+ * the snapshot and at most about this many events, however many runs wrote them.
+ */
+export const SNAPSHOT_AFTER_RUN_EVENTS = 4096;
+
+/**
+ * After a run that completed: when the branch grew {@link SNAPSHOT_AFTER_RUN_EVENTS} events or
+ * more past its snapshot, keep a snapshot of the run's final position (the position the run's
+ * events fold to: the next warm run continues from the same object). A position that holds a
+ * large binary part is not kept so (the run does not know which events hold its parts; the
+ * next cold load folds and keeps a snapshot that refers to them). Best effort, like every
+ * snapshot: a failed write changes nothing.
+ * @returns the seq of the branch's snapshot afterwards.
+ */
+export async function snapshotAfterRun(
+  store: StateStore,
+  def: StateDefinition | null,
+  threadId: string,
+  branchId: string,
+  cached: CachedPosition,
+): Promise<number> {
+  const { position, snapshotSeq } = cached;
+  if (position.lastSeq - snapshotSeq < SNAPSHOT_AFTER_RUN_EVENTS) return snapshotSeq;
+  // (Every field a fold sets, as a fold of the events sets it: the run's object leaves out
+  // the ones that stayed empty.)
+  const data = {
+    ...emptyPosition(def),
+    ...position,
+    breakpoint: position.breakpoint ?? null,
+    passed: position.passed ?? null,
+    definition: definitionKey(def),
+  } as unknown as JsonValue;
+  if (hasBigPart(data)) return snapshotSeq;
+  try {
+    await store.saveSnapshot(threadId, branchId, { seq: position.lastSeq, data });
+    return position.lastSeq;
+  } catch {
+    return snapshotSeq;
+  }
 }
 
 /** The `format` of a snapshot that refers to parts held by events (older readers, which know format 1 only, do not use it). */

@@ -39,6 +39,7 @@ import type { Graph, GraphInput, GraphState } from "./graph.js";
 import { checkInputFields, type FieldSchema, pickOutput } from "./io-schema.js";
 import { setWaiting } from "./joins.js";
 import { ThreadJournal } from "./journal.js";
+import { snapshotAfterRun } from "./load-position.js";
 import {
   encodeParentCommand,
   isSubgraphRun,
@@ -428,10 +429,12 @@ export async function runGraph<D extends StateDefinition | null>(
     }
     folded.lastSeq = journal.lastSeq;
     folded.lastEventId = journal.lastEventId;
-    rememberPosition(positions, store, threadId, branchId, {
-      position: folded,
-      snapshotSeq: loaded.snapshotSeq,
-    });
+    const cached = { position: folded, snapshotSeq: loaded.snapshotSeq };
+    // A long thread keeps a snapshot now and then, so that a new process reads little of it.
+    if (end.status !== "interrupted") {
+      cached.snapshotSeq = await snapshotAfterRun(store, graph.state, threadId, branchId, cached);
+    }
+    rememberPosition(positions, store, threadId, branchId, cached);
     return result(pos, end);
   } finally {
     await journal.close();

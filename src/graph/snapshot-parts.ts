@@ -87,6 +87,15 @@ export function shrinkParts(value: JsonValue, index: PartIndex): JsonValue | nul
   return changed ? out : null;
 }
 
+/** Whether `value` holds a large part (an image, file or audio whose `data` is a long string). */
+export function hasBigPart(value: JsonValue): boolean {
+  if (Array.isArray(value)) return value.some(hasBigPart);
+  if (!isObj(value)) return false;
+  if (isBigPart(value)) return true;
+  for (const k in value) if (hasBigPart(value[k]!)) return true;
+  return false;
+}
+
 function refOf(v: JsonValue | undefined): PartRef | null {
   if (!isObj(v) || typeof v.$event !== "number" || !Array.isArray(v.$path)) return null;
   return { seq: v.$event, path: v.$path as (string | number)[] };

@@ -1,5 +1,10 @@
+/**
+ * The run registry: runs being started are waited for (the UI stream's resume route), and the run
+ * buffer reads by index (issue 20, item 4: a 10,000-token run was read by filtering the whole
+ * buffer after each write).
+ */
 import { describe, expect, it } from "vitest";
-import { RunRegistry } from "./run-registry.js";
+import { RunRegistry, ServerRun } from "./run-registry.js";
 
 const options = {
   bufferEvents: 10,
@@ -39,5 +44,42 @@ describe("RunRegistry.currentOrStarting (the UI stream's resume route)", () => {
     expect(await asked).toBeNull();
     // Settled runs are forgotten: a later question does not wait.
     expect(await registry.currentOrStarting("t1", "main")).toBeNull();
+  });
+});
+
+function run(limit: number, events: number): ServerRun {
+  const r = new ServerRun(
+    { threadId: "t", branchId: "main", detached: false },
+    limit,
+    new AbortController(),
+  );
+  for (let i = 1; i <= events; i++) r.push("tokens", { i });
+  return r;
+}
+
+describe("ServerRun.since", () => {
+  it("answers the events after an id, in order", () => {
+    const r = run(10, 5);
+    expect(r.since(0)?.map((e) => e.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(r.since(3)).toEqual([
+      { id: 4, event: "tokens", data: { i: 4 } },
+      { id: 5, event: "tokens", data: { i: 5 } },
+    ]);
+    expect(r.since(5)).toEqual([]);
+  });
+
+  it("keeps the last `limit` events as more come, and refuses ids dropped before them", () => {
+    const r = run(4, 25);
+    expect(r.firstBufferedId).toBe(22);
+    expect(r.lastEventId).toBe(25);
+    expect(r.since(21)?.map((e) => e.id)).toEqual([22, 23, 24, 25]);
+    expect(r.since(23)?.map((e) => (e.data as { i: number }).i)).toEqual([24, 25]);
+    expect(r.since(20)).toBe(null);
+    r.push("end", { status: "done" });
+    expect(r.since(24)?.map((e) => [e.id, e.event])).toEqual([
+      [25, "tokens"],
+      [26, "end"],
+    ]);
+    expect(r.firstBufferedId).toBe(23);
   });
 });

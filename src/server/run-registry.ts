@@ -89,7 +89,9 @@ export class ServerRun {
   endedAt: string | null = null;
   /** What the run failed with, for a replay (the UI stream's `error` chunk). */
   failure: unknown = null;
-  private readonly entries: RunEntry[] = [];
+  /** The buffered events are `entries[head…]`, with ids from `firstBufferedId` up, one apart. */
+  private entries: RunEntry[] = [];
+  private head = 0;
   private lastId = 0;
   private readonly limit: number;
   private waiters: Array<() => void> = [];
@@ -112,7 +114,7 @@ export class ServerRun {
 
   /** The id of the oldest buffered event (`lastEventId + 1` when none is buffered). */
   get firstBufferedId(): number {
-    return this.entries[0]?.id ?? this.lastId + 1;
+    return this.entries[this.head]?.id ?? this.lastId + 1;
   }
 
   get finished(): boolean {
@@ -122,7 +124,14 @@ export class ServerRun {
   /** Add an event; drops the oldest beyond the buffer's limit; wakes the joined clients. */
   push(event: string, data: unknown): void {
     this.entries.push({ id: ++this.lastId, event, data });
-    if (this.entries.length > this.limit) this.entries.shift();
+    if (this.entries.length - this.head > this.limit) {
+      // Dropped by moving the head; the array is compacted once half of it is dropped.
+      this.entries[this.head++] = undefined as unknown as RunEntry;
+      if (this.head * 2 > this.entries.length) {
+        this.entries = this.entries.slice(this.head);
+        this.head = 0;
+      }
+    }
     this.wake();
   }
 
@@ -139,8 +148,10 @@ export class ServerRun {
    * (`afterId + 1 < firstBufferedId`).
    */
   since(afterId: number): RunEntry[] | null {
-    if (afterId + 1 < this.firstBufferedId) return null;
-    return this.entries.filter((e) => e.id > afterId);
+    const first = this.firstBufferedId;
+    if (afterId + 1 < first) return null;
+    // Ids are contiguous: the events after `afterId` start at a known index (no scan).
+    return this.entries.slice(this.head + Math.max(0, afterId + 1 - first));
   }
 
   /** Resolves at the next event or at the end of the run. */

@@ -9,6 +9,7 @@ export type {
   BranchInfo,
   DeleteThreadOptions,
   EventType,
+  LeasedAppend,
   ListThreadsOptions,
   NewEvent,
   Snapshot,

@@ -97,6 +97,16 @@ export interface DeleteThreadOptions {
   children?: boolean;
 }
 
+/** What {@link StateStore.appendLeased} answers. */
+export interface LeasedAppend {
+  /** The stored events, with their ids and seqs (`[]` when `held` is `false`). */
+  events: StoredEvent[];
+  /** Whether the owner still held the lease (and so the events were written and the lease extended). */
+  held: boolean;
+  /** The run that asked the owner to stop (see {@link StateStore.requestStop}), or `null`. */
+  stopBy: string | null;
+}
+
 /** A snapshot of a branch's state after the event `seq`. */
 export interface Snapshot {
   seq: number;
@@ -214,6 +224,30 @@ export interface StateStore {
    * at a superstep commit (alongside the commit's append), at most once every 25 ms.
    */
   stopRequested?(threadId: string, branchId: string, owner: string): Promise<string | null>;
+
+  /**
+   * Optional (a run falls back to {@link append} with {@link renewLease} and
+   * {@link stopRequested}): append as the holder of the branch's lease, in one step — on a
+   * database, one statement, so one round trip. When `lease.owner` still holds the lease (also
+   * one whose time to live ran out, as long as no other owner took it since) it is extended to
+   * `lease.ttlMs` from now and the events are appended as {@link append} does; when it does
+   * not, nothing is written or extended and `held` is `false`. `stopBy` is what
+   * {@link stopRequested} would answer for `owner` (read in the same step).
+   *
+   * A run uses it for every append: each superstep's write then checks the sequence, keeps
+   * the lease and reads a stop request together.
+   * @returns the stored events (`[]` when `held` is `false`), `held`, and `stopBy`.
+   * @throws what {@link append} throws (`ConcurrentWriteError` when the branch is not at
+   *   `expectedLastSeq` and the lease is held), and StateStoreError for an empty owner or a
+   *   ttl ≤ 0.
+   */
+  appendLeased?(
+    threadId: string,
+    branchId: string,
+    events: NewEvent[],
+    expectedLastSeq: number,
+    lease: { owner: string; ttlMs: number },
+  ): Promise<LeasedAppend>;
 
   /** Give the lease back; a no-op when `owner` does not hold it. */
   releaseLease(threadId: string, branchId: string, owner: string): Promise<void>;

@@ -3,7 +3,8 @@
  * alive"), checked by structure rather than by timing or heap sizes: over 2,000 agent turns on
  * a MemoryStateStore, every turn appends the same events of the same size, the log is never
  * read again after the first turn (the graph keeps one folded position per thread), and the
- * folded position kept in snapshots holds no per-step data once a run has completed.
+ * folded positions kept in snapshots (by a run past 4,096 events, and by a cold load) hold no
+ * per-step data once a run has completed.
  */
 import { expect, it } from "vitest";
 import { buildReactAgent, runAgent } from "../../src/agents/index.js";
@@ -68,13 +69,27 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
   expect(size(runs[TURNS - 1]!) - size(runs[9]!)).toBeLessThanOrEqual(12);
   expect(size(runs[TURNS - 1]!) - size(runs[9]!)).toBeGreaterThanOrEqual(0);
 
-  // A graph that keeps the thread's position in memory writes no snapshot; a cold load (a new
-  // graph, as in a new process) folds the log once and keeps a snapshot of a folded position
-  // without per-step data, so the next cold load reads only the tail.
-  expect(store.snapshots).toEqual([]);
+  // A graph that keeps the thread's position in memory writes a snapshot only when a run ends
+  // its branch SNAPSHOT_AFTER_RUN_EVENTS (4,096) events past the last one: here once, at the
+  // end of turn 1,366 (seq 4,098). A cold load (a new graph, as in a new process) reads that
+  // snapshot and folds the tail (1,902 events), and keeps a snapshot of the folded position
+  // without per-step data, so the next cold load reads only what comes after.
+  expect(store.snapshots.map((s) => s.seq)).toEqual([4098]);
   const cold = buildReactAgent(echo, { tools: [], stateStore: store });
   expect((await cold.getState("long")).state.messages).toHaveLength(2 * TURNS);
-  expect(store.snapshots.map((s) => s.seq)).toEqual([3 * TURNS]);
+  expect(store.snapshots.map((s) => s.seq)).toEqual([4098, 3 * TURNS]);
+  // Reads: the first turn's, this test's own (above), and the cold load's one read of the tail.
+  expect(store.reads).toBe(3);
+  for (const kept of store.snapshots) {
+    const data = kept.data as Record<string, unknown>;
+    expect([data.known, data.caches, data.interrupts, data.answers, data.tasks]).toEqual([
+      {},
+      {},
+      [],
+      {},
+      [],
+    ]);
+  }
   const last = store.snapshots.at(-1)!.data as Record<string, unknown>;
   expect(Object.keys(last).sort()).toEqual([
     "answers",

@@ -105,6 +105,27 @@ function dyingAfterHandoff(store: StateStore, parent: string): StateStore {
         };
         return append;
       }
+      if (prop === "appendLeased" && target.appendLeased) {
+        // A run's appends on a store that has it (PostgreSQL) come this way: the same death.
+        const appendLeased: NonNullable<StateStore["appendLeased"]> = async (
+          threadId,
+          branchId,
+          events,
+          expected,
+          lease,
+        ) => {
+          if (handed && threadId === parent) throw new Error("the process died");
+          const res = await target.appendLeased!(threadId, branchId, events, expected, lease);
+          if (
+            events.some(
+              (e) => e.type === "run_finished" && isPlainObject(e.data) && "toParent" in e.data,
+            )
+          )
+            handed = true;
+          return res;
+        };
+        return appendLeased;
+      }
       const v = Reflect.get(target, prop, target);
       return typeof v === "function" ? v.bind(target) : v;
     },

@@ -61,6 +61,7 @@ export const coldCounts = { calls: 0, storesOpened: 0, storesKept: 0 };
 /** The methods of the `StateStore` contract a test may replace on an instance to watch it. */
 const CONTRACT = [
   "append",
+  "appendLeased",
   "read",
   "getBranch",
   "getEvent",

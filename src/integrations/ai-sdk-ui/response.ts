@@ -34,29 +34,71 @@ export interface UIStreamResponseOptions extends UIStreamOptions {
 /**
  * Chunks as server-sent events: `data: <chunk as JSON>\n\n` each, then `data: [DONE]\n\n`,
  * UTF-8. Cancelling the stream (the client went away) closes `chunks`.
+ *
+ * With `options.cancel` (what stops the source of `chunks`: {@link uiStreamResponse} passes
+ * the run stream's `return`), chunks that are ready together go out as one piece of the body
+ * (at most {@link SSE_BATCH} of them): after the first chunk of a piece, the chunks that
+ * arrive before the event loop's next turn (`setImmediate`) join it. A token stream then
+ * costs a write per turn of the event loop, not per token; no chunk waits longer than that
+ * turn. (A chunk asked for and not yet there may be outstanding when the body is cancelled;
+ * `cancel` stops its source, so that it settles.) Without it, one chunk per piece.
  */
-export function uiChunksToSse(chunks: AsyncIterable<UIStreamChunk>): ReadableStream<Uint8Array> {
+export function uiChunksToSse(
+  chunks: AsyncIterable<UIStreamChunk>,
+  options: { cancel?: () => unknown } = {},
+): ReadableStream<Uint8Array> {
+  const batch = options.cancel !== undefined;
   const encoder = new TextEncoder();
   const iterator = chunks[Symbol.asyncIterator]();
   let done = false;
+  /** A `next()` asked for and not used yet (it lost the race with the turn's end). */
+  let pending: Promise<IteratorResult<UIStreamChunk>> | null = null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (done) return;
-      const r = await iterator.next();
-      if (r.done) {
-        done = true;
-        controller.enqueue(encoder.encode("data: [DONE]\n\n"));
-        controller.close();
-        return;
+      let r = await (pending ?? iterator.next());
+      pending = null;
+      let text = "";
+      let turnOver = false;
+      const turn = new Promise<typeof TURN>((resolve) =>
+        setImmediate(() => {
+          turnOver = true;
+          resolve(TURN);
+        }),
+      );
+      for (let n = 0; ; n++) {
+        if (r.done) {
+          done = true;
+          controller.enqueue(encoder.encode(`${text}data: [DONE]\n\n`));
+          controller.close();
+          return;
+        }
+        text += `data: ${JSON.stringify(r.value)}\n\n`;
+        if (!batch || n + 1 >= SSE_BATCH || turnOver) break;
+        const next = iterator.next();
+        const won = await Promise.race([next, turn]);
+        if (won === TURN) {
+          // (Read by the next pull; a failure of it is reported there, not as unhandled.)
+          next.catch(() => {});
+          pending = next;
+          break;
+        }
+        r = won;
       }
-      controller.enqueue(encoder.encode(`data: ${JSON.stringify(r.value)}\n\n`));
+      controller.enqueue(encoder.encode(text));
     },
     async cancel() {
       done = true;
+      if (pending) await options.cancel?.();
       await iterator.return?.();
     },
   });
 }
+
+/** At most this many chunks go out in one piece of a UI stream's body. */
+export const SSE_BATCH = 256;
+
+const TURN = Symbol("turn");
 
 /**
  * A run's stream as the web `Response` `useChat` reads: the chunks of
@@ -81,7 +123,10 @@ export function uiStreamResponse(
   options: UIStreamResponseOptions = {},
 ): Response {
   const { status, headers, ...streamOptions } = options;
-  return new Response(uiChunksToSse(toUIMessageChunks(events, streamOptions)), {
+  const run = events[Symbol.asyncIterator]();
+  const source: AsyncIterable<StreamEvent> = { [Symbol.asyncIterator]: () => run };
+  const chunks = toUIMessageChunks(source, streamOptions);
+  return new Response(uiChunksToSse(chunks, { cancel: () => run.return?.() }), {
     status: status ?? 200,
     headers: { ...UI_STREAM_HEADERS, ...headers },
   });

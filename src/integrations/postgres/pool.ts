@@ -39,6 +39,13 @@ export interface PostgresPoolClient {
 export interface PostgresPool {
   /** Check a connection out (given back with `release`). */
   connect(): Promise<PostgresPoolClient>;
-  /** Run one SQL statement on any free connection. */
-  query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
+  /**
+   * Run one SQL statement on any free connection: its text with `values`, or a named statement
+   * (`{ name, text, values }`, which pg prepares once per connection and then runs by name; the
+   * state store's appends are sent so).
+   */
+  query(
+    text: string | { name: string; text: string; values: unknown[] },
+    values?: unknown[],
+  ): Promise<PostgresQueryResult>;
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { StateStoreError } from "../../errors/index.js";
 import {
@@ -42,6 +43,7 @@ import {
 import type {
   BranchInfo,
   DeleteThreadOptions,
+  LeasedAppend,
   ListThreadsOptions,
   NewEvent,
   Snapshot,
@@ -217,7 +219,8 @@ export class PostgresStateStore implements StateStore {
   }
 
   /**
-   * Append events to a branch in one statement; see {@link StateStore.append}.
+   * Append events to a branch in one statement (a named, prepared statement: one round trip);
+   * see {@link StateStore.append}.
    * @throws ConcurrentWriteError when the branch is not at `expectedLastSeq`; UnknownBranchError
    *   for an unknown branch other than "main"; StateStoreError for non-JSON data (with `field`),
    *   a database error, or a closed store. Nothing is written when it throws.
@@ -228,6 +231,35 @@ export class PostgresStateStore implements StateStore {
     events: NewEvent[],
     expectedLastSeq: number,
   ): Promise<StoredEvent[]> {
+    return (await this.#append(threadId, branchId, events, expectedLastSeq, null)).events;
+  }
+
+  /**
+   * Append as the lease's holder in one statement, one round trip (see
+   * {@link StateStore.appendLeased}): the statement extends `owner`'s row in `leases` to
+   * `ttlMs` ms of the database's clock from now, advances `branches.last_seq` only where it is
+   * still `expectedLastSeq` and the lease row was `owner`'s, inserts the events, and returns
+   * the row's `stop_by`. A run sends one such statement per superstep and nothing else.
+   * @throws what {@link append} throws; StateStoreError for an empty owner or a ttl ≤ 0.
+   */
+  async appendLeased(
+    threadId: string,
+    branchId: string,
+    events: NewEvent[],
+    expectedLastSeq: number,
+    lease: { owner: string; ttlMs: number },
+  ): Promise<LeasedAppend> {
+    checkLease(threadId, branchId, lease?.owner, lease?.ttlMs);
+    return this.#append(threadId, branchId, events, expectedLastSeq, lease);
+  }
+
+  async #append(
+    threadId: string,
+    branchId: string,
+    events: NewEvent[],
+    expectedLastSeq: number,
+    lease: { owner: string; ttlMs: number } | null,
+  ): Promise<LeasedAppend> {
     this.#open();
     checkThreadId(threadId);
     checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
@@ -238,6 +270,16 @@ export class PostgresStateStore implements StateStore {
     await this.ready();
     return this.#run(threadId, branchId, async () => {
       if (encoded.length === 0) {
+        let stopBy: string | null = null;
+        if (lease) {
+          const renewed = await this.#pool.query<{ stop_by: string | null }>(
+            `UPDATE ${this.#t.leases} SET expires_at = ${NOW_MS} + $4::bigint
+               WHERE thread_id = $1 AND branch_id = $2 AND owner = $3 RETURNING stop_by`,
+            [threadId, branchId, lease.owner, Math.ceil(lease.ttlMs)],
+          );
+          if (renewed.rowCount !== 1) return { events: [], held: false, stopBy: null };
+          stopBy = renewed.rows[0]!.stop_by;
+        }
         const b = await this.#branch(threadId, branchId);
         if (!b) {
           if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
@@ -245,54 +287,101 @@ export class PostgresStateStore implements StateStore {
         } else if (b.last_seq !== expectedLastSeq) {
           throw concurrentWrite(threadId, branchId, expectedLastSeq, b.last_seq);
         }
-        return [];
+        return { events: [], held: true, stopBy };
       }
       const createdAt = Date.now();
       let bytes = 0;
       for (const e of encoded) bytes += eventRowBytes(threadId, branchId, e);
-      const t = this.#t;
-      const advance =
-        branchId === MAIN_BRANCH && expectedLastSeq === 0
-          ? `INSERT INTO ${t.branches} AS b (thread_id, branch_id, parent_branch, parent_seq, last_seq, updated_at, bytes)
-             VALUES ($1, $2, NULL, NULL, $4, $5, $6)
-             ON CONFLICT (thread_id, branch_id) DO UPDATE
-               SET last_seq = EXCLUDED.last_seq, updated_at = EXCLUDED.updated_at, bytes = b.bytes + EXCLUDED.bytes
-               WHERE b.last_seq = $3
-             RETURNING 1`
-          : `UPDATE ${t.branches} SET last_seq = $4, updated_at = $5, bytes = bytes + $6
-             WHERE thread_id = $1 AND branch_id = $2 AND last_seq = $3
-             RETURNING 1`;
-      const res = await this.#pool.query(
-        `WITH advanced AS (${advance})
-         INSERT INTO ${t.events} (thread_id, branch_id, seq, type, run_id, step, task_id, node, data, created_at)
-         SELECT $1, $2, $3 + u.ord, u.type, u.run_id, u.step, u.task_id, u.node, u.data, $5
-         FROM unnest($7::text[], $8::text[], $9::int[], $10::text[], $11::text[], $12::text[])
-           WITH ORDINALITY AS u(type, run_id, step, task_id, node, data, ord)
-         WHERE EXISTS (SELECT 1 FROM advanced)`,
-        [
-          threadId,
-          branchId,
-          expectedLastSeq,
-          expectedLastSeq + encoded.length,
-          createdAt,
-          bytes,
+      const first = branchId === MAIN_BRANCH && expectedLastSeq === 0;
+      const values: unknown[] = [
+        threadId,
+        branchId,
+        expectedLastSeq,
+        expectedLastSeq + encoded.length,
+        createdAt,
+        bytes,
+      ];
+      if (encoded.length === 1) {
+        const e = encoded[0]!;
+        values.push(e.type, e.runId, e.step, e.taskId, e.node, e.data);
+      } else {
+        values.push(
           encoded.map((e) => e.type),
           encoded.map((e) => e.runId),
           encoded.map((e) => e.step),
           encoded.map((e) => e.taskId),
           encoded.map((e) => e.node),
           encoded.map((e) => e.data),
-        ],
-      );
-      if (res.rowCount !== encoded.length) {
+        );
+      }
+      if (lease) values.push(lease.owner, Math.ceil(lease.ttlMs));
+      const text = this.#appendSql(first, encoded.length === 1, lease !== null);
+      const res = await this.#pool.query<{ n: number; held: boolean; stop_by: string | null }>({
+        name: statementName(text),
+        text,
+        values,
+      });
+      const row = res.rows[0]!;
+      if (lease && !row.held) return { events: [], held: false, stopBy: null };
+      if (row.n !== encoded.length) {
         const b = await this.#branch(threadId, branchId);
         if (!b && branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
         throw concurrentWrite(threadId, branchId, expectedLastSeq, b?.last_seq ?? 0);
       }
-      return encoded.map((e, i) =>
-        stored(threadId, branchId, expectedLastSeq + 1 + i, e, createdAt),
-      );
+      return {
+        events: encoded.map((e, i) =>
+          stored(threadId, branchId, expectedLastSeq + 1 + i, e, createdAt),
+        ),
+        held: true,
+        stopBy: lease ? row.stop_by : null,
+      };
     });
+  }
+
+  /**
+   * The append statement: (with a lease) extend the owner's lease row, advance the branch when
+   * it is at the expected seq (and the lease was the owner's), insert the events; answers the
+   * number inserted, whether the lease was held and its `stop_by`. Parameters: $1 thread, $2
+   * branch, $3 expected seq, $4 new last seq, $5 created at, $6 bytes, $7–$12 the event
+   * columns (scalars for one event, arrays for several), $13 owner, $14 ttl ms.
+   */
+  #appendSql(first: boolean, single: boolean, leased: boolean): string {
+    const t = this.#t;
+    const gate = leased ? " AND EXISTS (SELECT 1 FROM lease)" : "";
+    const advance = first
+      ? `INSERT INTO ${t.branches} AS b (thread_id, branch_id, parent_branch, parent_seq, last_seq, updated_at, bytes)
+             SELECT $1::text, $2::text, NULL, NULL, $4::int, $5::bigint, $6::bigint WHERE true${gate}
+             ON CONFLICT (thread_id, branch_id) DO UPDATE
+               SET last_seq = EXCLUDED.last_seq, updated_at = EXCLUDED.updated_at, bytes = b.bytes + EXCLUDED.bytes
+               WHERE b.last_seq = $3::int
+             RETURNING 1`
+      : `UPDATE ${t.branches} SET last_seq = $4::int, updated_at = $5::bigint, bytes = bytes + $6::bigint
+             WHERE thread_id = $1::text AND branch_id = $2::text AND last_seq = $3::int${gate}
+             RETURNING 1`;
+    const insert = single
+      ? `INSERT INTO ${t.events} (thread_id, branch_id, seq, type, run_id, step, task_id, node, data, created_at)
+         SELECT $1::text, $2::text, $3::int + 1, $7::text, $8::text, $9::int, $10::text, $11::text, $12::text, $5::bigint
+         WHERE EXISTS (SELECT 1 FROM advanced)
+         RETURNING 1`
+      : `INSERT INTO ${t.events} (thread_id, branch_id, seq, type, run_id, step, task_id, node, data, created_at)
+         SELECT $1::text, $2::text, $3::int + u.ord, u.type, u.run_id, u.step, u.task_id, u.node, u.data, $5::bigint
+         FROM unnest($7::text[], $8::text[], $9::int[], $10::text[], $11::text[], $12::text[])
+           WITH ORDINALITY AS u(type, run_id, step, task_id, node, data, ord)
+         WHERE EXISTS (SELECT 1 FROM advanced)
+         RETURNING 1`;
+    const lease = leased
+      ? `lease AS (
+           UPDATE ${t.leases} SET expires_at = ${NOW_MS} + $14::bigint
+           WHERE thread_id = $1::text AND branch_id = $2::text AND owner = $13::text
+           RETURNING stop_by
+         ), `
+      : "";
+    return `WITH ${lease}advanced AS (${advance}), inserted AS (${insert})
+       SELECT (SELECT count(*) FROM inserted)::int AS n, ${
+         leased
+           ? "EXISTS (SELECT 1 FROM lease) AS held, (SELECT stop_by FROM lease) AS stop_by"
+           : "true AS held, NULL::text AS stop_by"
+       }`;
   }
 
   /**
@@ -1026,6 +1115,22 @@ export class PostgresStateStore implements StateStore {
       );
     }
   }
+}
+
+const statementNames = new Map<string, string>();
+
+/**
+ * The name a statement is prepared under on each connection (pg prepares a named statement
+ * once per connection, then sends only its parameters): a hash of its text, so that stores
+ * of different schemas sharing a pool never clash.
+ */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `nodestep_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
 }
 
 function stored(

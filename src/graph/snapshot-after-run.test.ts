@@ -1,0 +1,118 @@
+/**
+ * Issue 20, item 6: a run that ends its branch SNAPSHOT_AFTER_RUN_EVENTS or more events past
+ * the branch's snapshot keeps a new one; it is exactly what the stored events fold to (the
+ * store is the truth), and a new process reads the snapshot and the tail only.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SqliteStateStore } from "../integrations/sqlite/index.js";
+import { defineState, reducer } from "../state/define-state.js";
+import { MemoryStateStore } from "../stores/memory-state-store.js";
+import type { StateStore, StoredEvent } from "../stores/types.js";
+import { Graph } from "./graph.js";
+import { loadPosition, SNAPSHOT_AFTER_RUN_EVENTS } from "./load-position.js";
+import { node, START } from "./node.js";
+import { END, when } from "./routing.js";
+
+const dir = mkdtempSync(join(tmpdir(), "nodestep-snap-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const State = defineState({
+  count: z.number().default(0),
+  limit: z.number().default(0),
+  log: reducer(z.array(z.unknown()).default([]), (a: unknown[], b: unknown[]) => [...a, ...b]),
+});
+type S = typeof State.State;
+
+/** One node looping until `count` reaches `limit`: a superstep (one event) per step. */
+function loop(store: StateStore, part?: unknown): Graph<typeof State> {
+  const step = node((s: S) => ({ count: s.count + 1, log: s.count === 0 && part ? [part] : [] }), {
+    name: "step",
+  });
+  return new Graph(State, { name: "loop", stateStore: store, maxSteps: 10_000 }).flow(
+    START.to(step),
+    step.to(when((s: S) => s.count < s.limit, step, { otherwise: END })),
+  );
+}
+
+/** The store with its snapshots hidden: what a load folds from the events alone. */
+function eventsOnly(store: StateStore): StateStore {
+  return new Proxy(store, {
+    get(t, k, r) {
+      if (k === "loadSnapshot") return async () => null;
+      if (k === "saveSnapshot") return async () => {};
+      const v = Reflect.get(t, k, r);
+      return typeof v === "function" ? v.bind(t) : v;
+    },
+  });
+}
+
+const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+
+describe("snapshots kept by runs", () => {
+  it("keeps none before the branch grew SNAPSHOT_AFTER_RUN_EVENTS events, then one that the events fold to", async () => {
+    expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(4096);
+    const store = new MemoryStateStore();
+    const g = loop(store);
+    await g.invoke({ limit: 2_000 }, { threadId: "t" });
+    const after1 = (await store.getBranch("t", "main"))!.lastSeq;
+    expect(after1).toBeLessThan(SNAPSHOT_AFTER_RUN_EVENTS);
+    expect(await store.loadSnapshot("t", "main")).toBe(null);
+    await g.invoke({ limit: 4_200 }, { threadId: "t" });
+    const last = (await store.getBranch("t", "main"))!.lastSeq;
+    expect(last).toBeGreaterThanOrEqual(SNAPSHOT_AFTER_RUN_EVENTS);
+    const snap = await store.loadSnapshot("t", "main");
+    expect(snap?.seq).toBe(last);
+    const folded = await loadPosition(eventsOnly(store), State, "t", "main", null);
+    const { definition, ...kept } = snap!.data as Record<string, unknown>;
+    expect(typeof definition).toBe("string");
+    expect(json(kept)).toEqual(json(folded.position));
+    expect((kept as { state: S }).state.count).toBe(4_200);
+  });
+
+  it("lets a new process read the snapshot and the tail only, with the same state", async () => {
+    const path = join(dir, "t.db");
+    const writer = new SqliteStateStore({ path });
+    const g = loop(writer);
+    await g.invoke({ limit: 4_100 }, { threadId: "t" });
+    await g.invoke({ limit: 4_150 }, { threadId: "t" });
+    const warm = await g.getState("t");
+    await writer.close();
+    const reader = new SqliteStateStore({ path });
+    const read: StoredEvent[] = [];
+    const counting = new Proxy(reader, {
+      get(t, k, r) {
+        const v = Reflect.get(t, k, r);
+        if (k === "read") {
+          return async (...a: Parameters<StateStore["read"]>) => {
+            const out = await reader.read(...a);
+            read.push(...out);
+            return out;
+          };
+        }
+        return typeof v === "function" ? v.bind(t) : v;
+      },
+    });
+    const cold = await loop(counting).getState("t");
+    expect(cold.state).toEqual(warm.state);
+    expect(cold.lastEventId).toBe(warm.lastEventId);
+    // The snapshot was kept at the end of the first run (4,100 supersteps): the second run's
+    // 52 events (run_started, 50 supersteps, run_finished) are the tail.
+    expect(read.map((e) => e.type)).toEqual([
+      "run_started",
+      ...Array.from({ length: 50 }, () => "step_committed"),
+      "run_finished",
+    ]);
+    await reader.close();
+  });
+
+  it("keeps none for a position that holds a large binary part (a cold load keeps one that refers to it)", async () => {
+    const store = new MemoryStateStore();
+    const image = { type: "image", data: "A".repeat(2_000), mediaType: "image/png" };
+    await loop(store, image).invoke({ limit: 4_200 }, { threadId: "t" });
+    expect(await store.loadSnapshot("t", "main")).toBe(null);
+  });
+});
