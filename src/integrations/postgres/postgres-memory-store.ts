@@ -7,35 +7,40 @@
 import pg from "pg";
 import { MemoryStoreError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
+import { compileFilter, type ValueTest } from "../../memory/filter.js";
 import { tooMany } from "../../memory/in-memory-store.js";
 import {
   blobToVector,
-  byNamespaceKey,
   type CheckedIndex,
   checkIndex,
   checkKey,
   checkNamespace,
   clockOf,
   closedStore,
-  compileFilter,
-  DEFAULT_MAX_SEARCH_ITEMS,
   dot,
   embedChecked,
   encodeNamespace,
   encodeValue,
   expiryOf,
+  maxSearchItemsOf,
   pageOf,
   prefixRange,
   queryOf,
+  tablePrefixOf,
   textHash,
   textToEmbed,
   toItem,
   vectorToBlob,
 } from "../../memory/internal.js";
+import { keptTimes, namespacesPage, namespacesQuery, runBatch } from "../../memory/operations.js";
+import { byNamespaceKey, TopK, takePage } from "../../memory/ranking.js";
 import type {
   IndexConfig,
+  ListNamespacesOptions,
   ListOptions,
   MemoryItem,
+  MemoryOperation,
+  MemoryOperationResult,
   MemoryStore,
   Namespace,
   PutOptions,
@@ -76,6 +81,12 @@ export interface PostgresMemoryStoreOptions {
   vectorIndex?: PostgresVectorIndex;
   /** Most indexed items one query compares in `"exact"` mode; default 200,000. */
   maxSearchItems?: number;
+  /**
+   * pgvector's `hnsw.ef_search` for a query (1 to 1,000; default 40, pgvector's): how many
+   * candidates the HNSW walk keeps; higher finds the true nearest more often, slower. A query
+   * uses at least its `offset + limit` (at most 1,000).
+   */
+  efSearch?: number;
   /** The clock, in ms since the epoch (times and TTLs); default `Date.now`. */
   now?: () => number;
 }
@@ -133,6 +144,7 @@ export class PostgresMemoryStore implements MemoryStore {
   #closed = false;
   readonly #want: PostgresVectorIndex;
   readonly #max: number;
+  readonly #ef: number;
   #mode: "pgvector" | "exact" | null = null;
   /** `"<schema>".vector` and the cosine operator, once the extension is found. */
   #vec = { type: "vector", op: "<=>", iterative: false };
@@ -149,12 +161,7 @@ export class PostgresMemoryStore implements MemoryStore {
         `${NAME}: invalid schema name ${JSON.stringify(schema)}: use letters, digits and _, not starting with a digit, at most 63 characters`,
       );
     }
-    const prefix = options.tablePrefix ?? "memory_";
-    if (typeof prefix !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(prefix)) {
-      throw new MemoryStoreError(
-        `${NAME}: tablePrefix must be letters, digits and _ (not starting with a digit), at most 41 characters, got ${JSON.stringify(prefix)}`,
-      );
-    }
+    const prefix = tablePrefixOf(options.tablePrefix, NAME);
     this.schema = schema;
     this.#t = {
       items: `"${schema}"."${prefix}items"`,
@@ -169,13 +176,14 @@ export class PostgresMemoryStore implements MemoryStore {
       );
     }
     this.#want = want;
-    const max = options.maxSearchItems ?? DEFAULT_MAX_SEARCH_ITEMS;
-    if (!Number.isInteger(max) || max < 1) {
+    this.#max = maxSearchItemsOf(options.maxSearchItems, NAME);
+    const ef = options.efSearch ?? 40;
+    if (!Number.isInteger(ef) || ef < 1 || ef > 1000) {
       throw new MemoryStoreError(
-        `${NAME}: maxSearchItems must be a positive whole number, got ${String(max)}`,
+        `${NAME}: efSearch must be a whole number from 1 to 1000, got ${String(ef)}`,
       );
     }
-    this.#max = max;
+    this.#ef = ef;
     this.#now = clockOf(options.now, NAME);
     if (options.pool) {
       this.#pool = options.pool as unknown as pg.Pool; // only what PostgresPool names is called on it
@@ -215,14 +223,16 @@ export class PostgresMemoryStore implements MemoryStore {
     const json = encodeValue(value, ns, key);
     const now = this.#now();
     const expiresAt = expiryOf(options, now, ns, key);
+    const { createdAt, updatedAt } = keptTimes(options, ns, key);
     const text = textToEmbed(value, options, this.#index, ns, key);
     await this.ready();
     const enc = encodeNamespace(ns);
     const t = this.#t.items;
     const upsert = `INSERT INTO ${t} AS t (ns, key, value, created_at, updated_at, expires_at, text_hash$V)
-VALUES ($1, $2, $3, $4, $4, $5, $6$VV)
+VALUES ($1, $2, $3, coalesce($7::bigint, $4), coalesce($8::bigint, $4), $5, $6$VV)
 ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
-  created_at = CASE WHEN t.expires_at IS NOT NULL AND t.expires_at <= $4 THEN excluded.created_at ELSE t.created_at END,
+  created_at = CASE WHEN $7::bigint IS NOT NULL OR (t.expires_at IS NOT NULL AND t.expires_at <= $4)
+    THEN excluded.created_at ELSE t.created_at END,
   updated_at = excluded.updated_at, expires_at = excluded.expires_at, text_hash = excluded.text_hash$VS`;
     if (!this.#index) {
       await this.#q(upsert.replace("$V", "").replace("$VV", "").replace("$VS", ""), [
@@ -232,6 +242,8 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
         now,
         expiresAt,
         null,
+        createdAt,
+        updatedAt,
       ]);
       return;
     }
@@ -255,9 +267,9 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     await this.#q(
       upsert
         .replace("$V", `, ${col}`)
-        .replace("$VV", `, $7::${exact ? "bytea" : this.#vec.type}`)
-        .replace("$VS", `, ${col} = CASE WHEN $8 THEN t.${col} ELSE excluded.${col} END`),
-      [enc, key, json, now, expiresAt, hash, vector, keep],
+        .replace("$VV", `, $9::${exact ? "bytea" : this.#vec.type}`)
+        .replace("$VS", `, ${col} = CASE WHEN $10 THEN t.${col} ELSE excluded.${col} END`),
+      [enc, key, json, now, expiresAt, hash, createdAt, updatedAt, vector, keep],
     );
   }
 
@@ -301,20 +313,18 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     await this.ready();
     const [q] = (await embedChecked(this.#index as CheckedIndex, [query])) as [Float32Array];
     if (this.#mode === "exact") return this.#searchExact(prefix, q, limit, offset, test);
-    const want = offset + limit;
-    let window = test ? want * 4 : want;
+    // The index gives rows by distance only; ties are put in namespace and key order here, so
+    // rows at the last distance fetched are used only once every row at it has been fetched.
+    let window = test ? (offset + limit) * 4 : offset + limit + 1;
     for (;;) {
       const rows = await this.#searchRows(prefix, q, window);
-      const out: SearchItem[] = [];
-      let skipped = 0;
-      for (const r of rows) {
-        const item = rowItem(r);
-        if (test && !test(item.value)) continue;
-        if (skipped++ < offset) continue;
-        out.push({ ...item, score: 1 - r.distance });
-        if (out.length === limit) return out;
-      }
-      if (rows.length < window) return out;
+      const complete = rows.length < window;
+      const cut = complete ? Number.POSITIVE_INFINITY : rows[rows.length - 1]!.distance;
+      const sure = rows
+        .filter((r) => r.distance < cut)
+        .sort((a, b) => a.distance - b.distance || byNamespaceKey(a, b));
+      const out = takePage(sure, rowItem, (r) => 1 - r.distance, test, offset, limit);
+      if (out.length === limit || complete) return out;
       window *= 4;
     }
   }
@@ -341,6 +351,25 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     const [q] = (await embedChecked(this.#index, [query])) as [Float32Array];
     const rows = await this.#searchRows(prefix, q, 10, settings, true);
     return rows.map((r) => (r as unknown as { "QUERY PLAN": string })["QUERY PLAN"]);
+  }
+
+  async listNamespaces(options?: ListNamespacesOptions): Promise<string[][]> {
+    this.#open();
+    const q = namespacesQuery(options);
+    await this.ready();
+    const { lo, hi } = prefixRange(q.prefix);
+    const res = await this.#q<{ ns: string }>(
+      `SELECT DISTINCT ns FROM ${this.#t.items} WHERE ns >= $1 AND ns < $2 AND ${LIVE.replace("$NOW", "$3")}`,
+      [lo, hi ?? TOP, this.#now()],
+    );
+    return namespacesPage(
+      res.rows.map((r) => r.ns),
+      q,
+    );
+  }
+
+  batch(operations: readonly MemoryOperation[]): Promise<MemoryOperationResult[]> {
+    return runBatch(this, operations);
   }
 
   async deleteNamespace(namespacePrefix: Namespace): Promise<number> {
@@ -385,7 +414,7 @@ ORDER BY embedding ${op} $1::${type} LIMIT $5`;
     const client = await this.#connect();
     try {
       await client.query("BEGIN");
-      await client.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, limit))}`);
+      await client.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(this.#ef, limit))}`);
       if (this.#vec.iterative) await client.query("SET LOCAL hnsw.iterative_scan = strict_order");
       for (const [name, value] of Object.entries(settings)) {
         if (!/^[a-z_][a-z0-9_.]*$/.test(name)) {
@@ -404,38 +433,52 @@ ORDER BY embedding ${op} $1::${type} LIMIT $5`;
     }
   }
 
-  /** Exact search: every indexed vector under the prefix, ranked by cosine similarity here. */
+  /**
+   * Exact search: every indexed vector under the prefix, ranked by cosine similarity here in
+   * one pass, keeping the best `offset + limit`; the winners' items are read after (with a
+   * filter, the items come with the vectors, and only those that pass are kept).
+   */
   async #searchExact(
     prefix: string[],
     q: Float32Array,
     limit: number,
     offset: number,
-    test: ((value: JsonObject) => boolean) | null,
+    test: ValueTest | null,
   ): Promise<SearchItem[]> {
     const { lo, hi } = prefixRange(prefix);
     const res = await this.#q<Row & { embedding_f32: Uint8Array }>(
-      `SELECT ${COLS}, embedding_f32 FROM ${this.#t.items}
+      `SELECT ${test ? COLS : "ns, key"}, embedding_f32 FROM ${this.#t.items}
 WHERE embedding_f32 IS NOT NULL AND ns >= $1 AND ns < $2 AND ${LIVE.replace("$NOW", "$3")} LIMIT $4`,
       [lo, hi ?? TOP, this.#now(), this.#max + 1],
     );
     if (res.rows.length > this.#max) throw tooMany(this.#max, prefix);
-    const scored = res.rows.map((r) => ({
-      ns: r.ns,
-      key: r.key,
-      row: r,
-      score: dot(q, blobToVector(r.embedding_f32)),
-    }));
-    scored.sort((a, b) => b.score - a.score || byNamespaceKey(a, b));
-    const out: SearchItem[] = [];
-    let skipped = 0;
-    for (const s of scored) {
-      const item = rowItem(s.row);
-      if (test && !test(item.value)) continue;
-      if (skipped++ < offset) continue;
-      out.push({ ...item, score: s.score });
-      if (out.length === limit) break;
+    const top = new TopK<{ ns: string; key: string; score: number; item: MemoryItem | null }>(
+      offset + limit,
+    );
+    for (const r of res.rows) {
+      const score = dot(q, blobToVector(r.embedding_f32));
+      if (!top.admits(score, r.ns, r.key)) continue;
+      const item = test ? rowItem(r) : null;
+      if (item && !test?.(item.value)) continue;
+      top.push({ ns: r.ns, key: r.key, score, item });
     }
-    return out;
+    const best = top.sorted().slice(offset);
+    if (!test && best.length > 0) {
+      const rows = await this.#q<Row>(
+        `SELECT ${COLS} FROM ${this.#t.items} WHERE (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+        [best.map((b) => b.ns), best.map((b) => b.key)],
+      );
+      const byId = new Map(rows.rows.map((r) => [`${r.ns}\u0000${r.key}`, rowItem(r)]));
+      for (const b of best) b.item = byId.get(`${b.ns}\u0000${b.key}`) ?? null;
+    }
+    return takePage(
+      best,
+      (b) => b.item,
+      (b) => b.score,
+      null,
+      0,
+      limit,
+    );
   }
 
   async #listed(
@@ -456,20 +499,25 @@ ORDER BY ns, key LIMIT $4 OFFSET $5`;
       const res = await this.#q<Row>(sql, [lo, hi ?? TOP, now, limit, offset]);
       return res.rows.map((r) => ({ ...rowItem(r), score: null }));
     }
+    const self = this;
+    async function* rows(): AsyncIterable<Row> {
+      const page = 1000;
+      for (let at = 0; ; at += page) {
+        const res = await self.#q<Row>(sql, [lo, hi ?? TOP, now, page, at]);
+        yield* res.rows;
+        if (res.rows.length < page) return;
+      }
+    }
     const out: SearchItem[] = [];
     let skipped = 0;
-    const page = 1000;
-    for (let at = 0; ; at += page) {
-      const res = await this.#q<Row>(sql, [lo, hi ?? TOP, now, page, at]);
-      for (const r of res.rows) {
-        const item = rowItem(r);
-        if (!test(item.value)) continue;
-        if (skipped++ < offset) continue;
-        out.push({ ...item, score: null });
-        if (out.length === limit) return out;
-      }
-      if (res.rows.length < page) return out;
+    for await (const r of rows()) {
+      const item = rowItem(r);
+      if (!test(item.value)) continue;
+      if (skipped++ < offset) continue;
+      out.push({ ...item, score: null });
+      if (out.length === limit) break;
     }
+    return out;
   }
 
   async #setUp(): Promise<void> {
@@ -553,19 +601,13 @@ ORDER BY ns, key LIMIT $4 OFFSET $5`;
         )
       : null;
     const tables = row ? ((row.rows[0]?.value ?? "pgvector") as "pgvector" | "exact") : null;
-    if (tables && this.#want !== "auto" && this.#want !== tables) {
-      throw new MemoryStoreError(
-        `The memory tables ${this.#t.items} keep vectors for vectorIndex "${tables}"; this store asks for "${this.#want}". Use "${tables}" or "auto", or another tablePrefix`,
-      );
-    }
-    const want = tables ?? this.#want;
-    if (want === "exact") return "exact";
-    const available = await client.query(
-      "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'",
-    );
-    if (available.rowCount === 1) return "pgvector";
-    if (want === "auto") return "exact";
-    throw new MemoryStoreError(PGVECTOR_MISSING_MESSAGE);
+    const asked = tables ?? this.#want;
+    const available =
+      asked === "exact"
+        ? false
+        : (await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"))
+            .rowCount === 1;
+    return chooseVectorMode(this.#want, tables, available, this.#t.items);
   }
 
   async #setUpPgvector(client: pg.PoolClient, dims: number): Promise<void> {
@@ -615,6 +657,35 @@ ORDER BY ns, key LIMIT $4 OFFSET $5`;
   #open(): void {
     if (this.#closed) throw closedStore(NAME);
   }
+}
+
+/**
+ * The vector mode a store opens in: the tables' mode when they have one (refusing another
+ * `want` than `"auto"`), else `"exact"` when asked, else `"pgvector"` when the server has the
+ * extension, else `"exact"` for `"auto"`.
+ * @param want - the store's `vectorIndex`.
+ * @param tables - the mode the tables were made with, or `null` for new tables.
+ * @param available - whether the server has pgvector (`pg_available_extensions`).
+ * @param items - the items table's name, for the error message.
+ * @throws MemoryStoreError when `want` differs from the tables' mode, or is `"pgvector"` and
+ *   the server lacks it ({@link PGVECTOR_MISSING_MESSAGE}).
+ */
+export function chooseVectorMode(
+  want: PostgresVectorIndex,
+  tables: "pgvector" | "exact" | null,
+  available: boolean,
+  items: string,
+): "pgvector" | "exact" {
+  if (tables && want !== "auto" && want !== tables) {
+    throw new MemoryStoreError(
+      `The memory tables ${items} keep vectors for vectorIndex "${tables}"; this store asks for "${want}". Use "${tables}" or "auto", or another tablePrefix`,
+    );
+  }
+  const asked = tables ?? want;
+  if (asked === "exact") return "exact";
+  if (available) return "pgvector";
+  if (asked === "auto") return "exact";
+  throw new MemoryStoreError(PGVECTOR_MISSING_MESSAGE);
 }
 
 /** The one line `vectorIndex: "pgvector"` throws (a {@link MemoryStoreError}) when the server has no pgvector. */

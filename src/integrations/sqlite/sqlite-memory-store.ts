@@ -7,36 +7,41 @@
 import Database from "better-sqlite3";
 import { MemoryStoreError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
+import { compileFilter } from "../../memory/filter.js";
 import { tooMany } from "../../memory/in-memory-store.js";
 import {
   blobToVector,
-  byNamespaceKey,
   type CheckedIndex,
   checkIndex,
   checkKey,
   checkNamespace,
   clockOf,
   closedStore,
-  compileFilter,
-  DEFAULT_MAX_SEARCH_ITEMS,
   dot,
   embedChecked,
   encodeNamespace,
   encodeValue,
   expiryOf,
   MAX_DIMENSIONS,
+  maxSearchItemsOf,
   pageOf,
   prefixRange,
   queryOf,
+  tablePrefixOf,
   textHash,
   textToEmbed,
   toItem,
   vectorToBlob,
 } from "../../memory/internal.js";
+import { keptTimes, namespacesPage, namespacesQuery, runBatch } from "../../memory/operations.js";
+import { takePage } from "../../memory/ranking.js";
 import type {
   IndexConfig,
+  ListNamespacesOptions,
   ListOptions,
   MemoryItem,
+  MemoryOperation,
+  MemoryOperationResult,
   MemoryStore,
   Namespace,
   PutOptions,
@@ -77,6 +82,50 @@ interface Row {
 }
 
 const LIVE = "(expires_at IS NULL OR expires_at > @now)";
+/** Upper bound of every encoded namespace, for the empty prefix. */
+const TOP = "\u{10ffff}";
+
+interface Ranked {
+  ns: string;
+  key: string;
+  s: number;
+}
+
+/**
+ * The query being scored by `nodestep_memory_score(embedding)`. better-sqlite3 runs a statement
+ * synchronously, so one module-wide slot serves every store and connection of the process.
+ */
+let current: { q: Float32Array; count: number; max: number; prefix: string[] } | null = null;
+
+/** Run `f` with `q` as the query `nodestep_memory_score` compares with. */
+function scoring<T>(q: Float32Array, max: number, prefix: string[], f: () => T): T {
+  current = { q, count: 0, max, prefix };
+  try {
+    return f();
+  } finally {
+    current = null;
+  }
+}
+
+const scoreRegistered = new WeakSet<Database.Database>();
+
+/** Define `nodestep_memory_score(embedding)` on a connection: the query's cosine similarity to a float32 blob. */
+function registerScore(db: Database.Database): void {
+  if (scoreRegistered.has(db)) return;
+  db.function("nodestep_memory_score", { deterministic: false }, (blob: unknown) => {
+    const c = current;
+    if (c === null) throw new MemoryStoreError("nodestep_memory_score runs inside a search only");
+    if (++c.count > c.max) throw tooMany(c.max, c.prefix);
+    const b = blob as Uint8Array;
+    // A view when the blob is aligned (better-sqlite3 gives each its own buffer), else a copy.
+    const v =
+      b.byteOffset % 4 === 0
+        ? new Float32Array(b.buffer, b.byteOffset, b.byteLength >> 2)
+        : blobToVector(b);
+    return dot(c.q, v);
+  });
+  scoreRegistered.add(db);
+}
 const COLS = "ns, key, value, created_at, updated_at, expires_at";
 
 /**
@@ -107,20 +156,9 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly #s: ReturnType<typeof prepare>;
 
   constructor(options: SqliteMemoryStoreOptions) {
-    const prefix = options?.tablePrefix ?? "memory_";
-    if (typeof prefix !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(prefix)) {
-      throw new MemoryStoreError(
-        `${NAME}: tablePrefix must be letters, digits and _ (not starting with a digit), at most 41 characters, got ${JSON.stringify(prefix)}`,
-      );
-    }
+    const prefix = tablePrefixOf(options?.tablePrefix, NAME);
     this.#index = checkIndex(options.index, MAX_DIMENSIONS, NAME);
-    const max = options.maxSearchItems ?? DEFAULT_MAX_SEARCH_ITEMS;
-    if (!Number.isInteger(max) || max < 1) {
-      throw new MemoryStoreError(
-        `${NAME}: maxSearchItems must be a positive whole number, got ${String(max)}`,
-      );
-    }
-    this.#max = max;
+    this.#max = maxSearchItemsOf(options.maxSearchItems, NAME);
     this.#now = clockOf(options.now, NAME);
     if (options.database) {
       this.#db = options.database;
@@ -149,6 +187,7 @@ export class SqliteMemoryStore implements MemoryStore {
     }
     try {
       setUp(this.#db, prefix, this.#index?.dimensions ?? null);
+      registerScore(this.#db);
       this.#s = prepare(this.#db, prefix);
     } catch (e) {
       if (this.#own) this.#db.close();
@@ -171,6 +210,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const json = encodeValue(value, ns, key);
     const now = this.#now();
     const expiresAt = expiryOf(options, now, ns, key);
+    const { createdAt, updatedAt } = keptTimes(options, ns, key);
     const text = textToEmbed(value, options, this.#index, ns, key);
     const enc = encodeNamespace(ns);
     let hash: string | null = null;
@@ -183,7 +223,19 @@ export class SqliteMemoryStore implements MemoryStore {
       if (old?.text_hash === hash && old.embedding) blob = old.embedding;
       else blob = vectorToBlob((await embedChecked(this.#index, [text]))[0] as Float32Array);
     }
-    this.#run(() => this.#s.upsert.run({ ns: enc, key, value: json, now, expiresAt, hash, blob }));
+    this.#run(() =>
+      this.#s.upsert.run({
+        ns: enc,
+        key,
+        value: json,
+        now,
+        createdAt,
+        updatedAt,
+        expiresAt,
+        hash,
+        blob,
+      }),
+    );
   }
 
   async get(namespace: Namespace, key: string): Promise<MemoryItem | null> {
@@ -226,29 +278,44 @@ export class SqliteMemoryStore implements MemoryStore {
     this.#open();
     const { lo, hi } = prefixRange(prefix);
     const now = this.#now();
-    const scored: { ns: string; key: string; score: number }[] = [];
-    this.#run(() => {
-      for (const r of this.#s.vectors.iterate({ lo, hi: hi ?? "\u{10ffff}", now })) {
-        const [ns, key, emb] = r as [string, string, Buffer];
-        if (scored.length >= this.#max) throw tooMany(this.#max, prefix);
-        scored.push({ ns, key, score: dot(q, blobToVector(emb)) });
-      }
-    });
-    scored.sort((a, b) => b.score - a.score || byNamespaceKey(a, b));
-    const out: SearchItem[] = [];
-    let skipped = 0;
-    for (const s of scored) {
-      const row = this.#run(() => this.#s.get.get({ ns: s.ns, key: s.key, now })) as
-        | Row
-        | undefined;
-      if (!row) continue;
-      const item = rowItem(row);
-      if (test && !test(item.value)) continue;
-      if (skipped++ < offset) continue;
-      out.push({ ...item, score: s.score });
-      if (out.length === limit) break;
-    }
-    return out;
+    const args = { lo, hi: hi ?? TOP, now };
+    const item = (r: { ns: string; key: string }) => {
+      const row = this.#s.get.get({ ns: r.ns, key: r.key, now }) as Row | undefined;
+      return row ? rowItem(row) : null;
+    };
+    const score = (r: { s: number }) => r.s;
+    // One pass over the vectors under the prefix, scored in SQL by nodestep_memory_score;
+    // without a filter SQLite keeps only the best offset + limit as it goes.
+    return this.#run(() =>
+      scoring(q, this.#max, prefix, () => {
+        if (!test) {
+          const ranked = this.#s.ranked.all({ ...args, limit, offset }) as Ranked[];
+          return takePage(ranked, item, score, null, 0, limit);
+        }
+        return takePage(
+          this.#s.ranked.iterate({ ...args, limit: -1, offset: 0 }) as Iterable<Ranked>,
+          item,
+          score,
+          test,
+          offset,
+          limit,
+        );
+      }),
+    );
+  }
+
+  async listNamespaces(options?: ListNamespacesOptions): Promise<string[][]> {
+    this.#open();
+    const q = namespacesQuery(options);
+    const { lo, hi } = prefixRange(q.prefix);
+    const live = this.#run(
+      () => this.#s.namespaces.all({ lo, hi: hi ?? TOP, now: this.#now() }) as string[],
+    );
+    return namespacesPage(live, q);
+  }
+
+  batch(operations: readonly MemoryOperation[]): Promise<MemoryOperationResult[]> {
+    return runBatch(this, operations);
   }
 
   async deleteNamespace(namespacePrefix: Namespace): Promise<number> {
@@ -279,7 +346,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const { limit, offset } = pageOf(options, op);
     const test = compileFilter(options?.filter, op);
     const { lo, hi } = prefixRange(prefix);
-    const args = { lo, hi: hi ?? "\u{10ffff}", now: this.#now() };
+    const args = { lo, hi: hi ?? TOP, now: this.#now() };
     return this.#run(() => {
       if (!test) {
         return (this.#s.list.all({ ...args, limit, offset }) as Row[]).map((r) => ({
@@ -287,16 +354,14 @@ export class SqliteMemoryStore implements MemoryStore {
           score: null,
         }));
       }
-      const out: SearchItem[] = [];
-      let skipped = 0;
-      for (const r of this.#s.list.iterate({ ...args, limit: -1, offset: 0 })) {
-        const item = rowItem(r as Row);
-        if (!test(item.value)) continue;
-        if (skipped++ < offset) continue;
-        out.push({ ...item, score: null });
-        if (out.length === limit) break;
-      }
-      return out;
+      return takePage(
+        this.#s.list.iterate({ ...args, limit: -1, offset: 0 }) as Iterable<Row>,
+        rowItem,
+        () => null,
+        test,
+        offset,
+        limit,
+      );
     });
   }
 
@@ -371,10 +436,11 @@ function prepare(db: Database.Database, p: string) {
     getVector: db.prepare(`SELECT text_hash, embedding FROM ${p}items WHERE ns = ? AND key = ?`),
     upsert: db.prepare(`
 INSERT INTO ${p}items (ns, key, value, created_at, updated_at, expires_at, text_hash, embedding)
-VALUES (@ns, @key, @value, @now, @now, @expiresAt, @hash, @blob)
+VALUES (@ns, @key, @value, coalesce(@createdAt, @now), coalesce(@updatedAt, @now), @expiresAt, @hash, @blob)
 ON CONFLICT (ns, key) DO UPDATE SET
   value = excluded.value,
-  created_at = CASE WHEN ${p}items.expires_at IS NOT NULL AND ${p}items.expires_at <= @now
+  created_at = CASE WHEN @createdAt IS NOT NULL
+      OR (${p}items.expires_at IS NOT NULL AND ${p}items.expires_at <= @now)
     THEN excluded.created_at ELSE ${p}items.created_at END,
   updated_at = excluded.updated_at,
   expires_at = excluded.expires_at,
@@ -386,10 +452,13 @@ ON CONFLICT (ns, key) DO UPDATE SET
     list: db.prepare(
       `SELECT ${COLS} FROM ${p}items WHERE ns >= @lo AND ns < @hi AND ${LIVE} ORDER BY ns, key LIMIT @limit OFFSET @offset`,
     ),
-    vectors: db
-      .prepare(
-        `SELECT ns, key, embedding FROM ${p}items WHERE ns >= @lo AND ns < @hi AND embedding IS NOT NULL AND ${LIVE}`,
-      )
-      .raw(),
+    ranked: db.prepare(
+      `SELECT ns, key, nodestep_memory_score(embedding) AS s FROM ${p}items
+WHERE ns >= @lo AND ns < @hi AND embedding IS NOT NULL AND ${LIVE}
+ORDER BY s DESC, ns, key LIMIT @limit OFFSET @offset`,
+    ),
+    namespaces: db
+      .prepare(`SELECT DISTINCT ns FROM ${p}items WHERE ns >= @lo AND ns < @hi AND ${LIVE}`)
+      .pluck(),
   };
 }
