@@ -96,7 +96,7 @@ export async function runBatch(
   for (let i = 0; i < operations.length; i++) {
     const o = operations[i] as MemoryOperation;
     try {
-      out.push(await runOne(store, o, i));
+      out.push(await runOne(store, o));
     } catch (e) {
       if (!(e instanceof MemoryStoreError)) throw e;
       throw new MemoryStoreError(`batch: operation ${i} (${String(o?.op)}): ${e.message}`, {
@@ -109,7 +109,7 @@ export async function runBatch(
   return out;
 }
 
-function runOne(store: MemoryStore, o: MemoryOperation, i: number): Promise<MemoryOperationResult> {
+function runOne(store: MemoryStore, o: MemoryOperation): Promise<MemoryOperationResult> {
   switch (o?.op) {
     case "get":
       return store.get(o.namespace, o.key);
@@ -125,7 +125,7 @@ function runOne(store: MemoryStore, o: MemoryOperation, i: number): Promise<Memo
       return store.listNamespaces(o.options);
     default:
       throw new MemoryStoreError(
-        `batch: operation ${i} has op ${JSON.stringify((o as { op?: unknown })?.op ?? null)}; use "get", "put", "delete", "list", "search" or "listNamespaces"`,
+        `unknown op ${JSON.stringify((o as { op?: unknown } | null)?.op ?? null)}; use "get", "put", "delete", "list", "search" or "listNamespaces"`,
       );
   }
 }
