@@ -48,22 +48,25 @@ import type {
   SearchOptions,
 } from "../../memory/types.js";
 import type { PostgresPool } from "./pool.js";
+import {
+  POSTGRES_MAX_DIMENSIONS,
+  type PostgresVectorIndex,
+  setUpMemoryTables,
+  type VectorSql,
+} from "./postgres-memory-schema.js";
 
-/** Version of the memory tables this code reads and writes; kept in `<prefix>meta`. */
-export const POSTGRES_MEMORY_SCHEMA_VERSION = 1;
-/** Most dimensions of a vector: what pgvector's HNSW index takes for the `vector` type. */
-export const POSTGRES_MAX_DIMENSIONS = 2000;
-const FORMAT = "nodestep-memory-store";
+export {
+  chooseVectorMode,
+  PGVECTOR_MISSING_MESSAGE,
+  POSTGRES_MAX_DIMENSIONS,
+  POSTGRES_MEMORY_SCHEMA_VERSION,
+} from "./postgres-memory-schema.js";
+
 const NAME = "PostgresMemoryStore";
 /** Upper bound of every encoded namespace, for the empty prefix. */
 const TOP = "\u{10ffff}";
 
-/**
- * How {@link PostgresMemoryStore} searches vectors: `"pgvector"` (a `vector` column with an HNSW
- * index) or `"exact"` (float32 `bytea` blobs, every vector under the prefix compared in this
- * process); `"auto"` picks the tables' mode, else pgvector when the server has it, else exact.
- */
-export type PostgresVectorIndex = "auto" | "pgvector" | "exact";
+export type { PostgresVectorIndex } from "./postgres-memory-schema.js";
 
 /** Options of {@link PostgresMemoryStore}. */
 export interface PostgresMemoryStoreOptions {
@@ -147,7 +150,7 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly #ef: number;
   #mode: "pgvector" | "exact" | null = null;
   /** `"<schema>".vector` and the cosine operator, once the extension is found. */
-  #vec = { type: "vector", op: "<=>", iterative: false };
+  #vec: VectorSql = { type: "vector", op: "<=>", iterative: false };
 
   /** The vector search mode in use: `null` without an `index` or before `ready()` has resolved. */
   get vectorMode(): "pgvector" | "exact" | null {
@@ -521,115 +524,24 @@ ORDER BY ns, key LIMIT $4 OFFSET $5`;
   }
 
   async #setUp(): Promise<void> {
-    const { items, meta } = this.#t;
     const client = await this.#connect();
     try {
       await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
-        `nodestep.memory-store:${this.schema}`,
-      ]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${meta} (key text PRIMARY KEY, value text NOT NULL)`,
+      const v = await setUpMemoryTables(
+        client,
+        { schema: this.schema, ...this.#t },
+        this.#index?.dimensions ?? null,
+        this.#want,
       );
-      await client.query(`CREATE TABLE IF NOT EXISTS ${items} (
-  ns text COLLATE "C" NOT NULL,
-  key text COLLATE "C" NOT NULL,
-  value text NOT NULL,
-  created_at bigint NOT NULL,
-  updated_at bigint NOT NULL,
-  expires_at bigint,
-  text_hash text,
-  PRIMARY KEY (ns, key)
-)`);
-      const m = new Map(
-        (
-          await client.query<{ key: string; value: string }>(`SELECT key, value FROM ${meta}`)
-        ).rows.map((r) => [r.key, r.value]),
-      );
-      if (m.size === 0) {
-        await client.query(
-          `INSERT INTO ${meta} (key, value) VALUES ('format', $1), ('schema_version', $2)`,
-          [FORMAT, String(POSTGRES_MEMORY_SCHEMA_VERSION)],
-        );
-      } else if (m.get("format") !== FORMAT) {
-        throw new MemoryStoreError(
-          `Table ${meta} is not a nodestep memory store's; pick another tablePrefix`,
-        );
-      } else if (m.get("schema_version") !== String(POSTGRES_MEMORY_SCHEMA_VERSION)) {
-        throw new MemoryStoreError(
-          `The memory tables ${items} were written with schema version ${m.get("schema_version")}; this nodestep reads version ${POSTGRES_MEMORY_SCHEMA_VERSION}`,
-        );
-      }
-      if (this.#index) await this.#setUpVectors(client, m.get("dimensions"));
       await client.query("COMMIT");
+      this.#mode = v.mode;
+      if (v.vec) this.#vec = v.vec;
     } catch (e) {
       await client.query("ROLLBACK").catch(() => {});
       throw wrap(e, "set up");
     } finally {
       client.release();
     }
-  }
-
-  async #setUpVectors(client: pg.PoolClient, had: string | undefined): Promise<void> {
-    const dims = (this.#index as CheckedIndex).dimensions;
-    if (had !== undefined && had !== String(dims)) {
-      throw new MemoryStoreError(
-        `The memory tables ${this.#t.items} hold vectors of ${had} dimensions; this store's index.dimensions is ${dims}. Use the same embeddings, or another tablePrefix`,
-      );
-    }
-    const mode = await this.#chooseMode(client, had !== undefined);
-    if (mode === "exact") {
-      await client.query(
-        `ALTER TABLE ${this.#t.items} ADD COLUMN IF NOT EXISTS embedding_f32 bytea`,
-      );
-    } else await this.#setUpPgvector(client, dims);
-    if (had === undefined) {
-      await client.query(
-        `INSERT INTO ${this.#t.meta} (key, value) VALUES ('dimensions', $1), ('vector_index', $2)`,
-        [String(dims), mode],
-      );
-    }
-    this.#mode = mode;
-  }
-
-  /** The mode: the tables' (refusing another asked for), else pgvector when the server has it. */
-  async #chooseMode(client: pg.PoolClient, hadVectors: boolean): Promise<"pgvector" | "exact"> {
-    const row = hadVectors
-      ? await client.query<{ value: string }>(
-          `SELECT value FROM ${this.#t.meta} WHERE key = 'vector_index'`,
-        )
-      : null;
-    const tables = row ? ((row.rows[0]?.value ?? "pgvector") as "pgvector" | "exact") : null;
-    const asked = tables ?? this.#want;
-    const available =
-      asked === "exact"
-        ? false
-        : (await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"))
-            .rowCount === 1;
-    return chooseVectorMode(this.#want, tables, available, this.#t.items);
-  }
-
-  async #setUpPgvector(client: pg.PoolClient, dims: number): Promise<void> {
-    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('nodestep.pgvector', 0))");
-    await client.query("CREATE EXTENSION IF NOT EXISTS vector");
-    const ext = (
-      await client.query<{ nspname: string; extversion: string }>(
-        "SELECT n.nspname, e.extversion FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'",
-      )
-    ).rows[0] as { nspname: string; extversion: string };
-    const [major = 0, minor = 0] = ext.extversion.split(".").map(Number);
-    this.#vec = {
-      type: `"${ext.nspname}".vector`,
-      op: `OPERATOR("${ext.nspname}".<=>)`,
-      iterative: major > 0 || minor >= 8,
-    };
-    await client.query(
-      `ALTER TABLE ${this.#t.items} ADD COLUMN IF NOT EXISTS embedding ${this.#vec.type}(${dims})`,
-    );
-    await client.query(
-      `CREATE INDEX IF NOT EXISTS "${this.#t.prefix}items_embedding" ON ${this.#t.items} USING hnsw (embedding "${ext.nspname}".vector_cosine_ops)`,
-    );
   }
 
   async #connect(): Promise<pg.PoolClient> {
@@ -658,38 +570,6 @@ ORDER BY ns, key LIMIT $4 OFFSET $5`;
     if (this.#closed) throw closedStore(NAME);
   }
 }
-
-/**
- * The vector mode a store opens in: the tables' mode when they have one (refusing another
- * `want` than `"auto"`), else `"exact"` when asked, else `"pgvector"` when the server has the
- * extension, else `"exact"` for `"auto"`.
- * @param want - the store's `vectorIndex`.
- * @param tables - the mode the tables were made with, or `null` for new tables.
- * @param available - whether the server has pgvector (`pg_available_extensions`).
- * @param items - the items table's name, for the error message.
- * @throws MemoryStoreError when `want` differs from the tables' mode, or is `"pgvector"` and
- *   the server lacks it ({@link PGVECTOR_MISSING_MESSAGE}).
- */
-export function chooseVectorMode(
-  want: PostgresVectorIndex,
-  tables: "pgvector" | "exact" | null,
-  available: boolean,
-  items: string,
-): "pgvector" | "exact" {
-  if (tables && want !== "auto" && want !== tables) {
-    throw new MemoryStoreError(
-      `The memory tables ${items} keep vectors for vectorIndex "${tables}"; this store asks for "${want}". Use "${tables}" or "auto", or another tablePrefix`,
-    );
-  }
-  const asked = tables ?? want;
-  if (asked === "exact") return "exact";
-  if (available) return "pgvector";
-  if (asked === "auto") return "exact";
-  throw new MemoryStoreError(PGVECTOR_MISSING_MESSAGE);
-}
-
-/** The one line `vectorIndex: "pgvector"` throws (a {@link MemoryStoreError}) when the server has no pgvector. */
-export const PGVECTOR_MISSING_MESSAGE = `${NAME}: vectorIndex "pgvector" needs the pgvector extension, which the PostgreSQL server does not have (Debian 12 has no package for it): build and install pgvector (https://github.com/pgvector/pgvector) or use a PostgreSQL image with it (pgvector/pgvector), or use vectorIndex "auto" or "exact"`;
 
 function wrap(e: unknown, what: string): MemoryStoreError {
   if (e instanceof MemoryStoreError) return e;
