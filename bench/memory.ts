@@ -152,7 +152,7 @@ async function main(): Promise<void> {
     (stores.includes("postgres") || stores.includes("postgres-exact")) &&
     (await pgvectorAvailable());
   console.log(
-    `\nmemory: put, get and search latency (ms; search = 10 nearest of the whole namespace, 64 dims; srch cpu = this process's CPU a search); PostgreSQL ${hasPgvector ? "has" : "has no"} pgvector, load average ${loadavg()
+    `\nmemory: put, get and search latency (ms; search = 10 nearest of the whole namespace, 64 dims; srch cpu = this process's CPU a search); ${stores.some((x) => x.startsWith("postgres")) ? `PostgreSQL ${hasPgvector ? "has" : "has no"} pgvector, ` : ""}load average ${loadavg()
       .map((x) => x.toFixed(2))
       .join(" ")}`,
   );

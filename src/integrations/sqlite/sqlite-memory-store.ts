@@ -50,7 +50,7 @@ import type {
 } from "../../memory/types.js";
 
 /** Version of the memory tables this code reads and writes; kept in `<prefix>meta`. */
-export const SQLITE_MEMORY_SCHEMA_VERSION = 1;
+export const SQLITE_MEMORY_SCHEMA_VERSION = 2;
 const FORMAT = "nodestep-memory-store";
 const NAME = "SqliteMemoryStore";
 
@@ -131,12 +131,15 @@ const COLS = "ns, key, value, created_at, updated_at, expires_at";
 /**
  * A {@link MemoryStore} in a SQLite file, through better-sqlite3 (LangGraph: `SqliteStore`).
  *
- * Its tables (`<tablePrefix>items`, `<tablePrefix>meta`) can live in the state store's file:
- * give both the same `path`. Values are JSON text; vectors are float32 blobs (4 bytes a
- * dimension) normalized to length 1, kept with the item. A query reads every indexed vector
- * under the prefix and compares them all (exact search, no approximate index), so its time
- * grows with the items under the prefix; at most `maxSearchItems`. A file's index dimensions
- * are fixed by the first store opened on it with an `index`.
+ * Its tables (`<tablePrefix>items`, `<tablePrefix>vectors`, `<tablePrefix>meta`) can live in
+ * the state store's file: give both the same `path`. Values are JSON text; vectors are float32
+ * blobs (4 bytes a dimension) normalized to length 1, in their own compact table (written in
+ * the item's transaction), so a query reads no values. A query scores every indexed vector
+ * under the prefix in one pass inside SQLite (the SQL function `nodestep_memory_score`) and
+ * keeps the best `offset + limit` (exact search, no approximate index), so its time grows with
+ * the items under the prefix; at most `maxSearchItems`. A file's index dimensions are fixed by
+ * the first store opened on it with an `index`. Files of schema version 1 (vectors in the
+ * items table) are moved to version 2 when opened.
  *
  * @throws MemoryStoreError from the constructor when the file cannot be opened, its memory
  *   tables were written by another version, or `index.dimensions` differs from the file's.
@@ -224,17 +227,7 @@ export class SqliteMemoryStore implements MemoryStore {
       else blob = vectorToBlob((await embedChecked(this.#index, [text]))[0] as Float32Array);
     }
     this.#run(() =>
-      this.#s.upsert.run({
-        ns: enc,
-        key,
-        value: json,
-        now,
-        createdAt,
-        updatedAt,
-        expiresAt,
-        hash,
-        blob,
-      }),
+      this.#s.put({ ns: enc, key, value: json, now, createdAt, updatedAt, expiresAt, hash, blob }),
     );
   }
 
@@ -256,7 +249,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const now = this.#now();
     return this.#run(() => {
       const live = this.#s.get.get({ ns: enc, key, now }) !== undefined;
-      this.#s.delete.run(enc, key);
+      this.#s.delete(enc, key);
       return live;
     });
   }
@@ -322,13 +315,13 @@ export class SqliteMemoryStore implements MemoryStore {
     this.#open();
     const prefix = checkNamespace(namespacePrefix, false, "deleteNamespace");
     const { lo, hi } = prefixRange(prefix);
-    return this.#run(() => this.#s.deleteRange.run(lo, hi).changes);
+    return this.#run(() => this.#s.deleteRange(lo, hi as string));
   }
 
   async purgeExpired(): Promise<number> {
     this.#open();
     const now = this.#now();
-    return this.#run(() => this.#s.purge.run(now).changes);
+    return this.#run(() => this.#s.purge(now));
   }
 
   async close(): Promise<void> {
@@ -396,10 +389,16 @@ CREATE TABLE IF NOT EXISTS ${p}items (
   updated_at INTEGER NOT NULL,
   expires_at INTEGER,
   text_hash TEXT,
-  embedding BLOB,
   PRIMARY KEY (ns, key)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS ${p}items_expires ON ${p}items (expires_at) WHERE expires_at IS NOT NULL;`);
+CREATE INDEX IF NOT EXISTS ${p}items_expires ON ${p}items (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS ${p}vectors (
+  ns TEXT NOT NULL,
+  key TEXT NOT NULL,
+  expires_at INTEGER,
+  embedding BLOB NOT NULL,
+  PRIMARY KEY (ns, key)
+) WITHOUT ROWID;`);
     const meta = new Map(
       (db.prepare(`SELECT key, value FROM ${p}meta`).all() as { key: string; value: string }[]).map(
         (r) => [r.key, r.value],
@@ -413,6 +412,13 @@ CREATE INDEX IF NOT EXISTS ${p}items_expires ON ${p}items (expires_at) WHERE exp
       throw new MemoryStoreError(
         `Table ${p}meta is not a nodestep memory store's; pick another tablePrefix`,
       );
+    } else if (meta.get("schema_version") === "1") {
+      // Version 1 kept the vectors in the items table, after the value: a search read past
+      // every value (overflow pages for values over about 1 KB). Move them to their own table.
+      db.exec(`INSERT OR REPLACE INTO ${p}vectors (ns, key, expires_at, embedding)
+  SELECT ns, key, expires_at, embedding FROM ${p}items WHERE embedding IS NOT NULL;
+ALTER TABLE ${p}items DROP COLUMN embedding;`);
+      put.run("schema_version", String(SQLITE_MEMORY_SCHEMA_VERSION));
     } else if (meta.get("schema_version") !== String(SQLITE_MEMORY_SCHEMA_VERSION)) {
       throw new MemoryStoreError(
         `The memory tables ${p}* were written with schema version ${meta.get("schema_version")}; this nodestep reads version ${SQLITE_MEMORY_SCHEMA_VERSION}`,
@@ -431,12 +437,9 @@ CREATE INDEX IF NOT EXISTS ${p}items_expires ON ${p}items (expires_at) WHERE exp
 }
 
 function prepare(db: Database.Database, p: string) {
-  return {
-    get: db.prepare(`SELECT ${COLS} FROM ${p}items WHERE ns = @ns AND key = @key AND ${LIVE}`),
-    getVector: db.prepare(`SELECT text_hash, embedding FROM ${p}items WHERE ns = ? AND key = ?`),
-    upsert: db.prepare(`
-INSERT INTO ${p}items (ns, key, value, created_at, updated_at, expires_at, text_hash, embedding)
-VALUES (@ns, @key, @value, coalesce(@createdAt, @now), coalesce(@updatedAt, @now), @expiresAt, @hash, @blob)
+  const upsert = db.prepare(`
+INSERT INTO ${p}items (ns, key, value, created_at, updated_at, expires_at, text_hash)
+VALUES (@ns, @key, @value, coalesce(@createdAt, @now), coalesce(@updatedAt, @now), @expiresAt, @hash)
 ON CONFLICT (ns, key) DO UPDATE SET
   value = excluded.value,
   created_at = CASE WHEN @createdAt IS NOT NULL
@@ -444,17 +447,49 @@ ON CONFLICT (ns, key) DO UPDATE SET
     THEN excluded.created_at ELSE ${p}items.created_at END,
   updated_at = excluded.updated_at,
   expires_at = excluded.expires_at,
-  text_hash = excluded.text_hash,
-  embedding = excluded.embedding`),
-    delete: db.prepare(`DELETE FROM ${p}items WHERE ns = ? AND key = ?`),
-    deleteRange: db.prepare(`DELETE FROM ${p}items WHERE ns >= ? AND ns < ?`),
-    purge: db.prepare(`DELETE FROM ${p}items WHERE expires_at IS NOT NULL AND expires_at <= ?`),
+  text_hash = excluded.text_hash`);
+  const putVector = db.prepare(
+    `INSERT OR REPLACE INTO ${p}vectors (ns, key, expires_at, embedding) VALUES (@ns, @key, @expiresAt, @blob)`,
+  );
+  const deleteItem = db.prepare(`DELETE FROM ${p}items WHERE ns = ? AND key = ?`);
+  const deleteVector = db.prepare(`DELETE FROM ${p}vectors WHERE ns = ? AND key = ?`);
+  const deleteItems = db.prepare(`DELETE FROM ${p}items WHERE ns >= ? AND ns < ?`);
+  const deleteVectors = db.prepare(`DELETE FROM ${p}vectors WHERE ns >= ? AND ns < ?`);
+  const purgeItems = db.prepare(
+    `DELETE FROM ${p}items WHERE expires_at IS NOT NULL AND expires_at <= ?`,
+  );
+  const purgeVectors = db.prepare(
+    `DELETE FROM ${p}vectors WHERE expires_at IS NOT NULL AND expires_at <= ?`,
+  );
+  return {
+    get: db.prepare(`SELECT ${COLS} FROM ${p}items WHERE ns = @ns AND key = @key AND ${LIVE}`),
+    getVector: db.prepare(
+      `SELECT i.text_hash, v.embedding FROM ${p}items i LEFT JOIN ${p}vectors v ON v.ns = i.ns AND v.key = i.key WHERE i.ns = ? AND i.key = ?`,
+    ),
+    /** The item and its vector (or none), in one transaction. */
+    put: db.transaction((row: Record<string, unknown> & { blob: Uint8Array | null }) => {
+      upsert.run(row);
+      if (row.blob) putVector.run(row);
+      else deleteVector.run(row.ns, row.key);
+    }),
+    delete: db.transaction((ns: string, key: string) => {
+      deleteItem.run(ns, key);
+      deleteVector.run(ns, key);
+    }),
+    deleteRange: db.transaction((lo: string, hi: string): number => {
+      deleteVectors.run(lo, hi);
+      return deleteItems.run(lo, hi).changes;
+    }),
+    purge: db.transaction((now: number): number => {
+      purgeVectors.run(now);
+      return purgeItems.run(now).changes;
+    }),
     list: db.prepare(
       `SELECT ${COLS} FROM ${p}items WHERE ns >= @lo AND ns < @hi AND ${LIVE} ORDER BY ns, key LIMIT @limit OFFSET @offset`,
     ),
     ranked: db.prepare(
-      `SELECT ns, key, nodestep_memory_score(embedding) AS s FROM ${p}items
-WHERE ns >= @lo AND ns < @hi AND embedding IS NOT NULL AND ${LIVE}
+      `SELECT ns, key, nodestep_memory_score(embedding) AS s FROM ${p}vectors
+WHERE ns >= @lo AND ns < @hi AND ${LIVE}
 ORDER BY s DESC, ns, key LIMIT @limit OFFSET @offset`,
     ),
     namespaces: db
