@@ -11,6 +11,7 @@ import {
   PGVECTOR_MISSING_MESSAGE,
   PostgresMemoryStore,
   PostgresStateStore,
+  type PostgresVectorIndex,
 } from "./index.js";
 import { pgvectorAvailable } from "./pgvector.fixture.js";
 
@@ -30,12 +31,32 @@ afterAll(async () => {
   await admin.end();
 });
 
-for (const vectorIndex of ["exact", "auto"] as const) {
+// On a server with pgvector, the contract runs a third time with sequential scans and sorts
+// off, so that its small searches walk the HNSW index instead of being planned as scan + sort.
+const FORCED = `${URL}?options=${encodeURIComponent("-c enable_seqscan=off -c enable_sort=off")}`;
+const runs: { name: string; vectorIndex: PostgresVectorIndex; url: string }[] = [
+  { name: 'vectorIndex "exact"', vectorIndex: "exact" as const, url: URL },
+  {
+    name: `vectorIndex "auto", ${hasPgvector ? "pgvector" : "exact"} here`,
+    vectorIndex: "auto" as const,
+    url: URL,
+  },
+  ...(hasPgvector
+    ? [
+        {
+          name: 'vectorIndex "pgvector", HNSW plans forced',
+          vectorIndex: "pgvector" as const,
+          url: FORCED,
+        },
+      ]
+    : []),
+];
+for (const { name, vectorIndex, url } of runs) {
   describeMemoryStoreContract(
-    `PostgresMemoryStore (vectorIndex "${vectorIndex}", ${vectorIndex === "auto" && hasPgvector ? "pgvector" : "exact"} here)`,
+    `PostgresMemoryStore (${name})`,
     async (options) =>
       new PostgresMemoryStore({
-        connectionString: URL,
+        connectionString: url,
         schema: `${prefix}_${++n}`,
         vectorIndex,
         ...options,
@@ -46,7 +67,7 @@ for (const vectorIndex of ["exact", "auto"] as const) {
     {
       reopen: async (store: MemoryStore, options) =>
         new PostgresMemoryStore({
-          connectionString: URL,
+          connectionString: url,
           schema: (store as PostgresMemoryStore).schema,
           vectorIndex,
           ...options,
@@ -95,12 +116,14 @@ describe("PostgresMemoryStore", () => {
 
     it("with pgvector: the same results as exact search (InMemoryStore), ties in namespace and key order, with filters, prefixes and offsets", async () => {
       const schema = `${prefix}_same`;
-      const store = new PostgresMemoryStore({
+      // 400 rows are few enough for PostgreSQL to rather scan and sort (exact); without seq
+      // scans and sorts it must walk the HNSW index, which is what this test compares.
+      const pool = new pg.Pool({
         connectionString: URL,
-        schema,
-        index: index16(),
-        efSearch: 1000,
+        max: 2,
+        options: "-c enable_seqscan=off -c enable_sort=off",
       });
+      const store = new PostgresMemoryStore({ pool, schema, index: index16(), efSearch: 1000 });
       const oracle = new InMemoryStore({ index: index16() });
       for (let i = 0; i < 400; i++) {
         // Two words a text, many texts alike: exact ties, which both must order by namespace and key.
@@ -121,6 +144,8 @@ describe("PostgresMemoryStore", () => {
         [["docs", "g1"], { query: "w9", limit: 50, filter: { kind: "b", n: { $lt: 100 } } }],
       ];
       for (const [p, options] of cases) {
+        const plan = (await store.explainSearch(p, options.query!)).join("\n");
+        expect(plan).toMatch(/Index Scan using memory_items_embedding on memory_items/);
         const got = await store.search(p, options);
         const want = await oracle.search(p, options);
         expect(got.length).toBe(want.length);
@@ -143,6 +168,7 @@ describe("PostgresMemoryStore", () => {
       expect(ties.map((i) => Math.round(i.score! * 1e5) / 1e5)).toEqual([1, 1, 1, 0.5]);
       await store.close();
       await oracle.close();
+      await pool.end();
     });
   } else {
     it("without pgvector on the server: auto chooses exact, and vectorIndex pgvector throws one line", async () => {
@@ -158,7 +184,7 @@ describe("PostgresMemoryStore", () => {
         connectionString: URL,
         schema: `${prefix}_forced`,
         index: index16(),
-        vectorIndex: "pgvector",
+        vectorIndex: "pgvector" as const,
       });
       const error = await forced.ready().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MemoryStoreError);
@@ -247,7 +273,7 @@ describe("PostgresMemoryStore", () => {
       connectionString: URL,
       schema,
       index: index16(),
-      vectorIndex: "pgvector",
+      vectorIndex: "pgvector" as const,
     });
     const error = await other.ready().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MemoryStoreError);
