@@ -7,17 +7,14 @@
 import pg from "pg";
 import { MemoryStoreError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
-import { compileFilter, type ValueTest } from "../../memory/filter.js";
-import { tooMany } from "../../memory/in-memory-store.js";
+import { compileFilter } from "../../memory/filter.js";
 import {
-  blobToVector,
   type CheckedIndex,
   checkIndex,
   checkKey,
   checkNamespace,
   clockOf,
   closedStore,
-  dot,
   embedChecked,
   encodeNamespace,
   encodeValue,
@@ -29,11 +26,9 @@ import {
   tablePrefixOf,
   textHash,
   textToEmbed,
-  toItem,
   vectorToBlob,
 } from "../../memory/internal.js";
 import { keptTimes, namespacesPage, namespacesQuery, runBatch } from "../../memory/operations.js";
-import { byNamespaceKey, TopK, takePage } from "../../memory/ranking.js";
 import type {
   IndexConfig,
   ListNamespacesOptions,
@@ -54,6 +49,19 @@ import {
   setUpMemoryTables,
   type VectorSql,
 } from "./postgres-memory-schema.js";
+import {
+  COLS,
+  exactSearch,
+  LIVE,
+  pgvectorSearch,
+  type Row,
+  rowItem,
+  type SearchContext,
+  searchRows,
+  TOP,
+  toVectorText,
+  wrap,
+} from "./postgres-memory-search.js";
 
 export {
   chooseVectorMode,
@@ -63,8 +71,6 @@ export {
 } from "./postgres-memory-schema.js";
 
 const NAME = "PostgresMemoryStore";
-/** Upper bound of every encoded namespace, for the empty prefix. */
-const TOP = "\u{10ffff}";
 
 export type { PostgresVectorIndex } from "./postgres-memory-schema.js";
 
@@ -93,19 +99,6 @@ export interface PostgresMemoryStoreOptions {
   /** The clock, in ms since the epoch (times and TTLs); default `Date.now`. */
   now?: () => number;
 }
-
-interface Row {
-  ns: string;
-  key: string;
-  value: string;
-  created_at: number;
-  updated_at: number;
-  expires_at: number | null;
-}
-
-const COLS =
-  "ns, key, value, created_at::float8 AS created_at, updated_at::float8 AS updated_at, expires_at::float8 AS expires_at";
-const LIVE = "(expires_at IS NULL OR expires_at > $NOW)";
 
 /**
  * A {@link MemoryStore} in PostgreSQL (LangGraph: `PostgresStore`), for many processes sharing
@@ -315,21 +308,8 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     const test = compileFilter(options?.filter, "search");
     await this.ready();
     const [q] = (await embedChecked(this.#index as CheckedIndex, [query])) as [Float32Array];
-    if (this.#mode === "exact") return this.#searchExact(prefix, q, limit, offset, test);
-    // The index gives rows by distance only; ties are put in namespace and key order here, so
-    // rows at the last distance fetched are used only once every row at it has been fetched.
-    let window = test ? (offset + limit) * 4 : offset + limit + 1;
-    for (;;) {
-      const rows = await this.#searchRows(prefix, q, window);
-      const complete = rows.length < window;
-      const cut = complete ? Number.POSITIVE_INFINITY : rows[rows.length - 1]!.distance;
-      const sure = rows
-        .filter((r) => r.distance < cut)
-        .sort((a, b) => a.distance - b.distance || byNamespaceKey(a, b));
-      const out = takePage(sure, rowItem, (r) => 1 - r.distance, test, offset, limit);
-      if (out.length === limit || complete) return out;
-      window *= 4;
-    }
+    if (this.#mode === "exact") return exactSearch(this.#search(), prefix, q, limit, offset, test);
+    return pgvectorSearch(this.#search(), prefix, q, limit, offset, test);
   }
 
   /**
@@ -352,7 +332,7 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     if (this.#mode === "exact")
       throw new MemoryStoreError(`${NAME}: explainSearch needs vectorIndex "pgvector"`);
     const [q] = (await embedChecked(this.#index, [query])) as [Float32Array];
-    const rows = await this.#searchRows(prefix, q, 10, settings, true);
+    const rows = await searchRows(this.#search(), prefix, q, 10, settings, true);
     return rows.map((r) => (r as unknown as { "QUERY PLAN": string })["QUERY PLAN"]);
   }
 
@@ -401,87 +381,17 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     if (this.#ownsPool) await this.#pool.end();
   }
 
-  async #searchRows(
-    prefix: string[],
-    q: Float32Array,
-    limit: number,
-    settings: Record<string, string> = {},
-    explain = false,
-  ): Promise<(Row & { distance: number })[]> {
-    const { lo, hi } = prefixRange(prefix);
-    const { type, op } = this.#vec;
-    const sql = `${explain ? "EXPLAIN " : ""}SELECT ${COLS}, (embedding ${op} $1::${type})::float8 AS distance
-FROM ${this.#t.items}
-WHERE embedding IS NOT NULL AND ns >= $2 AND ns < $3 AND ${LIVE.replace("$NOW", "$4")}
-ORDER BY embedding ${op} $1::${type} LIMIT $5`;
-    const client = await this.#connect();
-    try {
-      await client.query("BEGIN");
-      await client.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(this.#ef, limit))}`);
-      if (this.#vec.iterative) await client.query("SET LOCAL hnsw.iterative_scan = strict_order");
-      for (const [name, value] of Object.entries(settings)) {
-        if (!/^[a-z_][a-z0-9_.]*$/.test(name)) {
-          throw new MemoryStoreError(`${NAME}: setting name ${JSON.stringify(name)} is not a word`);
-        }
-        await client.query("SELECT set_config($1, $2, true)", [name, value]);
-      }
-      const res = await client.query(sql, [toVectorText(q), lo, hi ?? TOP, this.#now(), limit]);
-      await client.query("COMMIT");
-      return res.rows as (Row & { distance: number })[];
-    } catch (e) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw wrap(e, "search");
-    } finally {
-      client.release();
-    }
-  }
-
-  /**
-   * Exact search: every indexed vector under the prefix, ranked by cosine similarity here in
-   * one pass, keeping the best `offset + limit`; the winners' items are read after (with a
-   * filter, the items come with the vectors, and only those that pass are kept).
-   */
-  async #searchExact(
-    prefix: string[],
-    q: Float32Array,
-    limit: number,
-    offset: number,
-    test: ValueTest | null,
-  ): Promise<SearchItem[]> {
-    const { lo, hi } = prefixRange(prefix);
-    const res = await this.#q<Row & { embedding_f32: Uint8Array }>(
-      `SELECT ${test ? COLS : "ns, key"}, embedding_f32 FROM ${this.#t.items}
-WHERE embedding_f32 IS NOT NULL AND ns >= $1 AND ns < $2 AND ${LIVE.replace("$NOW", "$3")} LIMIT $4`,
-      [lo, hi ?? TOP, this.#now(), this.#max + 1],
-    );
-    if (res.rows.length > this.#max) throw tooMany(this.#max, prefix);
-    const top = new TopK<{ ns: string; key: string; score: number; item: MemoryItem | null }>(
-      offset + limit,
-    );
-    for (const r of res.rows) {
-      const score = dot(q, blobToVector(r.embedding_f32));
-      if (!top.admits(score, r.ns, r.key)) continue;
-      const item = test ? rowItem(r) : null;
-      if (item && !test?.(item.value)) continue;
-      top.push({ ns: r.ns, key: r.key, score, item });
-    }
-    const best = top.sorted().slice(offset);
-    if (!test && best.length > 0) {
-      const rows = await this.#q<Row>(
-        `SELECT ${COLS} FROM ${this.#t.items} WHERE (ns, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-        [best.map((b) => b.ns), best.map((b) => b.key)],
-      );
-      const byId = new Map(rows.rows.map((r) => [`${r.ns}\u0000${r.key}`, rowItem(r)]));
-      for (const b of best) b.item = byId.get(`${b.ns}\u0000${b.key}`) ?? null;
-    }
-    return takePage(
-      best,
-      (b) => b.item,
-      (b) => b.score,
-      null,
-      0,
-      limit,
-    );
+  /** What the search functions need of this store. */
+  #search(): SearchContext {
+    return {
+      items: this.#t.items,
+      vec: this.#vec,
+      efSearch: this.#ef,
+      maxSearchItems: this.#max,
+      now: this.#now(),
+      connect: () => this.#connect(),
+      query: (sql, params) => this.#q(sql, params),
+    };
   }
 
   async #listed(
@@ -569,20 +479,4 @@ ORDER BY ns, key LIMIT $4 OFFSET $5`;
   #open(): void {
     if (this.#closed) throw closedStore(NAME);
   }
-}
-
-function wrap(e: unknown, what: string): MemoryStoreError {
-  if (e instanceof MemoryStoreError) return e;
-  return new MemoryStoreError(
-    `${NAME}: the ${what} failed: ${(e as Error)?.message ?? String(e)}`,
-    { cause: e },
-  );
-}
-
-function rowItem(r: Row): MemoryItem {
-  return toItem(r.ns, r.key, r.value, r.created_at, r.updated_at, r.expires_at);
-}
-
-function toVectorText(v: Float32Array): string {
-  return `[${Array.from(v).join(",")}]`;
 }
