@@ -354,5 +354,13 @@ describe("PostgresMemoryStore", () => {
     ).toThrow(
       "PostgresMemoryStore: index.dimensions must be a whole number from 1 to 2000, got 2001",
     );
+    expect(() => new PostgresMemoryStore({ connectionString: URL, efSearch: 0 })).toThrow(
+      new MemoryStoreError(
+        "PostgresMemoryStore: efSearch must be a whole number from 1 to 1000, got 0",
+      ),
+    );
+    expect(() => new PostgresMemoryStore({ connectionString: URL, efSearch: 1001 })).toThrow(
+      "PostgresMemoryStore: efSearch must be a whole number from 1 to 1000, got 1001",
+    );
   });
 });
