@@ -1,18 +1,22 @@
 /**
  * The `memory` workload: put and search latency of the memory stores at 10,000 and 100,000
- * items (nodestep's InMemoryStore, SqliteMemoryStore, PostgresMemoryStore with pgvector), and
- * LangGraph.js's InMemoryStore beside the in-memory one for the same operations (put, get,
- * search with a query). Every store embeds with the same deterministic 64-dimension
- * HashEmbeddings, so the figures are the stores' own cost. `npm run bench` runs it last;
- * alone: `node --import tsx bench/memory.ts [--quick] [--sizes 10000,100000] [--stores memory,sqlite,postgres,langgraph]`.
+ * items (nodestep's InMemoryStore, SqliteMemoryStore, PostgresMemoryStore: with pgvector's
+ * HNSW index when the server has it, else exact, the row says which), and LangGraph.js's
+ * InMemoryStore beside the in-memory one for the same operations (put, get, search with a
+ * query). Every store embeds with the same deterministic 64-dimension HashEmbeddings, so the
+ * figures are the stores' own cost. `npm run bench` runs it last (`--only memory` alone); or
+ * `node --import tsx bench/memory.ts [--quick] [--sizes 10000,100000] [--stores memory,langgraph,sqlite,postgres,postgres-exact]`
+ * (`postgres-exact`, PostgreSQL in exact mode also on a server with pgvector, is not in the default list).
  *
  * Reported per store and size: the mean put (ms, all N puts one by one), the median and p95 of
- * 200 gets and of 50 searches (limit 10) over the whole namespace.
+ * 200 gets and of 50 searches (limit 10) over the whole namespace, and the mean CPU time of
+ * this process a search (user + system, ms: the in-process stores' own work, less distorted
+ * by a loaded machine than the wall-clock figures; for PostgreSQL the server's is not in it).
  *
  * @module
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { InMemoryStore as LangGraphInMemoryStore } from "@langchain/langgraph";
 import { InMemoryStore, type MemoryStore } from "nodestep";
@@ -80,7 +84,11 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
-async function measure(name: string, n: number, make: () => Promise<Ops>): Promise<string> {
+async function measure(
+  name: string | (() => string),
+  n: number,
+  make: () => Promise<Ops>,
+): Promise<string> {
   const ops = await make();
   try {
     const t0 = performance.now();
@@ -93,6 +101,7 @@ async function measure(name: string, n: number, make: () => Promise<Ops>): Promi
       gets.push(performance.now() - t);
     }
     const searches: number[] = [];
+    const cpu0 = process.cpuUsage();
     for (let i = 0; i < 50; i++) {
       const q = text((i * 104_729) % n)
         .split(" ")
@@ -102,10 +111,13 @@ async function measure(name: string, n: number, make: () => Promise<Ops>): Promi
       const found = await ops.search(q);
       searches.push(performance.now() - t);
       if (found.length !== 10)
-        throw new Error(`${name}: search found ${found.length} items, not 10`);
+        throw new Error(`${String(name)}: search found ${found.length} items, not 10`);
     }
+    const cpu = process.cpuUsage(cpu0);
+    if (typeof name === "function") name = name();
+    const cpuMs = (cpu.user + cpu.system) / 1000 / 50;
     const f = (x: number) => x.toFixed(3).padStart(9);
-    return `${name.padEnd(22)} ${String(n).padStart(7)} ${f(putMs)} ${f(pct(gets, 50))} ${f(pct(gets, 95))} ${f(pct(searches, 50))} ${f(pct(searches, 95))}`;
+    return `${name.padEnd(26)} ${String(n).padStart(7)} ${f(putMs)} ${f(pct(gets, 50))} ${f(pct(gets, 95))} ${f(pct(searches, 50))} ${f(pct(searches, 95))} ${f(cpuMs)}`;
   } finally {
     await ops.close();
   }
@@ -136,12 +148,16 @@ async function main(): Promise<void> {
   const index = { embeddings, dimensions: DIMS, fields: ["text"] };
   const dir = mkdtempSync(join(tmpdir(), "nodestep-bench-memory-"));
   const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
-  const hasPg = stores.includes("postgres") && (await pgvectorAvailable());
+  const hasPgvector =
+    (stores.includes("postgres") || stores.includes("postgres-exact")) &&
+    (await pgvectorAvailable());
   console.log(
-    "\nmemory: put, get and search latency (ms; search = 10 nearest of the whole namespace, 64 dims)",
+    `\nmemory: put, get and search latency (ms; search = 10 nearest of the whole namespace, 64 dims; srch cpu = this process's CPU a search); ${stores.some((x) => x.startsWith("postgres")) ? `PostgreSQL ${hasPgvector ? "has" : "has no"} pgvector, ` : ""}load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
   );
   console.log(
-    `${"store".padEnd(22)} ${"items".padStart(7)} ${"put mean".padStart(9)} ${"get p50".padStart(9)} ${"get p95".padStart(9)} ${"srch p50".padStart(9)} ${"srch p95".padStart(9)}`,
+    `${"store".padEnd(26)} ${"items".padStart(7)} ${"put mean".padStart(9)} ${"get p50".padStart(9)} ${"get p95".padStart(9)} ${"srch p50".padStart(9)} ${"srch p95".padStart(9)} ${"srch cpu".padStart(9)}`,
   );
   try {
     for (const n of sizes) {
@@ -157,19 +173,30 @@ async function main(): Promise<void> {
             ours(new SqliteMemoryStore({ path: join(dir, `m${n}.db`), index })),
           ),
         );
-      if (hasPg) {
-        const schema = `nodestep_bench_memory_${n}`;
+      const pgRuns: ("auto" | "exact")[] = [];
+      if (stores.includes("postgres")) pgRuns.push("auto");
+      if (stores.includes("postgres-exact") && (hasPgvector || !stores.includes("postgres")))
+        pgRuns.push("exact");
+      for (const vectorIndex of pgRuns) {
+        const schema = `nodestep_bench_memory_${vectorIndex}_${n}`;
         await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        let store: PostgresMemoryStore | null = null;
         console.log(
-          await measure("nodestep PostgreSQL", n, async () =>
-            ours(new PostgresMemoryStore({ connectionString: PG_URL, schema, index })),
+          await measure(
+            () => `nodestep PostgreSQL ${store?.vectorMode === "pgvector" ? "pgvector" : "exact"}`,
+            n,
+            async () => {
+              store = new PostgresMemoryStore({
+                connectionString: PG_URL,
+                schema,
+                index,
+                vectorIndex,
+              });
+              return ours(store);
+            },
           ),
         );
         await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      } else if (stores.includes("postgres")) {
-        console.log(
-          `${"nodestep PostgreSQL".padEnd(22)} ${String(n).padStart(7)}   skipped: no PostgreSQL with pgvector at ${PG_URL}`,
-        );
       }
     }
   } finally {

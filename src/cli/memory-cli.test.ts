@@ -80,6 +80,25 @@ describe("nodestep memory", () => {
     );
   });
 
+  it("lists namespaces under a prefix, with --suffix, --max-depth and --json", async () => {
+    expect(await nodestep(["memory", "namespaces", "--store", STORE])).toEqual({
+      code: 0,
+      stdout: "users/u1\nusers/u2\n",
+      stderr: "",
+    });
+    expect(
+      (await nodestep(["memory", "namespaces", "users", "--max-depth", "1", "--store", STORE]))
+        .stdout,
+    ).toBe("users\n");
+    expect(
+      (await nodestep(["memory", "namespaces", "--suffix", "u2", "--json", "--store", STORE]))
+        .stdout,
+    ).toBe('["users","u2"]\n');
+    expect((await nodestep(["memory", "namespaces", "nobody", "--store", STORE])).stdout).toBe(
+      "no namespaces\n",
+    );
+  });
+
   it("searches by meaning with --index, and says what is missing without it", async () => {
     const r = await nodestep([
       "memory",

@@ -123,7 +123,7 @@ function line(item: Omit<SearchItem, "score"> & { score?: number | null }): stri
 export function addMemoryCommands(program: Command, host: MemoryCommandsHost): void {
   const memory = program
     .command("memory")
-    .description("list, search, export and import long-term memory items");
+    .description("list, search, export and import long-term memory items and namespaces");
   const withMemory = async <T>(
     o: MemoryOpts,
     fn: (store: MemoryStore) => Promise<T>,
@@ -186,6 +186,32 @@ export function addMemoryCommands(program: Command, host: MemoryCommandsHost): v
       for (const item of items) host.out(o.json ? JSON.stringify(item) : line(item));
     });
   });
+
+  memory
+    .command("namespaces")
+    .description("list the namespaces holding items under a prefix (LangGraph: listNamespaces)")
+    .argument("[namespace]", "the prefix; default all")
+    .addOption(host.storeOption())
+    .option("--suffix <namespace>", "only namespaces ending with these labels")
+    .option("--max-depth <n>", "cut each namespace to its first n labels")
+    .option("--limit <n>", "most namespaces (1 to 1000)", "100")
+    .option("--offset <n>", "namespaces to skip", "0")
+    .option("--json", "print one JSON array of labels per line")
+    .action(
+      async (ns: string | undefined, o: MemoryOpts & { suffix?: string; maxDepth?: string }) => {
+        await withMemory(o, async (store) => {
+          const found = await store.listNamespaces({
+            prefix: parseNamespace(ns),
+            ...(o.suffix !== undefined ? { suffix: parseNamespace(o.suffix) } : {}),
+            ...(o.maxDepth !== undefined ? { maxDepth: whole(o.maxDepth, "max-depth") } : {}),
+            limit: whole(o.limit, "limit"),
+            offset: whole(o.offset, "offset"),
+          });
+          if (!o.json && found.length === 0) return host.out("no namespaces");
+          for (const n of found) host.out(o.json ? JSON.stringify(n) : n.join("/"));
+        });
+      },
+    );
 
   memory
     .command("export")

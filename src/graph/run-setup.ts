@@ -147,6 +147,7 @@ export async function runGraph<D extends StateDefinition | null>(
       rootRunId: options.rootRunId ?? runId,
       threadId,
       store: runStore,
+      memoryStore: engine.memoryStore,
       context: { value: options.context, given: options.context !== undefined },
       signal,
     });

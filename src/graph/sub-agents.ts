@@ -15,6 +15,7 @@ import {
 } from "../errors/index.js";
 import type { JsonValue } from "../json/index.js";
 import { memo, nodeCrypto } from "../lazy.js";
+import type { MemoryStore } from "../memory/types.js";
 import type { StateStore } from "../stores/types.js";
 import type { RunOptions, RunResult } from "./types.js";
 
@@ -22,6 +23,8 @@ import type { RunOptions, RunResult } from "./types.js";
 export interface AgentGraph {
   readonly name: string;
   readonly stateStore: StateStore | null;
+  /** The graph's own long-term memory; without one a sub-agent gets its parent run's. */
+  readonly memoryStore?: MemoryStore | null;
   invoke(input: never, options?: RunOptions): Promise<RunResult<unknown>>;
 }
 
@@ -69,6 +72,11 @@ export interface AgentJob {
   hasContext: boolean;
   threadId: string | null;
   stateStore: StateStore | null;
+  /**
+   * The parent run's memory store for a graph without its own (`null` or left out: the graph's).
+   * An object, so only in-process executors pass it; a BullMQ worker's graphs use their own.
+   */
+  memoryStore?: MemoryStore | null;
   rootRunId: string;
 }
 
@@ -107,6 +115,7 @@ export async function runAgentJob(
     const options: RunOptions = { signal, rootRunId: job.rootRunId, stateStore: job.stateStore };
     if (job.threadId !== null) options.threadId = job.threadId;
     if (job.hasContext) options.context = job.context;
+    if (job.memoryStore) options.memoryStore = job.memoryStore;
     const r = await job.graph.invoke(job.input as never, options);
     if (r.status === "interrupted") {
       const error = new GraphExecutionError(
@@ -150,6 +159,8 @@ export interface ParentRun {
   rootRunId: string;
   threadId: string | null;
   store: StateStore | null;
+  /** The run's memory store (`ctx.memoryStore`), inherited by sub-agents without their own. */
+  memoryStore?: MemoryStore | null;
   context: { value: unknown; given: boolean };
   signal: AbortSignal;
 }
@@ -188,6 +199,7 @@ function jobsFor(
       hasContext,
       threadId,
       stateStore: t.graph.stateStore ? null : store,
+      memoryStore: t.graph.memoryStore ? null : (parent.memoryStore ?? null),
       rootRunId: parent.rootRunId,
     };
   });

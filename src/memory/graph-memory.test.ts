@@ -9,6 +9,7 @@ import { MemoryStoreError } from "../errors/index.js";
 import { Graph } from "../graph/graph.js";
 import { node, START } from "../graph/node.js";
 import { END } from "../graph/routing.js";
+import { InProcessExecutor } from "../graph/sub-agents.js";
 import { SqliteMemoryStore } from "../integrations/sqlite/sqlite-memory-store.js";
 import { defineState } from "../state/index.js";
 import { MemoryStateStore } from "../stores/index.js";
@@ -109,6 +110,75 @@ describe("ctx.memoryStore", () => {
     expect(await store.get(["notes"], "n")).toBeNull();
     expect(ToolContext.empty().memoryStore).toBeNull();
     expect(ToolContext.empty({ memoryStore: store }).memoryStore).toBe(store);
+  });
+
+  it("reaches sub-agents (spawn and submit) without a store of their own; one with its own keeps it", async () => {
+    const Sub = defineState({ seen: z.string().default("") });
+    const look = node(
+      async (_s: unknown, ctx) => {
+        const item = await ctx.memoryStore?.get(["facts"], "f");
+        await ctx.memoryStore?.put(["facts"], "by-sub", { text: "written by a sub-agent" });
+        return { seen: item ? String(item.value.text) : ctx.memoryStore ? "(none)" : "(no store)" };
+      },
+      { name: "look" },
+    );
+    const plain = new Graph(Sub, { name: "plain" }).flow(START.to(look), look.to(END));
+    const ownStore = new InMemoryStore();
+    await ownStore.put(["facts"], "f", { text: "the sub-agent's own" });
+    const own = new Graph(Sub, { name: "own", memoryStore: ownStore }).flow(
+      START.to(look),
+      look.to(END),
+    );
+    const executor = new InProcessExecutor();
+    const Boss = defineState({ seen: z.array(z.string()).default([]) });
+    const boss = node(
+      async (_s: unknown, ctx) => {
+        const spawned = await ctx.gather(
+          await ctx.spawn([
+            { graph: plain, input: {} },
+            { graph: own, input: {} },
+          ]),
+        );
+        const [handle] = await ctx.submit([{ graph: plain, input: {} }], { executor });
+        let polled = await ctx.pollAgents([handle!], { executor });
+        while (polled[0] === null) {
+          await new Promise((r) => setTimeout(r, 2));
+          polled = await ctx.pollAgents([handle!], { executor });
+        }
+        return {
+          seen: [...spawned, polled[0]!].map((r) => (r.state as { seen: string }).seen),
+        };
+      },
+      { name: "boss" },
+    );
+    const parentStore = new InMemoryStore();
+    await parentStore.put(["facts"], "f", { text: "the parent's" });
+    const g = new Graph(Boss, { stateStore: new MemoryStateStore(), memoryStore: parentStore });
+    g.flow(START.to(boss), boss.to(END));
+    expect((await g.invoke({}, { threadId: "boss" })).state.seen).toEqual([
+      "the parent's",
+      "the sub-agent's own",
+      "the parent's",
+    ]);
+    expect((await parentStore.get(["facts"], "by-sub"))?.value).toEqual({
+      text: "written by a sub-agent",
+    });
+    expect((await ownStore.get(["facts"], "by-sub"))?.value).toEqual({
+      text: "written by a sub-agent",
+    });
+    // A run's memoryStore option reaches its sub-agents too; a run without any gives them none.
+    const runStore = new InMemoryStore();
+    await runStore.put(["facts"], "f", { text: "the run's" });
+    expect((await g.invoke({}, { threadId: "boss-2", memoryStore: runStore })).state.seen).toEqual([
+      "the run's",
+      "the sub-agent's own",
+      "the run's",
+    ]);
+    expect((await g.invoke({}, { threadId: "boss-3", memoryStore: null })).state.seen).toEqual([
+      "(no store)",
+      "the sub-agent's own",
+      "(no store)",
+    ]);
   });
 });
 

@@ -5,22 +5,21 @@
  */
 import { MemoryStoreError } from "../errors/index.js";
 import type { JsonObject } from "../json/index.js";
+import { compileFilter } from "./filter.js";
 import {
-  byNamespaceKey,
   type CheckedIndex,
   checkIndex,
   checkKey,
   checkNamespace,
   clockOf,
   closedStore,
-  compileFilter,
-  DEFAULT_MAX_SEARCH_ITEMS,
   dot,
   embedChecked,
   encodeNamespace,
   encodeValue,
   expiryOf,
   MAX_DIMENSIONS,
+  maxSearchItemsOf,
   pageOf,
   prefixRange,
   queryOf,
@@ -28,10 +27,15 @@ import {
   textToEmbed,
   toItem,
 } from "./internal.js";
+import { keptTimes, namespacesPage, namespacesQuery, runBatch } from "./operations.js";
+import { TopK, takePage } from "./ranking.js";
 import type {
   IndexConfig,
+  ListNamespacesOptions,
   ListOptions,
   MemoryItem,
+  MemoryOperation,
+  MemoryOperationResult,
   MemoryStore,
   Namespace,
   PutOptions,
@@ -85,13 +89,7 @@ export class InMemoryStore implements MemoryStore {
 
   constructor(options: InMemoryStoreOptions = {}) {
     this.#index = checkIndex(options.index, MAX_DIMENSIONS, NAME);
-    const max = options.maxSearchItems ?? DEFAULT_MAX_SEARCH_ITEMS;
-    if (!Number.isInteger(max) || max < 1) {
-      throw new MemoryStoreError(
-        `${NAME}: maxSearchItems must be a positive whole number, got ${String(max)}`,
-      );
-    }
-    this.#max = max;
+    this.#max = maxSearchItemsOf(options.maxSearchItems, NAME);
     this.#now = clockOf(options.now, NAME);
   }
 
@@ -112,6 +110,7 @@ export class InMemoryStore implements MemoryStore {
     const json = encodeValue(value, ns, key);
     const now = this.#now();
     const expiresAt = expiryOf(options, now, ns, key);
+    const kept = keptTimes(options, ns, key);
     const text = textToEmbed(value, options, this.#index, ns, key);
     const enc = encodeNamespace(ns);
     const old = this.#live(this.#spaces.get(enc)?.get(key), now);
@@ -131,8 +130,8 @@ export class InMemoryStore implements MemoryStore {
     const current = this.#live(space.get(key), now);
     space.set(key, {
       value: json,
-      createdAt: current?.createdAt ?? now,
-      updatedAt: now,
+      createdAt: kept.createdAt ?? current?.createdAt ?? now,
+      updatedAt: kept.updatedAt ?? now,
       expiresAt,
       hash,
       vector,
@@ -176,33 +175,49 @@ export class InMemoryStore implements MemoryStore {
     const [q] = (await embedChecked(index, [query])) as [Float32Array];
     this.#open();
     const now = this.#now();
-    // Without a filter only the best offset + limit are needed: keep them, sorted, as we go.
-    const keep = test || offset + limit > 2_000 ? Number.POSITIVE_INFINITY : offset + limit;
-    const scored: Scored[] = [];
+    // One pass, keeping the best offset + limit that pass the filter; a value is parsed (and
+    // filtered) only when its score would enter.
+    const top = new TopK<Scored>(offset + limit);
     let compared = 0;
     for (const [ns, space] of this.#under(prefix)) {
       for (const [key, e] of space) {
         if (!e.vector || !this.#live(e, now)) continue;
         if (++compared > this.#max) throw tooMany(this.#max, prefix);
-        const c = { ns, key, e, score: dot(q, e.vector) };
-        if (scored.length < keep) scored.push(c);
-        else if (byScore(c, scored[scored.length - 1]!) < 0) insertSorted(scored, c);
-        if (scored.length === keep && keep !== Number.POSITIVE_INFINITY && compared === keep) {
-          scored.sort(byScore);
+        const score = dot(q, e.vector);
+        if (!top.admits(score, ns, key)) continue;
+        const item = toItem(ns, key, e.value, e.createdAt, e.updatedAt, e.expiresAt);
+        if (test && !test(item.value)) continue;
+        top.push({ ns, key, score, item });
+      }
+    }
+    return takePage(
+      top.sorted(),
+      (s) => s.item,
+      (s) => s.score,
+      null,
+      offset,
+      limit,
+    );
+  }
+
+  async listNamespaces(options?: ListNamespacesOptions): Promise<string[][]> {
+    this.#open();
+    const q = namespacesQuery(options);
+    const now = this.#now();
+    const live: string[] = [];
+    for (const [ns, space] of this.#under(q.prefix)) {
+      for (const e of space.values()) {
+        if (this.#live(e, now)) {
+          live.push(ns);
+          break;
         }
       }
     }
-    if (compared <= keep || keep === Number.POSITIVE_INFINITY) scored.sort(byScore);
-    const out: SearchItem[] = [];
-    let skipped = 0;
-    for (const s of scored) {
-      const item = toItem(s.ns, s.key, s.e.value, s.e.createdAt, s.e.updatedAt, s.e.expiresAt);
-      if (test && !test(item.value)) continue;
-      if (skipped++ < offset) continue;
-      out.push({ ...item, score: s.score });
-      if (out.length === limit) break;
-    }
-    return out;
+    return namespacesPage(live, q);
+  }
+
+  batch(operations: readonly MemoryOperation[]): Promise<MemoryOperationResult[]> {
+    return runBatch(this, operations);
   }
 
   async deleteNamespace(namespacePrefix: Namespace): Promise<number> {
@@ -248,21 +263,24 @@ export class InMemoryStore implements MemoryStore {
     const test = compileFilter(options?.filter, op);
     const now = this.#now();
     const spaces = [...this.#under(prefix)].sort((a, b) => (a[0] < b[0] ? -1 : 1));
-    const out: SearchItem[] = [];
-    let skipped = 0;
-    for (const [ns, space] of spaces) {
-      const keys = [...space.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      for (const key of keys) {
-        const e = this.#live(space.get(key), now);
-        if (!e) continue;
-        const item = toItem(ns, key, e.value, e.createdAt, e.updatedAt, e.expiresAt);
-        if (test && !test(item.value)) continue;
-        if (skipped++ < offset) continue;
-        out.push({ ...item, score: null });
-        if (out.length === limit) return out;
+    const self = this;
+    function* live(): Iterable<MemoryItem> {
+      for (const [ns, space] of spaces) {
+        const keys = [...space.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        for (const key of keys) {
+          const e = self.#live(space.get(key), now);
+          if (e) yield toItem(ns, key, e.value, e.createdAt, e.updatedAt, e.expiresAt);
+        }
       }
     }
-    return out;
+    return takePage(
+      live(),
+      (i) => i,
+      () => null,
+      test,
+      offset,
+      limit,
+    );
   }
 
   *#under(prefix: readonly string[]): Iterable<[string, Map<string, Entry>]> {
@@ -285,26 +303,8 @@ export class InMemoryStore implements MemoryStore {
 interface Scored {
   ns: string;
   key: string;
-  e: Entry;
   score: number;
-}
-
-/** Order of a query's results: score, highest first, then namespace and key. */
-function byScore(a: Scored, b: Scored): number {
-  return b.score - a.score || byNamespaceKey(a, b);
-}
-
-/** Put `c` into the sorted, full list `list` in its place, dropping the last. */
-function insertSorted(list: Scored[], c: Scored): void {
-  let lo = 0;
-  let hi = list.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (byScore(c, list[mid]!) < 0) hi = mid;
-    else lo = mid + 1;
-  }
-  list.pop();
-  list.splice(lo, 0, c);
+  item: MemoryItem;
 }
 
 /** The error of a query over more indexed items than a brute-force store compares. */

@@ -26,9 +26,12 @@ export { exportNamespace, type ImportOptions, importNamespace } from "./transfer
 export type {
   Embeddings,
   IndexConfig,
+  ListNamespacesOptions,
   ListOptions,
   MemoryFilter,
   MemoryItem,
+  MemoryOperation,
+  MemoryOperationResult,
   MemoryStore,
   Namespace,
   PutOptions,

@@ -7,7 +7,7 @@
 import { MemoryStoreError } from "../errors/index.js";
 import { isPlainObject, type JsonObject } from "../json/index.js";
 import { MAX_LIMIT } from "./internal.js";
-import type { MemoryItem, MemoryStore, Namespace } from "./types.js";
+import type { MemoryItem, MemoryStore, Namespace, PutOptions } from "./types.js";
 
 /**
  * Every live item under a prefix as JSON lines (no newline at the end of each), in namespace
@@ -45,10 +45,12 @@ function parseLine(line: string, n: number): MemoryItem {
     !Array.isArray(o.namespace) ||
     typeof o.key !== "string" ||
     !isPlainObject(o.value) ||
-    !(o.expiresAt === null || o.expiresAt === undefined || typeof o.expiresAt === "number")
+    !(o.expiresAt === null || o.expiresAt === undefined || typeof o.expiresAt === "number") ||
+    !(o.createdAt === undefined || typeof o.createdAt === "number") ||
+    !(o.updatedAt === undefined || typeof o.updatedAt === "number")
   ) {
     throw new MemoryStoreError(
-      `import: line ${n} is not an exported item { namespace, key, value, expiresAt }`,
+      `import: line ${n} is not an exported item { namespace, key, value, createdAt, updatedAt, expiresAt }`,
     );
   }
   return o as MemoryItem;
@@ -57,8 +59,9 @@ function parseLine(line: string, n: number): MemoryItem {
 /**
  * Put the items of JSON lines (as {@link exportNamespace} writes them) into a store: each with
  * its namespace, key and value, and the time it had left to live (an item already expired is
- * skipped). Empty lines are skipped. Times are the import's: `createdAt` and `updatedAt` are
- * not kept. Items are put one by one, so a failure leaves the lines before it imported.
+ * skipped) and its `createdAt` and `updatedAt` (put with those options; a line without them
+ * gets the import's time). Empty lines are skipped. Items are put one by one, so a failure
+ * leaves the lines before it imported.
  * @returns how many items were put.
  * @throws MemoryStoreError naming the line for a line that is not an exported item, and as the
  *   store's `put` does.
@@ -82,7 +85,10 @@ export async function importNamespace(
       if (ttlMs <= 0) continue;
     }
     try {
-      await store.put(item.namespace, item.key, item.value as JsonObject, { ttlMs });
+      const options: PutOptions = { ttlMs };
+      if (item.createdAt !== undefined) options.createdAt = item.createdAt;
+      if (item.updatedAt !== undefined) options.updatedAt = item.updatedAt;
+      await store.put(item.namespace, item.key, item.value as JsonObject, options);
     } catch (e) {
       if (e instanceof MemoryStoreError)
         throw new MemoryStoreError(`import: line ${n}: ${e.message}`, { cause: e });

@@ -45,6 +45,13 @@ export interface PutOptions {
    * on a store without `index`.
    */
   index?: false | readonly string[];
+  /**
+   * The item's `createdAt` to keep (ms since the epoch, a whole number >= 0), as an import
+   * restores it; left out: the existing item's, or now for a new one.
+   */
+  createdAt?: number;
+  /** The item's `updatedAt` to keep (ms since the epoch, >= `createdAt`); left out: now. */
+  updatedAt?: number;
 }
 
 /**
@@ -70,6 +77,46 @@ export interface SearchOptions extends ListOptions {
   /** Text to search for by meaning (needs a store with `index`); without it `search` lists like `list` with `score: null`. */
   query?: string;
 }
+
+/** Options of {@link MemoryStore.listNamespaces} (LangGraph: `listNamespaces`). */
+export interface ListNamespacesOptions {
+  /** Only namespaces starting with these labels (whole labels); default all. */
+  prefix?: Namespace;
+  /** Only namespaces ending with these labels (whole labels); default all. */
+  suffix?: Namespace;
+  /** Cut each namespace to its first `maxDepth` labels (1 to 16), then drop repeats; default no cut. */
+  maxDepth?: number;
+  /** Most namespaces returned, 1 to 1,000; default 100 (as LangGraph). */
+  limit?: number;
+  /** Namespaces skipped first (a whole number); default 0. */
+  offset?: number;
+}
+
+/**
+ * One operation of {@link MemoryStore.batch}: the method named by `op`, with its arguments.
+ * LangGraph's `batch` takes `GetOperation`, `PutOperation`, `SearchOperation` and
+ * `ListNamespacesOperation`; here each names its method.
+ */
+export type MemoryOperation =
+  | { op: "get"; namespace: Namespace; key: string }
+  | { op: "put"; namespace: Namespace; key: string; value: JsonObject; options?: PutOptions }
+  | { op: "delete"; namespace: Namespace; key: string }
+  | { op: "list"; namespacePrefix: Namespace; options?: ListOptions }
+  | { op: "search"; namespacePrefix: Namespace; options?: SearchOptions }
+  | { op: "listNamespaces"; options?: ListNamespacesOptions };
+
+/**
+ * The result of one {@link MemoryOperation}, in order: what its method returns (`undefined`
+ * for `put`).
+ */
+export type MemoryOperationResult =
+  | MemoryItem
+  | null
+  | undefined
+  | boolean
+  | MemoryItem[]
+  | SearchItem[]
+  | string[][];
 
 /**
  * Turns texts into vectors for semantic search. Integrations: `OpenAIEmbeddings`
@@ -123,6 +170,17 @@ export interface MemoryStore {
   list(namespacePrefix: Namespace, options?: ListOptions): Promise<MemoryItem[]>;
   /** Items under a prefix most similar to `query`, or listed like `list` without one. */
   search(namespacePrefix: Namespace, options?: SearchOptions): Promise<SearchItem[]>;
+  /**
+   * The namespaces that hold live items, in namespace order (LangGraph: `listNamespaces`), as
+   * label lists, filtered by `prefix` and `suffix`, cut to `maxDepth`, then paged.
+   */
+  listNamespaces(options?: ListNamespacesOptions): Promise<string[][]>;
+  /**
+   * Run operations one after another, in order, and return their results in order (LangGraph:
+   * `batch`). Not a transaction: the first failing operation throws a `MemoryStoreError`
+   * naming its index, and the ones before it stay done.
+   */
+  batch(operations: readonly MemoryOperation[]): Promise<MemoryOperationResult[]>;
   /** Delete every item under a non-empty namespace prefix; returns how many there were (expired ones included). */
   deleteNamespace(namespacePrefix: Namespace): Promise<number>;
   /** Delete the expired items now (reads skip them anyway); returns how many. */

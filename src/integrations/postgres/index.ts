@@ -8,6 +8,7 @@
 
 export type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from "./pool.js";
 export {
+  chooseVectorMode,
   PGVECTOR_MISSING_MESSAGE,
   POSTGRES_MAX_DIMENSIONS,
   POSTGRES_MEMORY_SCHEMA_VERSION,

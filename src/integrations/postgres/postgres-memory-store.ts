@@ -7,35 +7,35 @@
 import pg from "pg";
 import { MemoryStoreError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
-import { tooMany } from "../../memory/in-memory-store.js";
+import { compileFilter } from "../../memory/filter.js";
 import {
-  blobToVector,
-  byNamespaceKey,
   type CheckedIndex,
   checkIndex,
   checkKey,
   checkNamespace,
   clockOf,
   closedStore,
-  compileFilter,
-  DEFAULT_MAX_SEARCH_ITEMS,
-  dot,
   embedChecked,
   encodeNamespace,
   encodeValue,
   expiryOf,
+  maxSearchItemsOf,
   pageOf,
   prefixRange,
   queryOf,
+  tablePrefixOf,
   textHash,
   textToEmbed,
-  toItem,
   vectorToBlob,
 } from "../../memory/internal.js";
+import { keptTimes, namespacesPage, namespacesQuery, runBatch } from "../../memory/operations.js";
 import type {
   IndexConfig,
+  ListNamespacesOptions,
   ListOptions,
   MemoryItem,
+  MemoryOperation,
+  MemoryOperationResult,
   MemoryStore,
   Namespace,
   PutOptions,
@@ -43,22 +43,36 @@ import type {
   SearchOptions,
 } from "../../memory/types.js";
 import type { PostgresPool } from "./pool.js";
+import {
+  POSTGRES_MAX_DIMENSIONS,
+  type PostgresVectorIndex,
+  setUpMemoryTables,
+  type VectorSql,
+} from "./postgres-memory-schema.js";
+import {
+  COLS,
+  exactSearch,
+  LIVE,
+  pgvectorSearch,
+  type Row,
+  rowItem,
+  type SearchContext,
+  searchRows,
+  TOP,
+  toVectorText,
+  wrap,
+} from "./postgres-memory-search.js";
 
-/** Version of the memory tables this code reads and writes; kept in `<prefix>meta`. */
-export const POSTGRES_MEMORY_SCHEMA_VERSION = 1;
-/** Most dimensions of a vector: what pgvector's HNSW index takes for the `vector` type. */
-export const POSTGRES_MAX_DIMENSIONS = 2000;
-const FORMAT = "nodestep-memory-store";
+export {
+  chooseVectorMode,
+  PGVECTOR_MISSING_MESSAGE,
+  POSTGRES_MAX_DIMENSIONS,
+  POSTGRES_MEMORY_SCHEMA_VERSION,
+} from "./postgres-memory-schema.js";
+
 const NAME = "PostgresMemoryStore";
-/** Upper bound of every encoded namespace, for the empty prefix. */
-const TOP = "\u{10ffff}";
 
-/**
- * How {@link PostgresMemoryStore} searches vectors: `"pgvector"` (a `vector` column with an HNSW
- * index) or `"exact"` (float32 `bytea` blobs, every vector under the prefix compared in this
- * process); `"auto"` picks the tables' mode, else pgvector when the server has it, else exact.
- */
-export type PostgresVectorIndex = "auto" | "pgvector" | "exact";
+export type { PostgresVectorIndex } from "./postgres-memory-schema.js";
 
 /** Options of {@link PostgresMemoryStore}. */
 export interface PostgresMemoryStoreOptions {
@@ -76,22 +90,15 @@ export interface PostgresMemoryStoreOptions {
   vectorIndex?: PostgresVectorIndex;
   /** Most indexed items one query compares in `"exact"` mode; default 200,000. */
   maxSearchItems?: number;
+  /**
+   * pgvector's `hnsw.ef_search` for a query (1 to 1,000; default 40, pgvector's): how many
+   * candidates the HNSW walk keeps; higher finds the true nearest more often, slower. A query
+   * uses at least its `offset + limit` (at most 1,000).
+   */
+  efSearch?: number;
   /** The clock, in ms since the epoch (times and TTLs); default `Date.now`. */
   now?: () => number;
 }
-
-interface Row {
-  ns: string;
-  key: string;
-  value: string;
-  created_at: number;
-  updated_at: number;
-  expires_at: number | null;
-}
-
-const COLS =
-  "ns, key, value, created_at::float8 AS created_at, updated_at::float8 AS updated_at, expires_at::float8 AS expires_at";
-const LIVE = "(expires_at IS NULL OR expires_at > $NOW)";
 
 /**
  * A {@link MemoryStore} in PostgreSQL (LangGraph: `PostgresStore`), for many processes sharing
@@ -133,9 +140,10 @@ export class PostgresMemoryStore implements MemoryStore {
   #closed = false;
   readonly #want: PostgresVectorIndex;
   readonly #max: number;
+  readonly #ef: number;
   #mode: "pgvector" | "exact" | null = null;
   /** `"<schema>".vector` and the cosine operator, once the extension is found. */
-  #vec = { type: "vector", op: "<=>", iterative: false };
+  #vec: VectorSql = { type: "vector", op: "<=>", iterative: false };
 
   /** The vector search mode in use: `null` without an `index` or before `ready()` has resolved. */
   get vectorMode(): "pgvector" | "exact" | null {
@@ -149,12 +157,7 @@ export class PostgresMemoryStore implements MemoryStore {
         `${NAME}: invalid schema name ${JSON.stringify(schema)}: use letters, digits and _, not starting with a digit, at most 63 characters`,
       );
     }
-    const prefix = options.tablePrefix ?? "memory_";
-    if (typeof prefix !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(prefix)) {
-      throw new MemoryStoreError(
-        `${NAME}: tablePrefix must be letters, digits and _ (not starting with a digit), at most 41 characters, got ${JSON.stringify(prefix)}`,
-      );
-    }
+    const prefix = tablePrefixOf(options.tablePrefix, NAME);
     this.schema = schema;
     this.#t = {
       items: `"${schema}"."${prefix}items"`,
@@ -169,13 +172,14 @@ export class PostgresMemoryStore implements MemoryStore {
       );
     }
     this.#want = want;
-    const max = options.maxSearchItems ?? DEFAULT_MAX_SEARCH_ITEMS;
-    if (!Number.isInteger(max) || max < 1) {
+    this.#max = maxSearchItemsOf(options.maxSearchItems, NAME);
+    const ef = options.efSearch ?? 40;
+    if (!Number.isInteger(ef) || ef < 1 || ef > 1000) {
       throw new MemoryStoreError(
-        `${NAME}: maxSearchItems must be a positive whole number, got ${String(max)}`,
+        `${NAME}: efSearch must be a whole number from 1 to 1000, got ${String(ef)}`,
       );
     }
-    this.#max = max;
+    this.#ef = ef;
     this.#now = clockOf(options.now, NAME);
     if (options.pool) {
       this.#pool = options.pool as unknown as pg.Pool; // only what PostgresPool names is called on it
@@ -215,14 +219,16 @@ export class PostgresMemoryStore implements MemoryStore {
     const json = encodeValue(value, ns, key);
     const now = this.#now();
     const expiresAt = expiryOf(options, now, ns, key);
+    const { createdAt, updatedAt } = keptTimes(options, ns, key);
     const text = textToEmbed(value, options, this.#index, ns, key);
     await this.ready();
     const enc = encodeNamespace(ns);
     const t = this.#t.items;
     const upsert = `INSERT INTO ${t} AS t (ns, key, value, created_at, updated_at, expires_at, text_hash$V)
-VALUES ($1, $2, $3, $4, $4, $5, $6$VV)
+VALUES ($1, $2, $3, coalesce($7::bigint, $4), coalesce($8::bigint, $4), $5, $6$VV)
 ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
-  created_at = CASE WHEN t.expires_at IS NOT NULL AND t.expires_at <= $4 THEN excluded.created_at ELSE t.created_at END,
+  created_at = CASE WHEN $7::bigint IS NOT NULL OR (t.expires_at IS NOT NULL AND t.expires_at <= $4)
+    THEN excluded.created_at ELSE t.created_at END,
   updated_at = excluded.updated_at, expires_at = excluded.expires_at, text_hash = excluded.text_hash$VS`;
     if (!this.#index) {
       await this.#q(upsert.replace("$V", "").replace("$VV", "").replace("$VS", ""), [
@@ -232,6 +238,8 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
         now,
         expiresAt,
         null,
+        createdAt,
+        updatedAt,
       ]);
       return;
     }
@@ -255,9 +263,9 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     await this.#q(
       upsert
         .replace("$V", `, ${col}`)
-        .replace("$VV", `, $7::${exact ? "bytea" : this.#vec.type}`)
-        .replace("$VS", `, ${col} = CASE WHEN $8 THEN t.${col} ELSE excluded.${col} END`),
-      [enc, key, json, now, expiresAt, hash, vector, keep],
+        .replace("$VV", `, $9::${exact ? "bytea" : this.#vec.type}`)
+        .replace("$VS", `, ${col} = CASE WHEN $10 THEN t.${col} ELSE excluded.${col} END`),
+      [enc, key, json, now, expiresAt, hash, createdAt, updatedAt, vector, keep],
     );
   }
 
@@ -300,23 +308,8 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     const test = compileFilter(options?.filter, "search");
     await this.ready();
     const [q] = (await embedChecked(this.#index as CheckedIndex, [query])) as [Float32Array];
-    if (this.#mode === "exact") return this.#searchExact(prefix, q, limit, offset, test);
-    const want = offset + limit;
-    let window = test ? want * 4 : want;
-    for (;;) {
-      const rows = await this.#searchRows(prefix, q, window);
-      const out: SearchItem[] = [];
-      let skipped = 0;
-      for (const r of rows) {
-        const item = rowItem(r);
-        if (test && !test(item.value)) continue;
-        if (skipped++ < offset) continue;
-        out.push({ ...item, score: 1 - r.distance });
-        if (out.length === limit) return out;
-      }
-      if (rows.length < window) return out;
-      window *= 4;
-    }
+    if (this.#mode === "exact") return exactSearch(this.#search(), prefix, q, limit, offset, test);
+    return pgvectorSearch(this.#search(), prefix, q, limit, offset, test);
   }
 
   /**
@@ -339,8 +332,27 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     if (this.#mode === "exact")
       throw new MemoryStoreError(`${NAME}: explainSearch needs vectorIndex "pgvector"`);
     const [q] = (await embedChecked(this.#index, [query])) as [Float32Array];
-    const rows = await this.#searchRows(prefix, q, 10, settings, true);
+    const rows = await searchRows(this.#search(), prefix, q, 10, settings, true);
     return rows.map((r) => (r as unknown as { "QUERY PLAN": string })["QUERY PLAN"]);
+  }
+
+  async listNamespaces(options?: ListNamespacesOptions): Promise<string[][]> {
+    this.#open();
+    const q = namespacesQuery(options);
+    await this.ready();
+    const { lo, hi } = prefixRange(q.prefix);
+    const res = await this.#q<{ ns: string }>(
+      `SELECT DISTINCT ns FROM ${this.#t.items} WHERE ns >= $1 AND ns < $2 AND ${LIVE.replace("$NOW", "$3")}`,
+      [lo, hi ?? TOP, this.#now()],
+    );
+    return namespacesPage(
+      res.rows.map((r) => r.ns),
+      q,
+    );
+  }
+
+  batch(operations: readonly MemoryOperation[]): Promise<MemoryOperationResult[]> {
+    return runBatch(this, operations);
   }
 
   async deleteNamespace(namespacePrefix: Namespace): Promise<number> {
@@ -369,73 +381,17 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     if (this.#ownsPool) await this.#pool.end();
   }
 
-  async #searchRows(
-    prefix: string[],
-    q: Float32Array,
-    limit: number,
-    settings: Record<string, string> = {},
-    explain = false,
-  ): Promise<(Row & { distance: number })[]> {
-    const { lo, hi } = prefixRange(prefix);
-    const { type, op } = this.#vec;
-    const sql = `${explain ? "EXPLAIN " : ""}SELECT ${COLS}, (embedding ${op} $1::${type})::float8 AS distance
-FROM ${this.#t.items}
-WHERE embedding IS NOT NULL AND ns >= $2 AND ns < $3 AND ${LIVE.replace("$NOW", "$4")}
-ORDER BY embedding ${op} $1::${type} LIMIT $5`;
-    const client = await this.#connect();
-    try {
-      await client.query("BEGIN");
-      await client.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, limit))}`);
-      if (this.#vec.iterative) await client.query("SET LOCAL hnsw.iterative_scan = strict_order");
-      for (const [name, value] of Object.entries(settings)) {
-        if (!/^[a-z_][a-z0-9_.]*$/.test(name)) {
-          throw new MemoryStoreError(`${NAME}: setting name ${JSON.stringify(name)} is not a word`);
-        }
-        await client.query("SELECT set_config($1, $2, true)", [name, value]);
-      }
-      const res = await client.query(sql, [toVectorText(q), lo, hi ?? TOP, this.#now(), limit]);
-      await client.query("COMMIT");
-      return res.rows as (Row & { distance: number })[];
-    } catch (e) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw wrap(e, "search");
-    } finally {
-      client.release();
-    }
-  }
-
-  /** Exact search: every indexed vector under the prefix, ranked by cosine similarity here. */
-  async #searchExact(
-    prefix: string[],
-    q: Float32Array,
-    limit: number,
-    offset: number,
-    test: ((value: JsonObject) => boolean) | null,
-  ): Promise<SearchItem[]> {
-    const { lo, hi } = prefixRange(prefix);
-    const res = await this.#q<Row & { embedding_f32: Uint8Array }>(
-      `SELECT ${COLS}, embedding_f32 FROM ${this.#t.items}
-WHERE embedding_f32 IS NOT NULL AND ns >= $1 AND ns < $2 AND ${LIVE.replace("$NOW", "$3")} LIMIT $4`,
-      [lo, hi ?? TOP, this.#now(), this.#max + 1],
-    );
-    if (res.rows.length > this.#max) throw tooMany(this.#max, prefix);
-    const scored = res.rows.map((r) => ({
-      ns: r.ns,
-      key: r.key,
-      row: r,
-      score: dot(q, blobToVector(r.embedding_f32)),
-    }));
-    scored.sort((a, b) => b.score - a.score || byNamespaceKey(a, b));
-    const out: SearchItem[] = [];
-    let skipped = 0;
-    for (const s of scored) {
-      const item = rowItem(s.row);
-      if (test && !test(item.value)) continue;
-      if (skipped++ < offset) continue;
-      out.push({ ...item, score: s.score });
-      if (out.length === limit) break;
-    }
-    return out;
+  /** What the search functions need of this store. */
+  #search(): SearchContext {
+    return {
+      items: this.#t.items,
+      vec: this.#vec,
+      efSearch: this.#ef,
+      maxSearchItems: this.#max,
+      now: this.#now(),
+      connect: () => this.#connect(),
+      query: (sql, params) => this.#q(sql, params),
+    };
   }
 
   async #listed(
@@ -456,138 +412,46 @@ ORDER BY ns, key LIMIT $4 OFFSET $5`;
       const res = await this.#q<Row>(sql, [lo, hi ?? TOP, now, limit, offset]);
       return res.rows.map((r) => ({ ...rowItem(r), score: null }));
     }
+    const self = this;
+    async function* rows(): AsyncIterable<Row> {
+      const page = 1000;
+      for (let at = 0; ; at += page) {
+        const res = await self.#q<Row>(sql, [lo, hi ?? TOP, now, page, at]);
+        yield* res.rows;
+        if (res.rows.length < page) return;
+      }
+    }
     const out: SearchItem[] = [];
     let skipped = 0;
-    const page = 1000;
-    for (let at = 0; ; at += page) {
-      const res = await this.#q<Row>(sql, [lo, hi ?? TOP, now, page, at]);
-      for (const r of res.rows) {
-        const item = rowItem(r);
-        if (!test(item.value)) continue;
-        if (skipped++ < offset) continue;
-        out.push({ ...item, score: null });
-        if (out.length === limit) return out;
-      }
-      if (res.rows.length < page) return out;
+    for await (const r of rows()) {
+      const item = rowItem(r);
+      if (!test(item.value)) continue;
+      if (skipped++ < offset) continue;
+      out.push({ ...item, score: null });
+      if (out.length === limit) break;
     }
+    return out;
   }
 
   async #setUp(): Promise<void> {
-    const { items, meta } = this.#t;
     const client = await this.#connect();
     try {
       await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
-        `nodestep.memory-store:${this.schema}`,
-      ]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${meta} (key text PRIMARY KEY, value text NOT NULL)`,
+      const v = await setUpMemoryTables(
+        client,
+        { schema: this.schema, ...this.#t },
+        this.#index?.dimensions ?? null,
+        this.#want,
       );
-      await client.query(`CREATE TABLE IF NOT EXISTS ${items} (
-  ns text COLLATE "C" NOT NULL,
-  key text COLLATE "C" NOT NULL,
-  value text NOT NULL,
-  created_at bigint NOT NULL,
-  updated_at bigint NOT NULL,
-  expires_at bigint,
-  text_hash text,
-  PRIMARY KEY (ns, key)
-)`);
-      const m = new Map(
-        (
-          await client.query<{ key: string; value: string }>(`SELECT key, value FROM ${meta}`)
-        ).rows.map((r) => [r.key, r.value]),
-      );
-      if (m.size === 0) {
-        await client.query(
-          `INSERT INTO ${meta} (key, value) VALUES ('format', $1), ('schema_version', $2)`,
-          [FORMAT, String(POSTGRES_MEMORY_SCHEMA_VERSION)],
-        );
-      } else if (m.get("format") !== FORMAT) {
-        throw new MemoryStoreError(
-          `Table ${meta} is not a nodestep memory store's; pick another tablePrefix`,
-        );
-      } else if (m.get("schema_version") !== String(POSTGRES_MEMORY_SCHEMA_VERSION)) {
-        throw new MemoryStoreError(
-          `The memory tables ${items} were written with schema version ${m.get("schema_version")}; this nodestep reads version ${POSTGRES_MEMORY_SCHEMA_VERSION}`,
-        );
-      }
-      if (this.#index) await this.#setUpVectors(client, m.get("dimensions"));
       await client.query("COMMIT");
+      this.#mode = v.mode;
+      if (v.vec) this.#vec = v.vec;
     } catch (e) {
       await client.query("ROLLBACK").catch(() => {});
       throw wrap(e, "set up");
     } finally {
       client.release();
     }
-  }
-
-  async #setUpVectors(client: pg.PoolClient, had: string | undefined): Promise<void> {
-    const dims = (this.#index as CheckedIndex).dimensions;
-    if (had !== undefined && had !== String(dims)) {
-      throw new MemoryStoreError(
-        `The memory tables ${this.#t.items} hold vectors of ${had} dimensions; this store's index.dimensions is ${dims}. Use the same embeddings, or another tablePrefix`,
-      );
-    }
-    const mode = await this.#chooseMode(client, had !== undefined);
-    if (mode === "exact") {
-      await client.query(
-        `ALTER TABLE ${this.#t.items} ADD COLUMN IF NOT EXISTS embedding_f32 bytea`,
-      );
-    } else await this.#setUpPgvector(client, dims);
-    if (had === undefined) {
-      await client.query(
-        `INSERT INTO ${this.#t.meta} (key, value) VALUES ('dimensions', $1), ('vector_index', $2)`,
-        [String(dims), mode],
-      );
-    }
-    this.#mode = mode;
-  }
-
-  /** The mode: the tables' (refusing another asked for), else pgvector when the server has it. */
-  async #chooseMode(client: pg.PoolClient, hadVectors: boolean): Promise<"pgvector" | "exact"> {
-    const row = hadVectors
-      ? await client.query<{ value: string }>(
-          `SELECT value FROM ${this.#t.meta} WHERE key = 'vector_index'`,
-        )
-      : null;
-    const tables = row ? ((row.rows[0]?.value ?? "pgvector") as "pgvector" | "exact") : null;
-    if (tables && this.#want !== "auto" && this.#want !== tables) {
-      throw new MemoryStoreError(
-        `The memory tables ${this.#t.items} keep vectors for vectorIndex "${tables}"; this store asks for "${this.#want}". Use "${tables}" or "auto", or another tablePrefix`,
-      );
-    }
-    const want = tables ?? this.#want;
-    if (want === "exact") return "exact";
-    const available = await client.query(
-      "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'",
-    );
-    if (available.rowCount === 1) return "pgvector";
-    if (want === "auto") return "exact";
-    throw new MemoryStoreError(PGVECTOR_MISSING_MESSAGE);
-  }
-
-  async #setUpPgvector(client: pg.PoolClient, dims: number): Promise<void> {
-    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('nodestep.pgvector', 0))");
-    await client.query("CREATE EXTENSION IF NOT EXISTS vector");
-    const ext = (
-      await client.query<{ nspname: string; extversion: string }>(
-        "SELECT n.nspname, e.extversion FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'",
-      )
-    ).rows[0] as { nspname: string; extversion: string };
-    const [major = 0, minor = 0] = ext.extversion.split(".").map(Number);
-    this.#vec = {
-      type: `"${ext.nspname}".vector`,
-      op: `OPERATOR("${ext.nspname}".<=>)`,
-      iterative: major > 0 || minor >= 8,
-    };
-    await client.query(
-      `ALTER TABLE ${this.#t.items} ADD COLUMN IF NOT EXISTS embedding ${this.#vec.type}(${dims})`,
-    );
-    await client.query(
-      `CREATE INDEX IF NOT EXISTS "${this.#t.prefix}items_embedding" ON ${this.#t.items} USING hnsw (embedding "${ext.nspname}".vector_cosine_ops)`,
-    );
   }
 
   async #connect(): Promise<pg.PoolClient> {
@@ -615,23 +479,4 @@ ORDER BY ns, key LIMIT $4 OFFSET $5`;
   #open(): void {
     if (this.#closed) throw closedStore(NAME);
   }
-}
-
-/** The one line `vectorIndex: "pgvector"` throws (a {@link MemoryStoreError}) when the server has no pgvector. */
-export const PGVECTOR_MISSING_MESSAGE = `${NAME}: vectorIndex "pgvector" needs the pgvector extension, which the PostgreSQL server does not have (Debian 12 has no package for it): build and install pgvector (https://github.com/pgvector/pgvector) or use a PostgreSQL image with it (pgvector/pgvector), or use vectorIndex "auto" or "exact"`;
-
-function wrap(e: unknown, what: string): MemoryStoreError {
-  if (e instanceof MemoryStoreError) return e;
-  return new MemoryStoreError(
-    `${NAME}: the ${what} failed: ${(e as Error)?.message ?? String(e)}`,
-    { cause: e },
-  );
-}
-
-function rowItem(r: Row): MemoryItem {
-  return toItem(r.ns, r.key, r.value, r.created_at, r.updated_at, r.expires_at);
-}
-
-function toVectorText(v: Float32Array): string {
-  return `[${Array.from(v).join(",")}]`;
 }

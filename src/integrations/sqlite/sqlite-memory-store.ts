@@ -7,46 +7,56 @@
 import Database from "better-sqlite3";
 import { MemoryStoreError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
-import { tooMany } from "../../memory/in-memory-store.js";
+import { compileFilter } from "../../memory/filter.js";
 import {
-  blobToVector,
-  byNamespaceKey,
   type CheckedIndex,
   checkIndex,
   checkKey,
   checkNamespace,
   clockOf,
   closedStore,
-  compileFilter,
-  DEFAULT_MAX_SEARCH_ITEMS,
-  dot,
   embedChecked,
   encodeNamespace,
   encodeValue,
   expiryOf,
   MAX_DIMENSIONS,
+  maxSearchItemsOf,
   pageOf,
   prefixRange,
   queryOf,
+  tablePrefixOf,
   textHash,
   textToEmbed,
   toItem,
   vectorToBlob,
 } from "../../memory/internal.js";
+import { keptTimes, namespacesPage, namespacesQuery, runBatch } from "../../memory/operations.js";
+import { takePage } from "../../memory/ranking.js";
 import type {
   IndexConfig,
+  ListNamespacesOptions,
   ListOptions,
   MemoryItem,
+  MemoryOperation,
+  MemoryOperationResult,
   MemoryStore,
   Namespace,
   PutOptions,
   SearchItem,
   SearchOptions,
 } from "../../memory/types.js";
+import {
+  prepare,
+  type Ranked,
+  registerScore,
+  SQLITE_MEMORY_SCHEMA_VERSION,
+  scoring,
+  setUp,
+  TOP,
+} from "./sqlite-memory-sql.js";
 
-/** Version of the memory tables this code reads and writes; kept in `<prefix>meta`. */
-export const SQLITE_MEMORY_SCHEMA_VERSION = 1;
-const FORMAT = "nodestep-memory-store";
+export { SQLITE_MEMORY_SCHEMA_VERSION };
+
 const NAME = "SqliteMemoryStore";
 
 /** Options of {@link SqliteMemoryStore}. */
@@ -76,18 +86,18 @@ interface Row {
   expires_at: number | null;
 }
 
-const LIVE = "(expires_at IS NULL OR expires_at > @now)";
-const COLS = "ns, key, value, created_at, updated_at, expires_at";
-
 /**
  * A {@link MemoryStore} in a SQLite file, through better-sqlite3 (LangGraph: `SqliteStore`).
  *
- * Its tables (`<tablePrefix>items`, `<tablePrefix>meta`) can live in the state store's file:
- * give both the same `path`. Values are JSON text; vectors are float32 blobs (4 bytes a
- * dimension) normalized to length 1, kept with the item. A query reads every indexed vector
- * under the prefix and compares them all (exact search, no approximate index), so its time
- * grows with the items under the prefix; at most `maxSearchItems`. A file's index dimensions
- * are fixed by the first store opened on it with an `index`.
+ * Its tables (`<tablePrefix>items`, `<tablePrefix>vectors`, `<tablePrefix>meta`) can live in
+ * the state store's file: give both the same `path`. Values are JSON text; vectors are float32
+ * blobs (4 bytes a dimension) normalized to length 1, in their own compact table (written in
+ * the item's transaction), so a query reads no values. A query scores every indexed vector
+ * under the prefix in one pass inside SQLite (the SQL function `nodestep_memory_score`) and
+ * keeps the best `offset + limit` (exact search, no approximate index), so its time grows with
+ * the items under the prefix; at most `maxSearchItems`. A file's index dimensions are fixed by
+ * the first store opened on it with an `index`. Files of schema version 1 (vectors in the
+ * items table) are moved to version 2 when opened.
  *
  * @throws MemoryStoreError from the constructor when the file cannot be opened, its memory
  *   tables were written by another version, or `index.dimensions` differs from the file's.
@@ -107,20 +117,9 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly #s: ReturnType<typeof prepare>;
 
   constructor(options: SqliteMemoryStoreOptions) {
-    const prefix = options?.tablePrefix ?? "memory_";
-    if (typeof prefix !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(prefix)) {
-      throw new MemoryStoreError(
-        `${NAME}: tablePrefix must be letters, digits and _ (not starting with a digit), at most 41 characters, got ${JSON.stringify(prefix)}`,
-      );
-    }
+    const prefix = tablePrefixOf(options?.tablePrefix, NAME);
     this.#index = checkIndex(options.index, MAX_DIMENSIONS, NAME);
-    const max = options.maxSearchItems ?? DEFAULT_MAX_SEARCH_ITEMS;
-    if (!Number.isInteger(max) || max < 1) {
-      throw new MemoryStoreError(
-        `${NAME}: maxSearchItems must be a positive whole number, got ${String(max)}`,
-      );
-    }
-    this.#max = max;
+    this.#max = maxSearchItemsOf(options.maxSearchItems, NAME);
     this.#now = clockOf(options.now, NAME);
     if (options.database) {
       this.#db = options.database;
@@ -149,6 +148,7 @@ export class SqliteMemoryStore implements MemoryStore {
     }
     try {
       setUp(this.#db, prefix, this.#index?.dimensions ?? null);
+      registerScore(this.#db);
       this.#s = prepare(this.#db, prefix);
     } catch (e) {
       if (this.#own) this.#db.close();
@@ -171,6 +171,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const json = encodeValue(value, ns, key);
     const now = this.#now();
     const expiresAt = expiryOf(options, now, ns, key);
+    const { createdAt, updatedAt } = keptTimes(options, ns, key);
     const text = textToEmbed(value, options, this.#index, ns, key);
     const enc = encodeNamespace(ns);
     let hash: string | null = null;
@@ -183,7 +184,9 @@ export class SqliteMemoryStore implements MemoryStore {
       if (old?.text_hash === hash && old.embedding) blob = old.embedding;
       else blob = vectorToBlob((await embedChecked(this.#index, [text]))[0] as Float32Array);
     }
-    this.#run(() => this.#s.upsert.run({ ns: enc, key, value: json, now, expiresAt, hash, blob }));
+    this.#run(() =>
+      this.#s.put({ ns: enc, key, value: json, now, createdAt, updatedAt, expiresAt, hash, blob }),
+    );
   }
 
   async get(namespace: Namespace, key: string): Promise<MemoryItem | null> {
@@ -204,7 +207,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const now = this.#now();
     return this.#run(() => {
       const live = this.#s.get.get({ ns: enc, key, now }) !== undefined;
-      this.#s.delete.run(enc, key);
+      this.#s.delete(enc, key);
       return live;
     });
   }
@@ -226,42 +229,57 @@ export class SqliteMemoryStore implements MemoryStore {
     this.#open();
     const { lo, hi } = prefixRange(prefix);
     const now = this.#now();
-    const scored: { ns: string; key: string; score: number }[] = [];
-    this.#run(() => {
-      for (const r of this.#s.vectors.iterate({ lo, hi: hi ?? "\u{10ffff}", now })) {
-        const [ns, key, emb] = r as [string, string, Buffer];
-        if (scored.length >= this.#max) throw tooMany(this.#max, prefix);
-        scored.push({ ns, key, score: dot(q, blobToVector(emb)) });
-      }
-    });
-    scored.sort((a, b) => b.score - a.score || byNamespaceKey(a, b));
-    const out: SearchItem[] = [];
-    let skipped = 0;
-    for (const s of scored) {
-      const row = this.#run(() => this.#s.get.get({ ns: s.ns, key: s.key, now })) as
-        | Row
-        | undefined;
-      if (!row) continue;
-      const item = rowItem(row);
-      if (test && !test(item.value)) continue;
-      if (skipped++ < offset) continue;
-      out.push({ ...item, score: s.score });
-      if (out.length === limit) break;
-    }
-    return out;
+    const args = { lo, hi: hi ?? TOP, now };
+    const item = (r: { ns: string; key: string }) => {
+      const row = this.#s.get.get({ ns: r.ns, key: r.key, now }) as Row | undefined;
+      return row ? rowItem(row) : null;
+    };
+    const score = (r: { s: number }) => r.s;
+    // One pass over the vectors under the prefix, scored in SQL by nodestep_memory_score;
+    // without a filter SQLite keeps only the best offset + limit as it goes.
+    return this.#run(() =>
+      scoring(q, this.#max, prefix, () => {
+        if (!test) {
+          const ranked = this.#s.ranked.all({ ...args, limit, offset }) as Ranked[];
+          return takePage(ranked, item, score, null, 0, limit);
+        }
+        return takePage(
+          this.#s.ranked.iterate({ ...args, limit: -1, offset: 0 }) as Iterable<Ranked>,
+          item,
+          score,
+          test,
+          offset,
+          limit,
+        );
+      }),
+    );
+  }
+
+  async listNamespaces(options?: ListNamespacesOptions): Promise<string[][]> {
+    this.#open();
+    const q = namespacesQuery(options);
+    const { lo, hi } = prefixRange(q.prefix);
+    const live = this.#run(
+      () => this.#s.namespaces.all({ lo, hi: hi ?? TOP, now: this.#now() }) as string[],
+    );
+    return namespacesPage(live, q);
+  }
+
+  batch(operations: readonly MemoryOperation[]): Promise<MemoryOperationResult[]> {
+    return runBatch(this, operations);
   }
 
   async deleteNamespace(namespacePrefix: Namespace): Promise<number> {
     this.#open();
     const prefix = checkNamespace(namespacePrefix, false, "deleteNamespace");
     const { lo, hi } = prefixRange(prefix);
-    return this.#run(() => this.#s.deleteRange.run(lo, hi).changes);
+    return this.#run(() => this.#s.deleteRange(lo, hi as string));
   }
 
   async purgeExpired(): Promise<number> {
     this.#open();
     const now = this.#now();
-    return this.#run(() => this.#s.purge.run(now).changes);
+    return this.#run(() => this.#s.purge(now));
   }
 
   async close(): Promise<void> {
@@ -279,7 +297,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const { limit, offset } = pageOf(options, op);
     const test = compileFilter(options?.filter, op);
     const { lo, hi } = prefixRange(prefix);
-    const args = { lo, hi: hi ?? "\u{10ffff}", now: this.#now() };
+    const args = { lo, hi: hi ?? TOP, now: this.#now() };
     return this.#run(() => {
       if (!test) {
         return (this.#s.list.all({ ...args, limit, offset }) as Row[]).map((r) => ({
@@ -287,16 +305,14 @@ export class SqliteMemoryStore implements MemoryStore {
           score: null,
         }));
       }
-      const out: SearchItem[] = [];
-      let skipped = 0;
-      for (const r of this.#s.list.iterate({ ...args, limit: -1, offset: 0 })) {
-        const item = rowItem(r as Row);
-        if (!test(item.value)) continue;
-        if (skipped++ < offset) continue;
-        out.push({ ...item, score: null });
-        if (out.length === limit) break;
-      }
-      return out;
+      return takePage(
+        this.#s.list.iterate({ ...args, limit: -1, offset: 0 }) as Iterable<Row>,
+        rowItem,
+        () => null,
+        test,
+        offset,
+        limit,
+      );
     });
   }
 
@@ -317,79 +333,4 @@ export class SqliteMemoryStore implements MemoryStore {
 
 function rowItem(r: Row): MemoryItem {
   return toItem(r.ns, r.key, r.value, r.created_at, r.updated_at, r.expires_at);
-}
-
-function setUp(db: Database.Database, p: string, dims: number | null): void {
-  db.transaction(() => {
-    db.exec(`
-CREATE TABLE IF NOT EXISTS ${p}meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS ${p}items (
-  ns TEXT NOT NULL,
-  key TEXT NOT NULL,
-  value TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  expires_at INTEGER,
-  text_hash TEXT,
-  embedding BLOB,
-  PRIMARY KEY (ns, key)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS ${p}items_expires ON ${p}items (expires_at) WHERE expires_at IS NOT NULL;`);
-    const meta = new Map(
-      (db.prepare(`SELECT key, value FROM ${p}meta`).all() as { key: string; value: string }[]).map(
-        (r) => [r.key, r.value],
-      ),
-    );
-    const put = db.prepare(`INSERT OR REPLACE INTO ${p}meta (key, value) VALUES (?, ?)`);
-    if (meta.size === 0) {
-      put.run("format", FORMAT);
-      put.run("schema_version", String(SQLITE_MEMORY_SCHEMA_VERSION));
-    } else if (meta.get("format") !== FORMAT) {
-      throw new MemoryStoreError(
-        `Table ${p}meta is not a nodestep memory store's; pick another tablePrefix`,
-      );
-    } else if (meta.get("schema_version") !== String(SQLITE_MEMORY_SCHEMA_VERSION)) {
-      throw new MemoryStoreError(
-        `The memory tables ${p}* were written with schema version ${meta.get("schema_version")}; this nodestep reads version ${SQLITE_MEMORY_SCHEMA_VERSION}`,
-      );
-    }
-    if (dims !== null) {
-      const had = meta.get("dimensions");
-      if (had === undefined) put.run("dimensions", String(dims));
-      else if (had !== String(dims)) {
-        throw new MemoryStoreError(
-          `The memory tables ${p}* hold vectors of ${had} dimensions; this store's index.dimensions is ${dims}. Use the same embeddings, or another tablePrefix`,
-        );
-      }
-    }
-  }).immediate();
-}
-
-function prepare(db: Database.Database, p: string) {
-  return {
-    get: db.prepare(`SELECT ${COLS} FROM ${p}items WHERE ns = @ns AND key = @key AND ${LIVE}`),
-    getVector: db.prepare(`SELECT text_hash, embedding FROM ${p}items WHERE ns = ? AND key = ?`),
-    upsert: db.prepare(`
-INSERT INTO ${p}items (ns, key, value, created_at, updated_at, expires_at, text_hash, embedding)
-VALUES (@ns, @key, @value, @now, @now, @expiresAt, @hash, @blob)
-ON CONFLICT (ns, key) DO UPDATE SET
-  value = excluded.value,
-  created_at = CASE WHEN ${p}items.expires_at IS NOT NULL AND ${p}items.expires_at <= @now
-    THEN excluded.created_at ELSE ${p}items.created_at END,
-  updated_at = excluded.updated_at,
-  expires_at = excluded.expires_at,
-  text_hash = excluded.text_hash,
-  embedding = excluded.embedding`),
-    delete: db.prepare(`DELETE FROM ${p}items WHERE ns = ? AND key = ?`),
-    deleteRange: db.prepare(`DELETE FROM ${p}items WHERE ns >= ? AND ns < ?`),
-    purge: db.prepare(`DELETE FROM ${p}items WHERE expires_at IS NOT NULL AND expires_at <= ?`),
-    list: db.prepare(
-      `SELECT ${COLS} FROM ${p}items WHERE ns >= @lo AND ns < @hi AND ${LIVE} ORDER BY ns, key LIMIT @limit OFFSET @offset`,
-    ),
-    vectors: db
-      .prepare(
-        `SELECT ns, key, embedding FROM ${p}items WHERE ns >= @lo AND ns < @hi AND embedding IS NOT NULL AND ${LIVE}`,
-      )
-      .raw(),
-  };
 }

@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemoryStoreError } from "../../errors/index.js";
 import { HashEmbeddings } from "../hash-embeddings.js";
 import type { IndexConfig, MemoryStore } from "../types.js";
+import { operationsContract } from "./contract-operations.js";
 
 /** What the suite asks a store to be made with. */
 export interface MemoryStoreContractStoreOptions {
@@ -414,6 +415,14 @@ export function describeMemoryStoreContract(
       });
       await cold.put(["c"], "k2", { v: 2 });
       expect((await store.list(["c"])).map((i) => i.key)).toEqual(["k", "k2"]);
+    });
+
+    operationsContract({
+      make: () => make(),
+      reopen: (s) => reopen(s),
+      setNow: (ms) => {
+        now = ms;
+      },
     });
 
     it("throws MemoryStoreError after close", async () => {
