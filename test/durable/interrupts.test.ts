@@ -7,7 +7,7 @@ import { expect, it } from "vitest";
 import { z } from "zod";
 import { buildReactAgent, runAgent } from "../../src/agents/index.js";
 import { AIMessage, HumanMessage, ScriptedChat, ToolMessage } from "../../src/chat/index.js";
-import { RunInterruptedError, ValueError } from "../../src/errors/index.js";
+import { RunInterruptedError, ToolExecutionError, ValueError } from "../../src/errors/index.js";
 import { Graph, node, START, subgraph } from "../../src/graph/index.js";
 import { END } from "../../src/graph/routing.js";
 import type { JsonValue } from "../../src/json/index.js";
@@ -385,6 +385,118 @@ describeStores("approval", (fx) => {
     const done = await agent.invoke(null, { threadId: "v", resume: { "1:0#c1": "yes" } });
     expect(done.status).toBe("completed");
     expect(c.runs).toEqual([{ tool: "refund", args: { orderId: "A-1", amount: 10 } }]);
+  });
+
+  it("a refused answer leaves no trace: the other answers of the same task are not kept, and new ones are used", async () => {
+    const c = counter();
+    const { refund } = refundTools(c);
+    const chat = new ScriptedChat([
+      {
+        toolCalls: [
+          call("c1", "refund", { orderId: "A-1", amount: 10 }),
+          call("c2", "refund", { orderId: "A-2", amount: 500 }),
+        ],
+      },
+      "Refunded A-1; A-2 was refused.",
+    ]);
+    const agent = buildReactAgent(chat, {
+      tools: [refund],
+      middleware: [ApprovalMiddleware({ tools: ["refund"] })],
+      stateStore: await fx.open(),
+    });
+    await agent.invoke({ messages: [HumanMessage({ content: "go" })] }, { threadId: "t" });
+    const before = await agent.getState("t");
+    // c1 approved with arguments the tool's schema refuses; c2 denied with reason "first".
+    await expectError(
+      () =>
+        agent.invoke(null, {
+          threadId: "t",
+          resume: {
+            "1:0#c1": { approved: true, arguments: { orderId: "A-1", amount: "ten" } },
+            "1:0#c2": { approved: false, reason: "first" },
+          },
+        }),
+      ToolExecutionError,
+      'Invalid arguments for tool "refund": amount: Invalid input: expected number, received string (call "c1")',
+    );
+    expect(c.runs).toEqual([]);
+    // The thread is as it was before the refused resume: the same pending interrupts, no answers.
+    const after = await agent.getState("t");
+    expect(after.status).toBe("failed");
+    expect(after.interrupts).toEqual(before.interrupts);
+    expect(after.interrupts.map((i) => i.key)).toEqual(["1:0#c1", "1:0#c2"]);
+    expect(after.state).toEqual(before.state);
+    // Answering only c1 now: c2 is asked again (its refused-resume answer was not kept).
+    const again = await agent.invoke(null, { threadId: "t", resume: { "1:0#c1": "yes" } });
+    expect(again.status).toBe("interrupted");
+    expect(again.interrupts.map((i) => i.key)).toEqual(["1:0#c2"]);
+    const done = await agent.invoke(null, {
+      threadId: "t",
+      resume: { "1:0#c2": { approved: false, reason: "second" } },
+    });
+    expect(done.status).toBe("completed");
+    expect(c.runs).toEqual([{ tool: "refund", args: { orderId: "A-1", amount: 10 } }]);
+    expect(noIds(chat.requests.at(-1)!.messages.slice(-2))).toEqual([
+      ToolMessage({ content: '{"result":"refunded 10 on A-1"}', toolCallId: "c1", name: "refund" }),
+      ToolMessage({
+        content: "Tool call denied by a person: second",
+        toolCallId: "c2",
+        name: "refund",
+      }),
+    ]);
+  });
+
+  it("re-answering both calls after a refused resume uses the new answers", async () => {
+    const c = counter();
+    const { refund } = refundTools(c);
+    const chat = new ScriptedChat([
+      {
+        toolCalls: [
+          call("c1", "refund", { orderId: "A-1", amount: 10 }),
+          call("c2", "refund", { orderId: "A-2", amount: 500 }),
+        ],
+      },
+      "done",
+    ]);
+    const agent = buildReactAgent(chat, {
+      tools: [refund],
+      middleware: [ApprovalMiddleware({ tools: ["refund"] })],
+      stateStore: await fx.open(),
+    });
+    await agent.invoke({ messages: [HumanMessage({ content: "go" })] }, { threadId: "u" });
+    const refused = await caught(() =>
+      agent.invoke(null, {
+        threadId: "u",
+        resume: {
+          "1:0#c1": { approved: true, arguments: { orderId: "A-1", amount: -1, extra: 1 } },
+          "1:0#c2": { approved: false, reason: "first" },
+        },
+      }),
+    );
+    expect(refused).toBeInstanceOf(ToolExecutionError);
+    const done = await agent.invoke(null, {
+      threadId: "u",
+      resume: {
+        "1:0#c1": { approved: true, arguments: { orderId: "A-1", amount: 5 } },
+        "1:0#c2": { approved: false, reason: "second" },
+      },
+    });
+    expect(done.status).toBe("completed");
+    expect(c.runs).toEqual([{ tool: "refund", args: { orderId: "A-1", amount: 5 } }]);
+    const state = (await agent.getState("u")).state;
+    expect(noIds(state.messages.slice(2, 4))).toEqual([
+      ToolMessage({
+        content: '{"result":"refunded 5 on A-1"}',
+        toolCallId: "c1",
+        name: "refund",
+        arguments: { orderId: "A-1", amount: 5 },
+      }),
+      ToolMessage({
+        content: "Tool call denied by a person: second",
+        toolCallId: "c2",
+        name: "refund",
+      }),
+    ]);
   });
 });
 
