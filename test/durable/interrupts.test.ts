@@ -423,8 +423,23 @@ describeStores("approval", (fx) => {
     // The thread is as it was before the refused resume: the same pending interrupts, no answers.
     const after = await agent.getState("t");
     expect(after.status).toBe("failed");
+    expect(after.interrupts).toEqual(
+      [
+        ["c1", "A-1", 10],
+        ["c2", "A-2", 500],
+      ].map(([id, orderId, amount]) => ({
+        key: `1:0#${id}`,
+        value: {
+          tool: "refund",
+          arguments: { orderId, amount },
+          toolCallId: id,
+          question: `Run tool "refund" with {"orderId":"${orderId}","amount":${amount}}?`,
+        },
+        node: "act",
+        taskId: "1:0",
+      })),
+    );
     expect(after.interrupts).toEqual(before.interrupts);
-    expect(after.interrupts.map((i) => i.key)).toEqual(["1:0#c1", "1:0#c2"]);
     expect(after.state).toEqual(before.state);
     // Answering only c1 now: c2 is asked again (its refused-resume answer was not kept).
     const again = await agent.invoke(null, { threadId: "t", resume: { "1:0#c1": "yes" } });
@@ -550,6 +565,73 @@ describeStores("parallel interrupts", (fx) => {
     // A later run's interrupts have new keys: an old answer is never taken for them.
     const r4 = await graph.invoke({}, { threadId: "f" });
     expect(r4.interrupts.map((i) => i.key)).toEqual(["3:0#0", "3:1#0"]);
+  });
+
+  it("a resume that fails is undone where it resumed: paused tasks ask again, earlier answers stay", async () => {
+    const State = defineState({
+      out: reducer(z.array(z.string()).default([]), (a, b) => [...a, ...b].sort()),
+    });
+    type S = typeof State.State;
+    const runs: string[] = [];
+    // a asks twice in a row; b once and refuses an answer that is not a name.
+    const a = node(
+      (_s: S, ctx) => {
+        runs.push("a");
+        const first = ctx.interrupt<string>("a first?");
+        const second = ctx.interrupt<string>("a second?");
+        return { out: [`a=${first},${second}`] };
+      },
+      { name: "a" },
+    );
+    const b = node(
+      (_s: S, ctx) => {
+        runs.push("b");
+        const answer = ctx.interrupt<string>("b?");
+        if (!/^[A-Z]/.test(answer)) throw new ValueError(`b: "${answer}" is not a name`);
+        return { out: [`b=${answer}`] };
+      },
+      { name: "b" },
+    );
+    const quiet = node(
+      (_s: S) => {
+        runs.push("quiet");
+        return { out: ["quiet"] };
+      },
+      { name: "quiet" },
+    );
+    const fan = node(() => ({}), { name: "fan" });
+    const graph = new Graph(State, { stateStore: await fx.open() }).flow(
+      START.to(fan),
+      fan.to([a, b, quiet]),
+      a.to(END),
+      b.to(END),
+      quiet.to(END),
+    );
+    await graph.invoke({}, { threadId: "g" });
+    // a's first question answered: a asks its second one.
+    const r2 = await graph.invoke(null, { threadId: "g", resume: { "1:0#0": "A1" } });
+    expect(r2.interrupts).toEqual([
+      { key: "1:0#1", value: "a second?", node: "a", taskId: "1:0" },
+      { key: "1:1#0", value: "b?", node: "b", taskId: "1:1" },
+    ]);
+    // a's second answer is fine (a finishes), b refuses its answer: the run fails, and the
+    // superstep is as it was before it: a's result dropped, both questions pending again.
+    await expectError(
+      () => graph.invoke(null, { threadId: "g", resume: { "1:0#1": "A2", "1:1#0": "bob" } }),
+      ValueError,
+      'b: "bob" is not a name',
+    );
+    const snap = await graph.getState("g");
+    expect(snap.status).toBe("failed");
+    expect(snap.interrupts).toEqual(r2.interrupts);
+    expect(snap.state).toEqual({ out: [] });
+    // a's first answer (from a run that paused, not failed) is still the one a gets.
+    const r4 = await graph.invoke(null, { threadId: "g", resume: { "1:1#0": "Bob" } });
+    expect(r4.interrupts).toEqual([{ key: "1:0#1", value: "a second?", node: "a", taskId: "1:0" }]);
+    const r5 = await graph.invoke(null, { threadId: "g", resume: { "1:0#1": "A3" } });
+    expect(r5.status).toBe("completed");
+    expect(r5.state.out).toEqual(["a=A1,A3", "b=Bob", "quiet"]);
+    expect(runs).toEqual(["a", "b", "quiet", "a", "b", "a", "b", "a", "b", "a"]);
   });
 
   it("several tool calls of one turn that interrupt each get their own key and answer", async () => {
