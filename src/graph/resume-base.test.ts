@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { expectError } from "../../test/helpers.js";
 import { ValueError } from "../errors/index.js";
+import type { JsonObject } from "../json/index.js";
 import { defineState, reducer } from "../state/index.js";
 import { MemoryStateStore } from "../stores/index.js";
 import { Graph } from "./graph.js";
@@ -17,7 +18,7 @@ describe("resumeBase and undoResume", () => {
     const pos = {
       step: 3,
       known: { "3:2": { update: { out: ["quiet"] }, routes: null } } as Record<string, unknown>,
-      caches: { "3:0": { c1: "done" }, "3:2": { x: 1 } },
+      caches: { "3:0": { c1: "done" }, "3:2": { x: 1 } } as Record<string, JsonObject>,
       interrupts: [ask("3:0#c2", "3:0"), ask("3:1#0", "3:1")],
       answers: { "3:0#c1": "yes" } as Record<string, string>,
     };
