@@ -18,6 +18,7 @@ import type { Breakpoint } from "./breakpoints.js";
 import type { TaskOutcome, TaskSpec } from "./engine-types.js";
 import { decodeOutcome, decodeTasks, type StateUpdatedData } from "./event-codec.js";
 import { decodeWaiting, setWaiting, type Waiting } from "./joins.js";
+import { type ResumeBase, resumeBase, undoResume } from "./resume-base.js";
 
 export {
   decodeOutcome,
@@ -63,6 +64,11 @@ export interface ThreadPosition extends Waiting {
   breakpoint?: Breakpoint | null;
   /** The superstep whose breakpoint a run continued past (until it commits); absent or `null` for none. */
   passed?: number | null;
+  /**
+   * While a run that gave answers has neither ended nor committed: what the superstep it
+   * resumed had before it, put back if it fails there (resume-base.ts); absent otherwise.
+   */
+  resumed?: ResumeBase;
 }
 
 /** What a `rolled_back` event does not set: where the log is (the fold keeps it). */
@@ -111,6 +117,7 @@ export function applyStateUpdated(
     pos.answers = {};
     if (pos.breakpoint) pos.breakpoint = { ...pos.breakpoint, step: pos.step };
     pos.passed = null;
+    delete pos.resumed;
     setWaiting(pos, data.waiting ?? {});
   }
 }
@@ -157,6 +164,7 @@ export function foldEvents(
             pos.originRunId = e.runId;
             pos.breakpoint = null;
             pos.passed = null;
+            delete pos.resumed;
             // New input starts the flow over: joins heard from before are forgotten.
             setWaiting(pos, decodeWaiting(d));
           } else if (pos.breakpoint) {
@@ -164,7 +172,11 @@ export function foldEvents(
             pos.passed = pos.breakpoint.step;
             pos.breakpoint = null;
           }
-          pos.answers = { ...pos.answers, ...((d.resume ?? {}) as Record<string, JsonValue>) };
+          const resume = (d.resume ?? {}) as Record<string, JsonValue>;
+          // A run that gives answers is undone where it resumed if it fails there.
+          if (Object.keys(resume).length > 0) pos.resumed = resumeBase(pos);
+          else delete pos.resumed;
+          pos.answers = { ...pos.answers, ...resume };
           pos.lastStatus = "running";
           break;
         }
@@ -230,11 +242,13 @@ export function foldEvents(
           pos.answers = {};
           pos.breakpoint = null;
           pos.passed = null;
+          delete pos.resumed;
           setWaiting(pos, decodeWaiting(d));
           break;
         }
         case "run_finished":
           pos.lastStatus = (d.status as "completed" | "interrupted") ?? "completed";
+          delete pos.resumed;
           if (typeof d.toParent === "string") {
             // A subgraph's run that handed a Command to its parent ends there: nothing is next.
             pos.tasks = [];
@@ -248,6 +262,10 @@ export function foldEvents(
           break;
         case "run_failed":
           pos.lastStatus = "failed";
+          if (pos.resumed) {
+            undoResume(pos, pos.resumed);
+            delete pos.resumed;
+          }
           break;
         case "rolled_back": {
           // Busy-thread policy "rollback": the position before the runs it undid, as written.
@@ -257,6 +275,7 @@ export function foldEvents(
           const target = pos as unknown as Record<string, unknown>;
           for (const k of Object.keys(target)) if (!ROLLBACK_KEEPS.has(k)) delete target[k];
           for (const [k, v] of Object.entries(before)) if (!ROLLBACK_KEEPS.has(k)) target[k] = v;
+          delete pos.resumed;
           break;
         }
         case "state_updated": {

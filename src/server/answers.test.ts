@@ -105,3 +105,73 @@ describe("answers to interrupts and the tools list", () => {
     },
   );
 });
+
+describe("a refused answer among several of one task", () => {
+  let server: ListeningServer;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(server.url + path, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as never };
+  };
+  const refund = (id: string, orderId: string, amount: number) => ({
+    id,
+    name: "refund",
+    arguments: { orderId, amount, note: "late", express: false },
+  });
+  beforeAll(async () => {
+    const graph = buildShopAgent({
+      stateStore: new MemoryStateStore(),
+      approve: true,
+      delayMs: 0,
+      script: [{ toolCalls: [refund("c1", "A-1", 20), refund("c2", "A-2", 500)] }, "Done."],
+    });
+    server = await listen(createServer({ graph }), { port: 0 });
+  });
+  afterAll(() => server.close());
+
+  it("is 400 InvalidAnswer and keeps none of the answers: both stay pending, new answers are used", async () => {
+    const paused = await call("POST", "/api/threads/two/runs", { message: "refund both" });
+    expect((paused.body as { status: string }).status).toBe("interrupted");
+    const refused = await call("POST", "/api/threads/two/runs", {
+      resume: {
+        "1:0#c1": {
+          approved: true,
+          arguments: { orderId: "A-1", amount: -5, note: "x", express: false },
+        },
+        "1:0#c2": { approved: false, reason: "first" },
+      },
+    });
+    expect(refused).toEqual({
+      status: 400,
+      body: {
+        error: {
+          type: "InvalidAnswer",
+          message:
+            'Invalid arguments for tool "refund": amount: Too small: expected number to be >0 (call "c1")',
+        },
+      },
+    });
+    const state = (await call("GET", "/api/threads/two/state")).body as {
+      interrupts: { key: string }[];
+    };
+    expect(state.interrupts.map((i) => i.key)).toEqual(["1:0#c1", "1:0#c2"]);
+    const done = await call("POST", "/api/threads/two/runs", {
+      resume: { "1:0#c1": "yes", "1:0#c2": { approved: false, reason: "second" } },
+    });
+    expect((done.body as { status: string }).status).toBe("completed");
+    const after = (await call("GET", "/api/threads/two/state")).body as {
+      interrupts: unknown[];
+      state: { messages: { type: string; toolCallId?: string; content: string }[] };
+    };
+    expect(after.interrupts).toEqual([]);
+    expect(
+      after.state.messages.filter((m) => m.type === "tool").map((m) => [m.toolCallId, m.content]),
+    ).toEqual([
+      ["c1", '{"result":"refunded 20 EUR on A-1 (late)"}'],
+      ["c2", "Tool call denied by a person: second"],
+    ]);
+  });
+});

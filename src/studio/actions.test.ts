@@ -111,8 +111,9 @@ describe("studio actions in headless Chromium", () => {
     expect(await page.locator(".interrupts h3").innerText()).toBe(
       "Waiting for your answer (1 of 2 given)",
     );
+    // c2 denied with a reason in the same resume: refused with c1's answer, it is not kept.
     const c2 = page.locator('.interrupt[data-key="1:0#c2"]');
-    await c2.locator("input.reason").fill("over the 100 EUR limit");
+    await c2.locator("input.reason").fill("a reason given with the refused answer");
     await c2.locator("button.deny").click();
     await page.locator(".answer-error").waitFor(WAIT);
     expect(await page.locator(".answer-error").innerText()).toBe(
@@ -122,7 +123,7 @@ describe("studio actions in headless Chromium", () => {
     expect(await c1.locator('input[name="amount"]').inputValue()).toBe("20");
     await page.screenshot({ path: `${SCREENSHOTS}approval-refused.png` });
 
-    // Now: 15 EUR with a note, and a denial with a reason.
+    // Now: 15 EUR with a note, and a denial with another reason (the one the tool message says).
     await c1.locator('input[name="amount"]').fill("15");
     await c1.locator('input[name="note"]').fill("damaged, half refunded");
     await c1.locator("button.approve").click();

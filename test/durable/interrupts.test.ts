@@ -7,7 +7,7 @@ import { expect, it } from "vitest";
 import { z } from "zod";
 import { buildReactAgent, runAgent } from "../../src/agents/index.js";
 import { AIMessage, HumanMessage, ScriptedChat, ToolMessage } from "../../src/chat/index.js";
-import { RunInterruptedError, ValueError } from "../../src/errors/index.js";
+import { RunInterruptedError, ToolExecutionError, ValueError } from "../../src/errors/index.js";
 import { Graph, node, START, subgraph } from "../../src/graph/index.js";
 import { END } from "../../src/graph/routing.js";
 import type { JsonValue } from "../../src/json/index.js";
@@ -386,6 +386,133 @@ describeStores("approval", (fx) => {
     expect(done.status).toBe("completed");
     expect(c.runs).toEqual([{ tool: "refund", args: { orderId: "A-1", amount: 10 } }]);
   });
+
+  it("a refused answer leaves no trace: the other answers of the same task are not kept, and new ones are used", async () => {
+    const c = counter();
+    const { refund } = refundTools(c);
+    const chat = new ScriptedChat([
+      {
+        toolCalls: [
+          call("c1", "refund", { orderId: "A-1", amount: 10 }),
+          call("c2", "refund", { orderId: "A-2", amount: 500 }),
+        ],
+      },
+      "Refunded A-1; A-2 was refused.",
+    ]);
+    const agent = buildReactAgent(chat, {
+      tools: [refund],
+      middleware: [ApprovalMiddleware({ tools: ["refund"] })],
+      stateStore: await fx.open(),
+    });
+    await agent.invoke({ messages: [HumanMessage({ content: "go" })] }, { threadId: "t" });
+    const before = await agent.getState("t");
+    // c1 approved with arguments the tool's schema refuses; c2 denied with reason "first".
+    await expectError(
+      () =>
+        agent.invoke(null, {
+          threadId: "t",
+          resume: {
+            "1:0#c1": { approved: true, arguments: { orderId: "A-1", amount: "ten" } },
+            "1:0#c2": { approved: false, reason: "first" },
+          },
+        }),
+      ToolExecutionError,
+      'Invalid arguments for tool "refund": amount: Invalid input: expected number, received string (call "c1")',
+    );
+    expect(c.runs).toEqual([]);
+    // The thread is as it was before the refused resume: the same pending interrupts, no answers.
+    const after = await agent.getState("t");
+    expect(after.status).toBe("failed");
+    expect(after.interrupts).toEqual(
+      [
+        ["c1", "A-1", 10],
+        ["c2", "A-2", 500],
+      ].map(([id, orderId, amount]) => ({
+        key: `1:0#${id}`,
+        value: {
+          tool: "refund",
+          arguments: { orderId, amount },
+          toolCallId: id,
+          question: `Run tool "refund" with {"orderId":"${orderId}","amount":${amount}}?`,
+        },
+        node: "act",
+        taskId: "1:0",
+      })),
+    );
+    expect(after.interrupts).toEqual(before.interrupts);
+    expect(after.state).toEqual(before.state);
+    // Answering only c1 now: c2 is asked again (its refused-resume answer was not kept).
+    const again = await agent.invoke(null, { threadId: "t", resume: { "1:0#c1": "yes" } });
+    expect(again.status).toBe("interrupted");
+    expect(again.interrupts.map((i) => i.key)).toEqual(["1:0#c2"]);
+    const done = await agent.invoke(null, {
+      threadId: "t",
+      resume: { "1:0#c2": { approved: false, reason: "second" } },
+    });
+    expect(done.status).toBe("completed");
+    expect(c.runs).toEqual([{ tool: "refund", args: { orderId: "A-1", amount: 10 } }]);
+    expect(noIds(chat.requests.at(-1)!.messages.slice(-2))).toEqual([
+      ToolMessage({ content: '{"result":"refunded 10 on A-1"}', toolCallId: "c1", name: "refund" }),
+      ToolMessage({
+        content: "Tool call denied by a person: second",
+        toolCallId: "c2",
+        name: "refund",
+      }),
+    ]);
+  });
+
+  it("re-answering both calls after a refused resume uses the new answers", async () => {
+    const c = counter();
+    const { refund } = refundTools(c);
+    const chat = new ScriptedChat([
+      {
+        toolCalls: [
+          call("c1", "refund", { orderId: "A-1", amount: 10 }),
+          call("c2", "refund", { orderId: "A-2", amount: 500 }),
+        ],
+      },
+      "done",
+    ]);
+    const agent = buildReactAgent(chat, {
+      tools: [refund],
+      middleware: [ApprovalMiddleware({ tools: ["refund"] })],
+      stateStore: await fx.open(),
+    });
+    await agent.invoke({ messages: [HumanMessage({ content: "go" })] }, { threadId: "u" });
+    const refused = await caught(() =>
+      agent.invoke(null, {
+        threadId: "u",
+        resume: {
+          "1:0#c1": { approved: true, arguments: { orderId: "A-1", amount: -1, extra: 1 } },
+          "1:0#c2": { approved: false, reason: "first" },
+        },
+      }),
+    );
+    expect(refused).toBeInstanceOf(ToolExecutionError);
+    const done = await agent.invoke(null, {
+      threadId: "u",
+      resume: {
+        "1:0#c1": { approved: true, arguments: { orderId: "A-1", amount: 5 } },
+        "1:0#c2": { approved: false, reason: "second" },
+      },
+    });
+    expect(done.status).toBe("completed");
+    expect(c.runs).toEqual([{ tool: "refund", args: { orderId: "A-1", amount: 5 } }]);
+    const state = (await agent.getState("u")).state;
+    expect(noIds(state.messages.slice(2, 4))).toEqual([
+      ToolMessage({
+        content: '{"result":"refunded 5 on A-1"}',
+        toolCallId: "c1",
+        name: "refund",
+        arguments: { orderId: "A-1", amount: 5 },
+      }),
+      ToolMessage({
+        content: "Tool call denied by a person: second",
+        toolCallId: "c2",
+        name: "refund",
+      }),
+    ]);
+  });
 });
 
 describeStores("parallel interrupts", (fx) => {
@@ -438,6 +565,73 @@ describeStores("parallel interrupts", (fx) => {
     // A later run's interrupts have new keys: an old answer is never taken for them.
     const r4 = await graph.invoke({}, { threadId: "f" });
     expect(r4.interrupts.map((i) => i.key)).toEqual(["3:0#0", "3:1#0"]);
+  });
+
+  it("a resume that fails is undone where it resumed: paused tasks ask again, earlier answers stay", async () => {
+    const State = defineState({
+      out: reducer(z.array(z.string()).default([]), (a, b) => [...a, ...b].sort()),
+    });
+    type S = typeof State.State;
+    const runs: string[] = [];
+    // a asks twice in a row; b once and refuses an answer that is not a name.
+    const a = node(
+      (_s: S, ctx) => {
+        runs.push("a");
+        const first = ctx.interrupt<string>("a first?");
+        const second = ctx.interrupt<string>("a second?");
+        return { out: [`a=${first},${second}`] };
+      },
+      { name: "a" },
+    );
+    const b = node(
+      (_s: S, ctx) => {
+        runs.push("b");
+        const answer = ctx.interrupt<string>("b?");
+        if (!/^[A-Z]/.test(answer)) throw new ValueError(`b: "${answer}" is not a name`);
+        return { out: [`b=${answer}`] };
+      },
+      { name: "b" },
+    );
+    const quiet = node(
+      (_s: S) => {
+        runs.push("quiet");
+        return { out: ["quiet"] };
+      },
+      { name: "quiet" },
+    );
+    const fan = node(() => ({}), { name: "fan" });
+    const graph = new Graph(State, { stateStore: await fx.open() }).flow(
+      START.to(fan),
+      fan.to([a, b, quiet]),
+      a.to(END),
+      b.to(END),
+      quiet.to(END),
+    );
+    await graph.invoke({}, { threadId: "g" });
+    // a's first question answered: a asks its second one.
+    const r2 = await graph.invoke(null, { threadId: "g", resume: { "1:0#0": "A1" } });
+    expect(r2.interrupts).toEqual([
+      { key: "1:0#1", value: "a second?", node: "a", taskId: "1:0" },
+      { key: "1:1#0", value: "b?", node: "b", taskId: "1:1" },
+    ]);
+    // a's second answer is fine (a finishes), b refuses its answer: the run fails, and the
+    // superstep is as it was before it: a's result dropped, both questions pending again.
+    await expectError(
+      () => graph.invoke(null, { threadId: "g", resume: { "1:0#1": "A2", "1:1#0": "bob" } }),
+      ValueError,
+      'b: "bob" is not a name',
+    );
+    const snap = await graph.getState("g");
+    expect(snap.status).toBe("failed");
+    expect(snap.interrupts).toEqual(r2.interrupts);
+    expect(snap.state).toEqual({ out: [] });
+    // a's first answer (from a run that paused, not failed) is still the one a gets.
+    const r4 = await graph.invoke(null, { threadId: "g", resume: { "1:1#0": "Bob" } });
+    expect(r4.interrupts).toEqual([{ key: "1:0#1", value: "a second?", node: "a", taskId: "1:0" }]);
+    const r5 = await graph.invoke(null, { threadId: "g", resume: { "1:0#1": "A3" } });
+    expect(r5.status).toBe("completed");
+    expect(r5.state.out).toEqual(["a=A1,A3", "b=Bob", "quiet"]);
+    expect(runs).toEqual(["a", "b", "quiet", "a", "b", "a", "b", "a", "b", "a"]);
   });
 
   it("several tool calls of one turn that interrupt each get their own key and answer", async () => {
