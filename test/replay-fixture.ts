@@ -29,7 +29,7 @@ export const PDF_PART: ContentPart = {
  * `afterAll`, and (unless `reset` is `false`) reset in `beforeEach`. Read it as
  * `replay.server` inside tests.
  */
-export function useReplayServer(options: { reset?: boolean } = {}): {
+export function replayServerPerFile(options: { reset?: boolean } = {}): {
   readonly server: ReplayServer;
 } {
   let server: ReplayServer | null = null;

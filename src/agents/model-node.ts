@@ -13,7 +13,6 @@ import {
   type Chat,
   ChatRequest,
   ChatResponse,
-  type ChatStreamChunk,
   type ToolChoice,
   type ToolDefinition,
 } from "../chat/types.js";

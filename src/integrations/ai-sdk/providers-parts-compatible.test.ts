@@ -6,14 +6,14 @@
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { beforeEach, describe, expect, it } from "vitest";
-import { json, PDF, PNG, rejection, useReplayServer } from "../../../test/replay-fixture.js";
+import { json, PDF, PNG, rejection, replayServerPerFile } from "../../../test/replay-fixture.js";
 import { AIMessage, HumanMessage, type Message, ToolMessage } from "../../chat/messages.js";
 import type { ContentPart } from "../../chat/parts.js";
 import { ChatRequest } from "../../chat/types.js";
 import { ModelProviderError, UnsupportedPartError } from "../../errors/index.js";
 import { AI_SDK_DEFAULT_UNSUPPORTED, fromAISdk } from "./index.js";
 
-const replay = useReplayServer();
+const replay = replayServerPerFile();
 
 const image: ContentPart = { type: "image", data: PNG, mediaType: "image/png" };
 const pdf: ContentPart = {

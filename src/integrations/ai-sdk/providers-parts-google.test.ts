@@ -6,14 +6,14 @@
  */
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { beforeEach, describe, expect, it } from "vitest";
-import { json, PDF, PNG, rejection, useReplayServer } from "../../../test/replay-fixture.js";
+import { json, PDF, PNG, rejection, replayServerPerFile } from "../../../test/replay-fixture.js";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { AIMessage, HumanMessage, type Message, ToolMessage } from "../../chat/messages.js";
 import type { ContentPart } from "../../chat/parts.js";
 import { ChatRequest } from "../../chat/types.js";
 import { fromAISdk } from "./index.js";
 
-const replay = useReplayServer();
+const replay = replayServerPerFile();
 
 const image: ContentPart = { type: "image", data: PNG, mediaType: "image/png" };
 const imageUrl: ContentPart = {

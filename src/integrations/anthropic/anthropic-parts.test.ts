@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { json, PDF, PNG, useReplayServer } from "../../../test/replay-fixture.js";
+import { json, PDF, PNG, replayServerPerFile } from "../../../test/replay-fixture.js";
 import { buildReactAgent, runAgent } from "../../agents/react-agent.js";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "../../chat/messages.js";
@@ -44,7 +44,7 @@ const ev = (type: string, fields: Record<string, unknown> = {}) => ({
   data: { type, ...fields },
 });
 
-const replay = useReplayServer();
+const replay = replayServerPerFile();
 
 const makeChat = (options: Partial<ConstructorParameters<typeof AnthropicChat>[0]> = {}) =>
   new AnthropicChat({

@@ -4,7 +4,7 @@
  * package against a local server replaying the documented wire format.
  */
 import { describe, expect, it } from "vitest";
-import { json, PNG, useReplayServer } from "../../../test/replay-fixture.js";
+import { json, PNG, replayServerPerFile } from "../../../test/replay-fixture.js";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { AIMessage, HumanMessage, ToolMessage } from "../../chat/messages.js";
 import { ChatRequest, type ChatStreamChunk } from "../../chat/types.js";
@@ -35,7 +35,7 @@ const line = (
 /** Ollama answers JSON with a charset. */
 const ollamaJson = (body: unknown) => json(body, "application/json; charset=utf-8");
 
-const replay = useReplayServer();
+const replay = replayServerPerFile();
 
 const makeChat = () => new OllamaChat({ model: MODEL, host: replay.server.url });
 const body = (i = 0) => replay.server.requests[i]!.json as Record<string, unknown>;

@@ -3,7 +3,7 @@
  * the official SDK against a local server replaying the documented wire format.
  */
 import { describe, expect, it } from "vitest";
-import { json, PNG, useReplayServer } from "../../../test/replay-fixture.js";
+import { json, PNG, replayServerPerFile } from "../../../test/replay-fixture.js";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "../../chat/messages.js";
 import type { ContentPart } from "../../chat/parts.js";
@@ -49,7 +49,7 @@ function completion(message: Record<string, unknown>) {
   };
 }
 
-const replay = useReplayServer();
+const replay = replayServerPerFile();
 
 const makeChat = (options: Partial<ConstructorParameters<typeof OpenAIChat>[0]> = {}) =>
   new OpenAIChat({
