@@ -30,6 +30,7 @@ import {
 import { addMemoryCommands } from "./memory-commands.js";
 import { type RunSettings, streamRun } from "./run.js";
 import { addServeCommand } from "./serve-command.js";
+import { addWorkerCommand } from "./worker-command.js";
 
 /** Exit codes of the `nodestep` command. */
 export const ExitCode = {
@@ -333,6 +334,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     );
 
   addServeCommand(program, { io, out, err, withGraph, graphTarget, storeOption, modelOption });
+  addWorkerCommand(program, { io, out, withGraph, graphTarget, storeOption, modelOption });
   addMemoryCommands(program, { out, storeSpec, storeOption });
 
   try {

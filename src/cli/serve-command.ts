@@ -10,9 +10,11 @@ import {
   DEFAULT_PORT,
   LOOPBACK_HOSTS,
   listen,
+  stopRuns,
 } from "../server/index.js";
 import { readPrices } from "./args.js";
 import { type LoadedGraph, UsageError } from "./load.js";
+import { intOption, redisOptionsOf } from "./worker-command.js";
 
 /** What `serve` needs from the CLI around it. */
 export interface ServeCommandHost {
@@ -42,6 +44,10 @@ interface ServeOpts {
   corsOrigin?: string[];
   prices?: string;
   maxRuns: string;
+  queue?: string;
+  queuePrefix: string;
+  queueName: string;
+  drainMs: string;
 }
 
 /** Add `serve` to the program. */
@@ -68,9 +74,26 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
       "runs going on at once; one more answers 429",
       String(DEFAULT_MAX_CONCURRENT_RUNS),
     )
+    .option(
+      "--queue <url>",
+      "queue runs on BullMQ at this Redis (redis://host:port[/db]) for nodestep worker processes, instead of running them here",
+    )
+    .option("--queue-prefix <prefix>", "BullMQ key prefix of --queue, the workers' too", "bull")
+    .option(
+      "--queue-name <name>",
+      "BullMQ queue name of --queue, the workers' too",
+      "nodestep-runs",
+    )
+    .option(
+      "--drain-ms <n>",
+      "on Ctrl-C, how long to wait for the runs going on here before cancelling them, in ms",
+      "10000",
+    )
     .addOption(storeOption())
     .addOption(modelOption())
     .action(async (target: string | undefined, o: ServeOpts) => {
+      const connection = o.queue === undefined ? null : redisOptionsOf(o.queue, "--queue");
+      const drainMs = intOption(o.drainMs, "--drain-ms", 0);
       const prices = o.prices === undefined ? null : readPrices(o.prices);
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -83,7 +106,20 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
       const apiKey = o.apiKey ?? io.env.NODESTEP_API_KEY ?? null;
       const loopback = LOOPBACK_HOSTS.includes(o.host) || o.host === "::1";
       await withGraph(graphTarget(target), o, async (loaded) => {
+        if (connection && loaded.store.constructor.name === "MemoryStateStore") {
+          throw new UsageError(
+            "--queue: the workers run on the store too, and a memory store is this process's only; give --store postgres://…",
+          );
+        }
+        const runQueue = connection
+          ? new (await import("../integrations/bullmq/run-queue.js")).BullMQRunQueue({
+              connection,
+              prefix: o.queuePrefix,
+              queueName: o.queueName,
+            })
+          : null;
         const app = createServer({
+          runQueue,
           graph: loaded.graph,
           apiKey,
           context: loaded.context,
@@ -95,7 +131,7 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
         const server = await listen(app, { port, host: o.host });
         out(`nodestep studio for graph "${loaded.graph.name}": ${server.url}/`);
         out(
-          `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}`,
+          `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}${connection ? ` · runs queued on ${connection.host}:${connection.port} (${o.queueName})` : ""}`,
         );
         if (!loopback && !apiKey) err(`nodestep: warning: serving on ${o.host} without an API key`);
         io.onListening?.(server.url);
@@ -103,7 +139,11 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
           if (!io.signal || io.signal.aborted) return resolve();
           io.signal.addEventListener("abort", () => resolve(), { once: true });
         });
+        const stopped = await stopRuns(app, { drainMs });
+        if (stopped.cancelled > 0)
+          err(`nodestep: cancelled ${stopped.cancelled} run(s) still going`);
         await server.close();
+        await runQueue?.close();
         out("stopped");
       });
     });

@@ -13,17 +13,20 @@ import { cors } from "hono/cors";
 import { z } from "zod";
 import { HumanMessage } from "../chat/messages.js";
 import { BUSY_POLICIES, MAX_BUSY_TIMEOUT_MS } from "../graph/busy.js";
+import type { StreamMode } from "../graph/context.js";
 import { pickOutput } from "../graph/io-schema.js";
-import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
+import type { JsonValue } from "../json/index.js";
+import { findNonJson, MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
 import type { PriceTable } from "../middleware/prices.js";
 import type { StateStore } from "../stores/types.js";
 import { studioHtml } from "../studio/page.js";
 import { studioScript } from "../studio/script.js";
 import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 import { describeGraph } from "./graph-view.js";
-import { RunRegistry } from "./run-registry.js";
+import { mirrorRun, type RunQueue } from "./run-queue.js";
+import { newServerRunId, RunRegistry, type ServerRun } from "./run-registry.js";
 import { addRunRoutes } from "./run-routes.js";
-import { joinStream, startServerRun } from "./run-stream.js";
+import { joinStream, startedStream, startServerRun } from "./run-stream.js";
 import type { ServedGraph } from "./types.js";
 import { addUIStreamRoutes } from "./ui-stream-route.js";
 import { addUsageRoute } from "./usage-route.js";
@@ -70,6 +73,12 @@ export interface ServerOptions {
   heartbeatMs?: number;
   /** A joined stream with no run event for this long sends `event: timeout` and closes, in ms; default 300,000; `0` for never. */
   joinIdleMs?: number;
+  /**
+   * Queue runs here instead of running them in this process (docs/workers.md): workers run
+   * them (`BullMQRunQueue` and `runRunWorker` of `nodestep/bullmq`, `nodestep worker`), and
+   * any server on the same queue streams, lists and cancels them. Default `null`: in process.
+   */
+  runQueue?: RunQueue | null;
 }
 
 /** The default of {@link ServerOptions.maxConcurrentRuns}. */
@@ -203,6 +212,7 @@ export function createServer(options: ServerOptions): Hono {
       : new Set((options.allowedHosts ?? LOOPBACK_HOSTS).map((h) => h.toLowerCase()));
   const streamStartMs = options.streamStartMs ?? 1_000;
   const context = options.context;
+  const runQueue = options.runQueue ?? null;
   const registry = new RunRegistry({
     maxConcurrentRuns: positive(
       "maxConcurrentRuns",
@@ -393,6 +403,93 @@ export function createServer(options: ServerOptions): Hono {
     };
   };
 
+  /**
+   * Start a run that clients can join: in this process, or queued for the workers (then this
+   * server's registry keeps a mirror of it, fed from the queue's stream).
+   */
+  const begin = async (how: RunStart): Promise<ServerRun> => {
+    if (!runQueue) {
+      return startServerRun(registry, {
+        threadId: how.threadId,
+        branchId: how.branchId,
+        detached: how.detached,
+        messageId: how.messageId,
+        waitMs: streamStartMs,
+        start: (signal) =>
+          graph.stream(how.input, {
+            threadId: how.threadId,
+            branchId: how.branchId,
+            signal,
+            modes: how.modes,
+            ...how.extras,
+            ...(context !== undefined ? { context } : {}),
+          }),
+        end: () => endOf(how.threadId, how.branchId),
+      });
+    }
+    const input = jsonInput(how.input);
+    const release = registry.acquire();
+    const runId = newServerRunId();
+    let run: ServerRun;
+    try {
+      await runQueue.enqueue({
+        runId,
+        graph: graph.name,
+        threadId: how.threadId,
+        branchId: how.branchId,
+        detached: how.detached,
+        messageId: how.messageId,
+        input,
+        modes: [...how.modes],
+        ...how.extras,
+      });
+      run = mirrorRun(
+        registry,
+        runQueue,
+        { ...how, runId, startedAt: new Date().toISOString() },
+        endOf,
+        release,
+      );
+    } catch (e) {
+      release();
+      throw e;
+    }
+    // As in process: an error the run starts with (a busy thread…) answers with its status.
+    await startedStream(firstEvent(run), streamStartMs);
+    return run;
+  };
+
+  /** A plain (not detached) run's answer when workers run it: waits for its end. */
+  const queuedAnswer = async (threadId: string, branchId: string, body: RunBody) => {
+    const run = await begin({
+      threadId,
+      branchId,
+      detached: false,
+      messageId: null,
+      input: inputOf(body),
+      modes: ["updates"],
+      extras: runExtras(body, undefined),
+    });
+    while (!run.finished) await run.changed();
+    if (run.status === "error" || run.status === "cancelled") throw run.failure;
+    const end = (run.since(run.lastEventId - 1) ?? []).at(-1)?.data as Awaited<
+      ReturnType<typeof endOf>
+    >;
+    const storeRunIds = (run.remote as { storeRunIds?: string[] } | null)?.storeRunIds ?? [];
+    const last = storeRunIds.at(-1);
+    return {
+      runId: run.runId,
+      threadId,
+      branchId,
+      status: run.status === "interrupted" ? "interrupted" : "completed",
+      interrupts: end.interrupts,
+      state: end.state,
+      lastEventId: end.lastEventId,
+      usage: last === undefined ? null : await usage.run(threadId, branchId, last),
+      threadUsage: end.threadUsage,
+    };
+  };
+
   app.post("/api/threads/:threadId/runs", async (c) => {
     const threadId = param(c, "threadId");
     const body = await readJson(c, RunBody);
@@ -405,23 +502,18 @@ export function createServer(options: ServerOptions): Hono {
     }
     const branchId = body.branchId ?? "main";
     if (body.detach) {
-      const run = await startServerRun(registry, {
+      const run = await begin({
         threadId,
         branchId,
         detached: true,
-        waitMs: streamStartMs,
-        start: (signal) =>
-          graph.stream(inputOf(body), {
-            threadId,
-            branchId,
-            signal,
-            modes: body.modes ?? ["updates", "custom"],
-            ...runExtras(body, context),
-          }),
-        end: () => endOf(threadId, branchId),
+        messageId: null,
+        input: inputOf(body),
+        modes: body.modes ?? ["updates", "custom"],
+        extras: runExtras(body, undefined),
       });
       return c.json(run.info(), 202);
     }
+    if (runQueue) return c.json(await queuedAnswer(threadId, branchId, body));
     const release = registry.acquire();
     try {
       const result = await graph.invoke(inputOf(body), {
@@ -458,20 +550,14 @@ export function createServer(options: ServerOptions): Hono {
     }
     const branchId = body.branchId ?? "main";
     const detached = body.onDisconnect === "continue";
-    const run = await startServerRun(registry, {
+    const run = await begin({
       threadId,
       branchId,
       detached,
-      waitMs: streamStartMs,
-      start: (signal) =>
-        graph.stream(inputOf(body), {
-          threadId,
-          branchId,
-          signal,
-          modes: body.modes ?? ["updates", "custom"],
-          ...runExtras(body, context),
-        }),
-      end: () => endOf(threadId, branchId),
+      messageId: null,
+      input: inputOf(body),
+      modes: body.modes ?? ["updates", "custom"],
+      extras: runExtras(body, undefined),
     });
     c.header("X-Nodestep-Run-Id", run.runId);
     // A run that lives as long as its request has no idle timeout: it ends with the request.
@@ -482,21 +568,59 @@ export function createServer(options: ServerOptions): Hono {
     });
   });
 
-  addRunRoutes(app, registry, { param, query, readJson, join, cancelWaitMs: 5_000 });
-  addUIStreamRoutes(app, graph, {
+  addRunRoutes(app, registry, {
     param,
     query,
     readJson,
-    context,
-    startRun: (how) =>
-      startServerRun(registry, {
-        ...how,
-        waitMs: streamStartMs,
-        end: () => endOf(how.threadId, how.branchId),
-      }),
+    join,
+    cancelWaitMs: 5_000,
+    runQueue,
+    end: endOf,
   });
+  addUIStreamRoutes(app, graph, { param, query, readJson, context, startRun: begin });
 
+  registries.set(app, { registry, queued: runQueue !== null });
   return app;
+}
+
+const registries = new WeakMap<Hono, { registry: RunRegistry; queued: boolean }>();
+
+/**
+ * Stop the runs of a server made by {@link createServer} before it closes (what `nodestep
+ * serve` does on Ctrl-C): waits up to `drainMs` for the runs going on in this process to end,
+ * then cancels the others (each stops at once; the supersteps it committed stay in the
+ * thread) and waits up to `cancelWaitMs` for them to stop. A server with a `runQueue` runs
+ * nothing itself: its runs go on on the workers, and this returns at once.
+ *
+ * @returns how many runs ended by themselves and how many were cancelled.
+ * @throws TypeError for an app that `createServer` did not make.
+ */
+export async function stopRuns(
+  app: Hono,
+  options: { drainMs?: number; cancelWaitMs?: number } = {},
+): Promise<{ ended: number; cancelled: number }> {
+  const entry = registries.get(app);
+  if (!entry) throw new TypeError("stopRuns: this app was not made by createServer");
+  if (entry.queued) return { ended: 0, cancelled: 0 };
+  const going = entry.registry.running();
+  const untilAllEnd = async (deadline: number) => {
+    for (;;) {
+      const left = going.filter((r) => !r.finished);
+      if (left.length === 0 || Date.now() >= deadline) return left;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.race(left.map((r) => r.changed())),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+  };
+  const left = await untilAllEnd(Date.now() + (options.drainMs ?? 10_000));
+  for (const r of left) r.controller.abort();
+  await untilAllEnd(Date.now() + (options.cancelWaitMs ?? 5_000));
+  return { ended: going.length - left.length, cancelled: left.length };
 }
 
 function sha256(text: string): Buffer {
@@ -603,6 +727,50 @@ async function readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
 function inputOf(body: RunBody): Record<string, unknown> | null {
   if (body.message !== undefined) return { messages: [HumanMessage({ content: body.message })] };
   return body.input ?? null;
+}
+
+/** How a joinable run is started (`begin` in {@link createServer}). */
+interface RunStart {
+  threadId: string;
+  branchId: string;
+  detached: boolean;
+  messageId: string | null;
+  input: Record<string, unknown> | null;
+  modes: readonly StreamMode[];
+  extras: {
+    resume?: Record<string, JsonValue>;
+    onBusy?: RunBody["onBusy"];
+    onBusyTimeoutMs?: number;
+  };
+}
+
+/** A run's input as JSON for a worker. @throws HttpError 400 when it is not JSON. */
+function jsonInput(input: Record<string, unknown> | null): Record<string, JsonValue> | null {
+  if (input === null) return null;
+  const bad = findNonJson(input, "input");
+  if (bad) {
+    throw new HttpError(
+      400,
+      "InvalidRequest",
+      `${bad.path} is not JSON (${bad.problem}); a run for the workers crosses processes`,
+    );
+  }
+  return input as Record<string, JsonValue>;
+}
+
+/**
+ * The events of `run` as an iterator whose first result comes with its first event, and
+ * rejects when that event is the run's `error` (for {@link startedStream}).
+ */
+function firstEvent(run: ServerRun): AsyncIterator<unknown> {
+  return {
+    async next() {
+      while (run.lastEventId === 0 && !run.finished) await run.changed();
+      const first = run.since(0)?.[0];
+      if (first?.event === "error" && run.failure) throw run.failure;
+      return { done: false, value: first };
+    },
+  };
 }
 
 function runExtras(body: RunBody, context: unknown) {

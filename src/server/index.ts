@@ -13,9 +13,16 @@ export {
   DEFAULT_MAX_CONCURRENT_RUNS,
   LOOPBACK_HOSTS,
   type ServerOptions,
+  stopRuns,
 } from "./app.js";
 export { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 export { describeGraph, type GraphView, type GraphViewEdge } from "./graph-view.js";
+export type {
+  QueuedRunEvent,
+  QueuedRunFacts,
+  QueuedRunRequest,
+  RunQueue,
+} from "./run-queue.js";
 export type { ServerRunInfo, ServerRunStatus } from "./run-registry.js";
 export type { ServedGraph } from "./types.js";
 

@@ -8,11 +8,12 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import type { Message } from "../chat/messages.js";
-import type { StreamEvent } from "../graph/types.js";
+import type { StreamMode } from "../graph/context.js";
 import { toUIMessages } from "../integrations/ai-sdk-ui/history.js";
 import { uiChatTurn } from "../integrations/ai-sdk-ui/request.js";
 import { uiStreamResponse } from "../integrations/ai-sdk-ui/response.js";
 import { UI_STREAM_MODES } from "../integrations/ai-sdk-ui/to-chunks.js";
+import type { JsonValue } from "../json/index.js";
 import { HttpError } from "./errors.js";
 import type { ServerRun } from "./run-registry.js";
 import { runEvents } from "./run-stream.js";
@@ -26,15 +27,17 @@ export interface UIRouteHelpers {
   /** The run `context` every run gets. */
   context: unknown;
   /**
-   * Start a run in the server's registry (joinable, counted against its limit): see
-   * `startServerRun`. @throws HttpError 429, and the run's early errors.
+   * Start a run in the server's registry (joinable, counted against its limit), in process or
+   * on the workers: see `startServerRun`. @throws HttpError 429, and the run's early errors.
    */
   startRun(how: {
     threadId: string;
     branchId: string;
     detached: boolean;
     messageId: string | null;
-    start(signal: AbortSignal): AsyncIterable<StreamEvent>;
+    input: Record<string, unknown> | null;
+    modes: readonly StreamMode[];
+    extras: { resume?: Record<string, JsonValue> };
   }): Promise<ServerRun>;
 }
 
@@ -75,15 +78,9 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
       branchId,
       detached,
       messageId: turn.messageId ?? null,
-      start: (signal) =>
-        graph.stream(turn.input, {
-          threadId,
-          branchId,
-          signal,
-          modes: UI_STREAM_MODES,
-          ...(turn.resume !== undefined ? { resume: turn.resume } : {}),
-          ...(helpers.context !== undefined ? { context: helpers.context } : {}),
-        }),
+      input: turn.input as Record<string, unknown> | null,
+      modes: UI_STREAM_MODES,
+      extras: turn.resume !== undefined ? { resume: turn.resume as Record<string, JsonValue> } : {},
     });
     const events = runEvents(run, c.req.raw.signal, () => {
       if (!detached) run.controller.abort();
