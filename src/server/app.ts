@@ -759,16 +759,16 @@ function jsonInput(input: Record<string, unknown> | null): Record<string, JsonVa
 }
 
 /**
- * The events of `run` as an iterator whose first result comes with its first event, and
- * rejects when that event is the run's `error` (for {@link startedStream}).
+ * An iterator whose first result comes with the queued run's first event after its `run`
+ * event (the graph's first, or the run's end), and rejects when that is the run's `error`:
+ * for {@link startedStream}, as a run in process answers its early errors with a status.
  */
 function firstEvent(run: ServerRun): AsyncIterator<unknown> {
   return {
     async next() {
-      while (run.lastEventId === 0 && !run.finished) await run.changed();
-      const first = run.since(0)?.[0];
-      if (first?.event === "error" && run.failure) throw run.failure;
-      return { done: false, value: first };
+      while (run.lastEventId < 2 && !run.finished) await run.changed();
+      if (run.status === "error" && run.lastEventId <= 2 && run.failure) throw run.failure;
+      return { done: false, value: null };
     },
   };
 }
