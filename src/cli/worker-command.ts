@@ -36,6 +36,7 @@ interface WorkerOpts {
   lockMs: string;
   stalledMs: string;
   drainMs: string;
+  maxStalled: string;
 }
 
 /**
@@ -93,6 +94,7 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
       "30000",
     )
     .option("--stalled-ms <n>", "how often lapsed locks are looked for, in ms", "30000")
+    .option("--max-stalled <n>", "how many times a run may be taken over before it fails", "1")
     .option(
       "--drain-ms <n>",
       "on Ctrl-C, how long to wait for running runs before handing them back to the queue, in ms",
@@ -111,6 +113,7 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
       const lockDurationMs = intOption(o.lockMs, "--lock-ms", 100);
       const stalledIntervalMs = intOption(o.stalledMs, "--stalled-ms", 100);
       const drainMs = intOption(o.drainMs, "--drain-ms", 0);
+      const maxStalledCount = intOption(o.maxStalled, "--max-stalled", 0);
       await withGraph(graphTarget(target), o, async (loaded) => {
         const { runRunWorker } = await import("../integrations/bullmq/run-worker.js");
         const worker = await runRunWorker({
@@ -122,6 +125,7 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
           concurrency,
           lockDurationMs,
           stalledIntervalMs,
+          maxStalledCount,
         });
         out(
           `nodestep worker for graph "${loaded.graph.name}": queue ${o.queueName} on ${connection.host}:${connection.port} · store: ${loaded.storeLabel} · ${concurrency} at once`,

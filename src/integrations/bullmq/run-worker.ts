@@ -44,7 +44,7 @@ export interface RunWorkerOptions {
   lockDurationMs?: number;
   /** How often lapsed locks are looked for, in ms; default 30,000. */
   stalledIntervalMs?: number;
-  /** How many times a run may be taken over before it fails; default 1. */
+  /** How many times a run may be taken over before it fails (its stream then ends with a `RunAbandonedError`); default 1. */
   maxStalledCount?: number;
   /**
    * While a run is taken over and the dead worker's lease on the thread has not expired yet:
@@ -134,6 +134,13 @@ export async function runRunWorker(options: RunWorkerOptions): Promise<RunWorker
     options.onError ??
     ((e: Error) => process.stderr.write(`nodestep worker: ${e.stack ?? e.message}\n`));
   worker.on("error", onError);
+  // A run whose job failed without its worker saying so (stalled more than maxStalledCount
+  // times): end its stream, so that the clients following it learn.
+  worker.on("failed", (job, error) => {
+    const runId = typeof job?.data?.runId === "string" ? job.data.runId : null;
+    if (runId === null) return;
+    void endAbandoned(ctx, runId, error).catch((e: unknown) => onError(e as Error));
+  });
   await subscriber.subscribe(keys.cancelChannel);
   subscriber.on("message", (_channel: string, jobId: string) => {
     worker.cancelJob(jobId, "cancelled");
@@ -360,4 +367,26 @@ async function endOf(c: JobContext, threadId: string, branchId: string, startSeq
     lastEventId: after.lastEventId,
     state: pickOutput(after.state, c.graph.outputFields),
   };
+}
+
+/** End the stream of a run whose job failed before its worker could (it stalled too often). */
+async function endAbandoned(c: JobContext, runId: string, error: Error): Promise<void> {
+  const owner = `${c.workerId}:failed`;
+  const taken = await takeRun(c.redis, c.keys, runId, owner, c.limits.ttlMs);
+  if (typeof taken === "object") return;
+  await appendRunEvent(
+    c.redis,
+    c.keys,
+    runId,
+    owner,
+    "error",
+    {
+      error: {
+        type: "RunAbandonedError",
+        message: `Run "${runId}" was given up by the workers: ${error.message} (its worker died more often than maxStalledCount allows); its thread keeps the supersteps it committed`,
+      },
+    },
+    c.limits,
+    "error",
+  );
 }
