@@ -415,10 +415,11 @@ export function createServer(options: ServerOptions): Hono {
         detached: how.detached,
         messageId: how.messageId,
         waitMs: streamStartMs,
-        start: (signal) =>
+        start: (signal, runId) =>
           graph.stream(how.input, {
             threadId: how.threadId,
             branchId: how.branchId,
+            runId,
             signal,
             modes: how.modes,
             ...how.extras,
@@ -475,8 +476,6 @@ export function createServer(options: ServerOptions): Hono {
     const end = (run.since(run.lastEventId - 1) ?? []).at(-1)?.data as Awaited<
       ReturnType<typeof endOf>
     >;
-    const storeRunIds = (run.remote as { storeRunIds?: string[] } | null)?.storeRunIds ?? [];
-    const last = storeRunIds.at(-1);
     return {
       runId: run.runId,
       threadId,
@@ -485,7 +484,8 @@ export function createServer(options: ServerOptions): Hono {
       interrupts: end.interrupts,
       state: end.state,
       lastEventId: end.lastEventId,
-      usage: last === undefined ? null : await usage.run(threadId, branchId, last),
+      // The stored part under the run's own id (a part after a takeover is `<runId>~<n>`).
+      usage: await usage.run(threadId, branchId, run.runId),
       threadUsage: end.threadUsage,
     };
   };
@@ -519,6 +519,7 @@ export function createServer(options: ServerOptions): Hono {
       const result = await graph.invoke(inputOf(body), {
         threadId,
         branchId,
+        runId: newServerRunId(),
         ...runExtras(body, context),
       });
       const after = await graph.getState(threadId, { branchId });

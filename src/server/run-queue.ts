@@ -115,7 +115,6 @@ export function mirrorRun(
         if (e.event === "end") {
           const data = e.data as { status?: unknown; threadId?: string; branchId?: string };
           const own = await end(run.threadId, run.branchId).catch(() => e.data);
-          run.remote = e.data;
           run.pushAt(e.id, "end", own);
           run.finish(data.status === "interrupted" ? "interrupted" : "done");
         } else if (e.event === "error") {

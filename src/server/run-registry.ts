@@ -78,8 +78,6 @@ export class ServerRun {
   endedAt: string | null = null;
   /** What the run failed with, for a replay (the UI stream's `error` chunk). */
   failure: unknown = null;
-  /** A queued run's `end` data as its worker wrote it (`storeRunIds`…); `null` otherwise. */
-  remote: unknown = null;
   private readonly entries: RunEntry[] = [];
   private lastId = 0;
   private readonly limit: number;

@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { StreamEvent } from "../graph/types.js";
 import { errorAnswer, HttpError } from "./errors.js";
-import type { RunRegistry, ServerRun } from "./run-registry.js";
+import { newServerRunId, type RunRegistry, type ServerRun } from "./run-registry.js";
 
 /** How a run is started by {@link startServerRun}. */
 export interface ServerRunStart {
@@ -20,8 +20,8 @@ export interface ServerRunStart {
   detached: boolean;
   /** A UI stream run's assistant message id. */
   messageId?: string | null;
-  /** Start the graph's stream, cancelled by `signal`. */
-  start(signal: AbortSignal): AsyncIterable<StreamEvent>;
+  /** Start the graph's stream as run `runId` (the server's id, also the stored one), cancelled by `signal`. */
+  start(signal: AbortSignal, runId: string): AsyncIterable<StreamEvent>;
   /** The `end` event's data, read once the run is over; its `status` says how it ended. */
   end(): Promise<{ status: string | null }>;
   /** How long to wait for the first event before answering anyway, in ms. */
@@ -43,9 +43,13 @@ export async function startServerRun(
 ): Promise<ServerRun> {
   const release = registry.acquire();
   const controller = new AbortController();
+  const runId = newServerRunId();
   let events: AsyncIterable<StreamEvent>;
   try {
-    events = await startedStream(how.start(controller.signal)[Symbol.asyncIterator](), how.waitMs);
+    events = await startedStream(
+      how.start(controller.signal, runId)[Symbol.asyncIterator](),
+      how.waitMs,
+    );
   } catch (e) {
     release();
     throw e;
@@ -56,6 +60,7 @@ export async function startServerRun(
       branchId: how.branchId,
       detached: how.detached,
       messageId: how.messageId ?? null,
+      runId,
     },
     controller,
   );

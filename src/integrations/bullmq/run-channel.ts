@@ -58,14 +58,16 @@ return n
 `;
 
 // KEYS: meta. ARGV: owner, ttlMs. Makes `owner` the run's writer unless the run has ended;
-// returns the previous owner ("" for none), or "ended:<status>".
+// returns { previous owner ("" for none), how many times the run was taken }, or
+// { "ended:<status>", 0 }.
 const TAKE = `
 local status = redis.call('HGET', KEYS[1], 'status')
-if status and status ~= 'queued' and status ~= 'running' then return 'ended:' .. status end
+if status and status ~= 'queued' and status ~= 'running' then return {'ended:' .. status, 0} end
 local previous = redis.call('HGET', KEYS[1], 'owner') or ''
+local takes = redis.call('HINCRBY', KEYS[1], 'takes', 1)
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'status', 'running')
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return previous
+return {previous, takes}
 `;
 
 /** The statuses a run's facts say it ended with. */
@@ -102,8 +104,9 @@ export async function appendRunEvent(
 }
 
 /**
- * Make `owner` the run's writer. Resolves with the previous owner (`""` when this is the first
- * attempt), or `{ ended }` when the run has already ended.
+ * Make `owner` the run's writer. Resolves with the previous owner (`""` when no worker took
+ * the run before) and how many times it has been taken (this time included), or `{ ended }`
+ * when the run has already ended.
  */
 export async function takeRun(
   redis: Redis,
@@ -111,9 +114,14 @@ export async function takeRun(
   runId: string,
   owner: string,
   ttlMs: number,
-): Promise<string | { ended: string }> {
-  const r = String(await redis.eval(TAKE, 1, keys.meta(runId), owner, String(ttlMs)));
-  return r.startsWith("ended:") ? { ended: r.slice("ended:".length) } : r;
+): Promise<{ previous: string; takes: number } | { ended: string }> {
+  const [r, takes] = (await redis.eval(TAKE, 1, keys.meta(runId), owner, String(ttlMs))) as [
+    string,
+    number,
+  ];
+  return r.startsWith("ended:")
+    ? { ended: r.slice("ended:".length) }
+    : { previous: r, takes: Number(takes) };
 }
 
 /** Ask for job `jobId` (a run or a sub-agent) to stop: a key the worker checks, and a message to every worker. */

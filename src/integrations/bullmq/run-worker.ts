@@ -206,7 +206,7 @@ async function processRun(
   const { runId, threadId, branchId } = data;
   const owner = `${c.workerId}:${token ?? randomBytes(4).toString("hex")}`;
   const taken = await takeRun(c.redis, c.keys, runId, owner, c.limits.ttlMs);
-  if (typeof taken === "object") return { status: taken.ended as FinalStatus };
+  if ("ended" in taken) return { status: taken.ended as FinalStatus };
   const pending: Promise<number>[] = [];
   let lost = false;
   const append = (event: string, payload: unknown, final: FinalStatus | null = null) => {
@@ -250,9 +250,15 @@ async function processRun(
     data = { ...data, startSeq: lastSeq };
     await job.updateData(data);
   }
-  const takeover = taken !== "";
+  const takeover = taken.previous !== "";
   let input: Record<string, unknown> | null = data.input;
-  const runOptions: RunOptions = { threadId, branchId };
+  // The store's run id is the server's; a part after a takeover (or a busy retry) is
+  // `<runId>~<n>`, so that two workers never hold the thread's lease as one owner.
+  const runOptions: RunOptions = {
+    threadId,
+    branchId,
+    runId: taken.takes === 1 ? runId : `${runId}~${taken.takes}`,
+  };
   if (data.resume !== undefined) runOptions.resume = data.resume;
   if (data.onBusy !== undefined) runOptions.onBusy = data.onBusy;
   if (data.onBusyTimeoutMs !== undefined) runOptions.onBusyTimeoutMs = data.onBusyTimeoutMs;
@@ -268,7 +274,7 @@ async function processRun(
         .find((e) => e.type === "run_finished" || e.type === "run_failed");
       if (ended?.type === "run_finished") {
         // The dead worker finished the run but not its stream.
-        const end = await endOf(c, threadId, branchId, data.startSeq!);
+        const end = await endOf(c, threadId, branchId);
         if (seq === 0) append("run", { threadId, branchId, runId });
         append("end", end, end.status === "interrupted" ? "interrupted" : "done");
         await flush();
@@ -317,7 +323,7 @@ async function processRun(
         throw new UnrecoverableError(`Run "${runId}" was taken over by another worker`);
       }
     }
-    const end = await endOf(c, threadId, branchId, data.startSeq!);
+    const end = await endOf(c, threadId, branchId);
     const status = end.status === "interrupted" ? "interrupted" : "done";
     announce();
     append("end", end, status);
@@ -348,18 +354,10 @@ async function processRun(
   }
 }
 
-/**
- * The `end` event's data, as the server's own (the thread's status, interrupts and output),
- * and `storeRunIds`: the ids in the store of the run's parts (two after a takeover).
- */
-async function endOf(c: JobContext, threadId: string, branchId: string, startSeq: number) {
+/** The `end` event's data, as the server's own: the thread's status, interrupts and output. */
+async function endOf(c: JobContext, threadId: string, branchId: string) {
   const after = await c.graph.getState(threadId, { branchId });
-  const events = await c.store.read(threadId, branchId, { afterSeq: startSeq });
-  const storeRunIds = [
-    ...new Set(events.filter((e) => e.type === "run_started").map((e) => e.runId)),
-  ];
   return {
-    storeRunIds,
     threadId,
     branchId,
     status: after.status,
@@ -373,7 +371,7 @@ async function endOf(c: JobContext, threadId: string, branchId: string, startSeq
 async function endAbandoned(c: JobContext, runId: string, error: Error): Promise<void> {
   const owner = `${c.workerId}:failed`;
   const taken = await takeRun(c.redis, c.keys, runId, owner, c.limits.ttlMs);
-  if (typeof taken === "object") return;
+  if ("ended" in taken) return;
   await appendRunEvent(
     c.redis,
     c.keys,
