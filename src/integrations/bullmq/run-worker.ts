@@ -252,13 +252,9 @@ async function processRun(
   }
   const takeover = taken.previous !== "";
   let input: Record<string, unknown> | null = data.input;
-  // The store's run id is the server's; a part after a takeover (or a busy retry) is
-  // `<runId>~<n>`, so that two workers never hold the thread's lease as one owner.
-  const runOptions: RunOptions = {
-    threadId,
-    branchId,
-    runId: taken.takes === 1 ? runId : `${runId}~${taken.takes}`,
-  };
+  // The store's run id is the server's; the part that continues a run taken over is
+  // `<runId>~<n>` (set below), so that two workers never hold the thread's lease as one owner.
+  const runOptions: RunOptions = { threadId, branchId, runId };
   if (data.resume !== undefined) runOptions.resume = data.resume;
   if (data.onBusy !== undefined) runOptions.onBusy = data.onBusy;
   if (data.onBusyTimeoutMs !== undefined) runOptions.onBusyTimeoutMs = data.onBusyTimeoutMs;
@@ -290,6 +286,7 @@ async function processRun(
       }
       // Its run started: continue it from its last committed superstep.
       input = null;
+      runOptions.runId = `${runId}~${taken.takes}`;
       delete runOptions.resume;
       delete runOptions.onBusy;
       delete runOptions.onBusyTimeoutMs;

@@ -176,6 +176,7 @@ describe("runs on worker processes", () => {
     expect(resumed).toBeGreaterThan(0);
 
     // The store: each thread finished once, no superstep committed twice.
+    let storeTakeovers = 0;
     const check = new PostgresStateStore({ connectionString: PG_URL, schema: iso.schema });
     try {
       for (const r of results) {
@@ -184,12 +185,18 @@ describe("runs on worker processes", () => {
         const steps = events.filter((e) => e.type === "step_committed").map((e) => e.step);
         expect(steps, `thread w${r.i}`).toEqual([...new Set(steps)]);
         expect(steps.length, `thread w${r.i}`).toBe(4);
+        const parts = new Set(events.filter((e) => e.type === "run_started").map((e) => e.runId));
+        if (parts.size > 1) storeTakeovers++;
+        // The first part has the server's run id; a part after a takeover `<runId>~<n>`.
+        expect(events[0]!.runId, `thread w${r.i}`).toBe(r.runId);
+        for (const id of parts)
+          expect(id, `thread w${r.i}`).toMatch(new RegExp(`^${r.runId}(~[0-9]+)?$`));
       }
     } finally {
       await check.close();
     }
     console.log(
-      `100 runs on 2 servers and 2 workers (one killed after 25): ${took} ms, ${resumed} taken over`,
+      `100 runs on 2 servers and 2 workers (one killed after 25): ${took} ms; ${resumed} streams resumed, ${storeTakeovers} threads continued by a second part`,
     );
 
     // Ctrl-C (SIGINT here: what main.ts handles): the survivor and the servers stop cleanly.
