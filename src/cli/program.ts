@@ -334,7 +334,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     );
 
   addServeCommand(program, { io, out, err, withGraph, graphTarget, storeOption, modelOption });
-  addWorkerCommand(program, { io, out, withGraph, graphTarget, storeOption, modelOption });
+  addWorkerCommand(program, { io, out, err, withGraph, graphTarget, storeOption, modelOption });
   addMemoryCommands(program, { out, storeSpec, storeOption });
 
   try {

@@ -13,7 +13,7 @@ import {
   stopRuns,
 } from "../server/index.js";
 import { readPrices } from "./args.js";
-import { type LoadedGraph, UsageError } from "./load.js";
+import { type LoadedGraph, RunFailed, UsageError } from "./load.js";
 import { intOption, redisOptionsOf } from "./worker-command.js";
 
 /** What `serve` needs from the CLI around it. */
@@ -118,6 +118,12 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
               queueName: o.queueName,
             })
           : null;
+        try {
+          await runQueue?.ready();
+        } catch (e) {
+          await runQueue?.close();
+          throw new RunFailed(`--queue: ${(e as Error).message.replace(/^BullMQRunQueue: /, "")}`);
+        }
         const app = createServer({
           runQueue,
           graph: loaded.graph,

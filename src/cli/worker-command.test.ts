@@ -91,6 +91,30 @@ it("worker and serve --queue usage errors exit 2 with what was wrong", async () 
   });
 });
 
+it("a worker or a server whose Redis cannot be reached exits 1 at once, saying so", async () => {
+  const refused = "cannot reach Redis at 127.0.0.1:1 (connect ECONNREFUSED 127.0.0.1:1)";
+  expect(
+    await cli(["worker", STEPS, "--store", "sqlite::memory:", "--redis", "redis://127.0.0.1:1"]),
+  ).toEqual({ code: 1, stdout: "", stderr: `nodestep: --redis: ${refused}\n` });
+  const iso = isolation("clitest");
+  try {
+    expect(
+      await cli([
+        "serve",
+        STEPS,
+        "--port",
+        "0",
+        "--store",
+        iso.storeUrl,
+        "--queue",
+        "redis://127.0.0.1:1",
+      ]),
+    ).toEqual({ code: 1, stdout: "", stderr: `nodestep: --queue: ${refused}\n` });
+  } finally {
+    await iso.cleanup();
+  }
+});
+
 it("a worker starts, says what it serves, and stops on Ctrl-C with exit 0", async () => {
   const iso = isolation("clitest");
   try {

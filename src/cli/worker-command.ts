@@ -6,7 +6,7 @@
  */
 import type { Command, Option } from "commander";
 import type { RedisOptions } from "ioredis";
-import { type LoadedGraph, UsageError } from "./load.js";
+import { type LoadedGraph, RunFailed, UsageError } from "./load.js";
 
 /** What `worker` needs from the CLI around it. */
 export interface WorkerCommandHost {
@@ -16,6 +16,7 @@ export interface WorkerCommandHost {
     onListening?: (url: string) => void;
   };
   out: (line?: string) => void;
+  err: (line: string) => void;
   withGraph: <T>(
     target: string,
     o: { store?: string; model?: string },
@@ -117,6 +118,7 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
       await withGraph(graphTarget(target), o, async (loaded) => {
         const { runRunWorker } = await import("../integrations/bullmq/run-worker.js");
         const worker = await runRunWorker({
+          onError: (e) => host.err(`nodestep worker: ${e.message}`),
           connection,
           prefix: o.prefix,
           queueName: o.queueName,
@@ -126,6 +128,10 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
           lockDurationMs,
           stalledIntervalMs,
           maxStalledCount,
+        }).catch((e: Error) => {
+          if (e.message.startsWith("runRunWorker: cannot reach Redis"))
+            throw new RunFailed(`--redis: ${e.message.slice("runRunWorker: ".length)}`);
+          throw e;
         });
         out(
           `nodestep worker for graph "${loaded.graph.name}": queue ${o.queueName} on ${connection.host}:${connection.port} · store: ${loaded.storeLabel} · ${concurrency} at once`,

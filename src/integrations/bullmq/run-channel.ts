@@ -175,6 +175,9 @@ export class RunFeed {
   constructor(connection: RedisOptions) {
     this.#blocking = new Redis({ ...connection, maxRetriesPerRequest: null, lazyConnect: true });
     this.#control = new Redis({ ...connection, lazyConnect: true });
+    // They reconnect by themselves; a command that fails reports it.
+    this.#blocking.on("error", () => {});
+    this.#control.on("error", () => {});
   }
 
   /**
@@ -286,4 +289,33 @@ export function redisFrom(connection: unknown): Redis {
   const c = connection as { duplicate?: () => unknown } | null;
   if (c && typeof c.duplicate === "function") return c.duplicate() as Redis;
   return new Redis({ ...(connection as RedisOptions), maxRetriesPerRequest: null });
+}
+
+/**
+ * Connect to Redis once, without retrying, to fail fast with a clear error at start instead
+ * of retrying for ever. @throws Error `"<what>: cannot reach Redis at host:port (…)"`.
+ */
+export async function checkRedis(connection: RedisOptions, what: string): Promise<void> {
+  const probe = new Redis({
+    ...connection,
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout: 5_000,
+  });
+  let cause: Error | null = null;
+  probe.on("error", (e: Error) => {
+    cause ??= e;
+  });
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (e) {
+    throw new Error(
+      `${what}: cannot reach Redis at ${connection.host ?? "127.0.0.1"}:${connection.port ?? 6379} (${(cause ?? (e as Error)).message})`,
+    );
+  } finally {
+    probe.disconnect();
+  }
 }

@@ -13,6 +13,7 @@ import type {
 } from "../../server/run-queue.js";
 import { DEFAULT_PREFIX } from "./job-data.js";
 import {
+  checkRedis,
   DEFAULT_RUN_STREAM_LIMITS,
   RunFeed,
   type RunKeys,
@@ -59,6 +60,7 @@ export class BullMQRunQueue implements RunQueue {
   readonly #feed: RunFeed;
   readonly #limits: RunStreamLimits;
   readonly #jobOptions: BullMQRunQueueOptions["jobOptions"];
+  readonly #connection: RedisOptions;
 
   constructor(options: BullMQRunQueueOptions) {
     if (!options?.connection || typeof options.connection !== "object")
@@ -72,8 +74,17 @@ export class BullMQRunQueue implements RunQueue {
       connection: options.connection as ConnectionOptions,
       prefix,
     });
+    // Its commands reject while Redis is away (an enqueue answers 500); it reconnects itself.
+    this.queue.on("error", () => {});
+    this.#connection = options.connection;
     this.#redis = new Redis({ ...options.connection, maxRetriesPerRequest: null });
+    this.#redis.on("error", () => {});
     this.#feed = new RunFeed(options.connection);
+  }
+
+  /** Resolves once Redis answers. @throws Error when it cannot be reached (no retry). */
+  async ready(): Promise<void> {
+    await checkRedis(this.#connection, "BullMQRunQueue");
   }
 
   async enqueue(run: QueuedRunRequest): Promise<void> {

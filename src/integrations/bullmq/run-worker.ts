@@ -17,6 +17,7 @@ import { DEFAULT_PREFIX } from "./job-data.js";
 import {
   appendRunEvent,
   cancelRequested,
+  checkRedis,
   DEFAULT_RUN_STREAM_LIMITS,
   type FinalStatus,
   type RunKeys,
@@ -82,7 +83,7 @@ export interface RunWorker {
  * expired. A cancel request (`BullMQRunQueue.cancel`, the server's cancel route) aborts the
  * run where it runs, or before it starts.
  *
- * @throws TypeError when the graph has no state store.
+ * @throws TypeError when the graph has no state store; Error when Redis cannot be reached.
  * @example
  * ```ts
  * const store = new PostgresStateStore({ connectionString: process.env.DATABASE_URL });
@@ -104,8 +105,15 @@ export async function runRunWorker(options: RunWorkerOptions): Promise<RunWorker
     maxDelayMs: options.busyRetry?.maxDelayMs ?? 5_000,
     limit: options.busyRetry?.limit ?? 100,
   };
+  await checkRedis(options.connection, "runRunWorker");
+  const onError =
+    options.onError ??
+    ((e: Error) => process.stderr.write(`nodestep worker: ${e.stack ?? e.message}\n`));
+  // Connection errors are BullMQ's to report (its worker's "error"); these reconnect quietly.
   const redis = new Redis({ ...options.connection, maxRetriesPerRequest: null });
+  redis.on("error", () => {});
   const subscriber = new Redis({ ...options.connection, maxRetriesPerRequest: null });
+  subscriber.on("error", () => {});
   const workerId = randomBytes(4).toString("hex");
   const ctx: JobContext = {
     graph,
@@ -130,9 +138,6 @@ export async function runRunWorker(options: RunWorkerOptions): Promise<RunWorker
       maxStalledCount: options.maxStalledCount ?? 1,
     },
   );
-  const onError =
-    options.onError ??
-    ((e: Error) => process.stderr.write(`nodestep worker: ${e.stack ?? e.message}\n`));
   worker.on("error", onError);
   // A run whose job failed without its worker saying so (stalled more than maxStalledCount
   // times): end its stream, so that the clients following it learn.
