@@ -6,6 +6,7 @@
  * the queue, the store, the Redis Streams and the server), all N runs started at once, timed
  * from the first request to the last stream's end, after a warm-up of 20 runs.
  *
+ * The same runs in the server's process without a queue come first, as the baseline.
  * Reported per worker count: runs per second (wall), and the CPU time per run of the server
  * process and of the workers (from /proc, user + system) — on a shared machine the CPU figures
  * are the steadier ones; the wall figures are indicative only.
@@ -130,7 +131,8 @@ async function measure(workers: number, runs: number): Promise<WorkersRow> {
   const prefix = `nodestep-bench-${tag}`;
   const store = new PostgresStateStore({ connectionString: PG_URL, schema });
   await store.getBranch("setup", "main"); // the schema, before the workers open it
-  const runQueue = new BullMQRunQueue({ connection: REDIS, prefix });
+  // 0 workers: the same runs in the server's process, no queue (the baseline).
+  const runQueue = workers > 0 ? new BullMQRunQueue({ connection: REDIS, prefix }) : null;
   const app = createServer({
     graph: buildBenchGraph({ stateStore: store }),
     runQueue,
@@ -165,7 +167,7 @@ async function measure(workers: number, runs: number): Promise<WorkersRow> {
       ),
     );
     await server.close();
-    await runQueue.close();
+    await runQueue?.close();
     await store.close();
     const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
     await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => admin.end());
@@ -189,7 +191,7 @@ export function workersTable(rows: WorkersRow[]): string {
     line,
     ...rows.map(
       (r) =>
-        `| ${r.workers} | ${r.runs} | ${r.runsPerSecond.toFixed(1)} | ${r.serverCpuMsPerRun.toFixed(2)} | ${r.workersCpuMsPerRun.toFixed(2)} |`,
+        `| ${r.workers === 0 ? "none (in the server's process)" : r.workers} | ${r.runs} | ${r.runsPerSecond.toFixed(1)} | ${r.serverCpuMsPerRun.toFixed(2)} | ${r.workersCpuMsPerRun.toFixed(2)} |`,
     ),
   ].join("\n");
 }
@@ -201,7 +203,7 @@ if (process.argv[1] === self) {
   const runs = Number(values.runs ?? (values.quick ? 50 : 200));
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be an integer ≥ 1`);
   const rows: WorkersRow[] = [];
-  for (const workers of [1, 2]) rows.push(await measure(workers, runs));
+  for (const workers of [0, 1, 2]) rows.push(await measure(workers, runs));
   console.log(
     `\nRuns on workers (issue 17): ${runs} runs at once through one server and BullMQ, ${cpus()[0]?.model ?? "unknown CPU"}, load average ${loadavg()
       .map((x) => x.toFixed(2))

@@ -10,8 +10,8 @@ import { Redis, type RedisOptions } from "ioredis";
 import { GraphConfigError, RunCancelledError, ThreadBusyError } from "../../errors/index.js";
 import { pickOutput } from "../../graph/io-schema.js";
 import type { RunOptions, StreamEvent } from "../../graph/types.js";
-import { errorAnswer } from "../../server/errors.js";
-import type { ServedGraph } from "../../server/types.js";
+import type { Graph } from "../../graph/graph.js";
+import type { StateDefinition } from "../../state/define-state.js";
 import type { StateStore } from "../../stores/types.js";
 import { DEFAULT_PREFIX } from "./job-data.js";
 import {
@@ -26,6 +26,15 @@ import {
   takeRun,
 } from "./run-channel.js";
 import { DEFAULT_RUN_QUEUE, type RunJobData, runJobSchema } from "./run-job.js";
+
+/** Any graph a worker runs (the servers' `ServedGraph`). */
+type ServedGraph = Graph<StateDefinition | null>;
+
+/** The server's error body of `e`: `{ error: { type: its class name, message } }`. */
+function errorBody(e: unknown): { error: { type: string; message: string } } {
+  const error = e instanceof Error ? e : new Error(String(e));
+  return { error: { type: error.name || "Error", message: error.message } };
+}
 
 /** Options of {@link runRunWorker}. */
 export interface RunWorkerOptions {
@@ -231,7 +240,7 @@ async function processRun(
   let announce = () => {};
   const fail = async (e: unknown, status: FinalStatus): Promise<RunJobResult> => {
     announce();
-    append("error", errorAnswer(e).body, status);
+    append("error", errorBody(e), status);
     await flush();
     return { status };
   };
