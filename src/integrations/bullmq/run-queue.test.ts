@@ -160,7 +160,13 @@ describe("runs on a BullMQ worker", () => {
     });
     const busy = await post(`${b.url}/api/threads/t3/runs/stream`, { input: { topic: "z" } });
     expect(busy.status).toBe(409);
-    expect(((await busy.json()) as { error: { type: string } }).error.type).toBe("ThreadBusyError");
+    expect(await busy.json()).toEqual({
+      error: {
+        type: "ThreadBusyError",
+        message:
+          'Thread "t3" (branch "main") is already running; graph "steps" cannot start a second run on it until the first ends (or its lease of 1000 ms expires)',
+      },
+    });
     const cancelled = await post(`${b.url}/api/threads/t3/runs/${runId}/cancel`, {});
     expect(cancelled.status).toBe(200);
     expect(await cancelled.json()).toMatchObject({ runId, status: "cancelled" });
@@ -168,7 +174,9 @@ describe("runs on a BullMQ worker", () => {
       await (await fetch(`${a.url}/api/threads/t3/runs/${runId}/stream`)).text(),
     );
     expect(names(stream)).toEqual(["run", "custom:a", "updates:a", "error"]);
-    expect((stream[3]!.data as { error: { type: string } }).error.type).toBe("RunCancelledError");
+    expect(stream[3]!.data).toEqual({
+      error: { type: "RunCancelledError", message: 'Run of graph "steps" was cancelled' },
+    });
     const state = (await (await fetch(`${a.url}/api/threads/t3/state`)).json()) as {
       state: unknown;
     };
@@ -178,6 +186,12 @@ describe("runs on a BullMQ worker", () => {
     ).toHaveLength(1);
     const again = await post(`${a.url}/api/threads/t3/runs/${runId}/cancel`, {});
     expect(again.status).toBe(409);
+    expect(await again.json()).toEqual({
+      error: {
+        type: "RunNotActive",
+        message: `Run "${runId}" has already ended (status "cancelled")`,
+      },
+    });
   });
 
   it("cancels a sub-agent on a BullMQ worker from its parent: poll answers cancelled", async () => {
@@ -223,7 +237,7 @@ describe("runs on a BullMQ worker", () => {
         threadId: "sub-t1",
         status: "cancelled",
         state: null,
-        error: { name: "RunCancelledError", message: expect.any(String) },
+        error: { name: "RunCancelledError", message: 'Run of graph "steps" was cancelled' },
       },
     ]);
   });
