@@ -16,17 +16,18 @@ import { BUSY_POLICIES, MAX_BUSY_TIMEOUT_MS } from "../graph/busy.js";
 import type { StreamMode } from "../graph/context.js";
 import { pickOutput } from "../graph/io-schema.js";
 import type { JsonValue } from "../json/index.js";
-import { findNonJson, MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
+import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
 import type { PriceTable } from "../middleware/prices.js";
 import type { StateStore } from "../stores/types.js";
 import { studioHtml } from "../studio/page.js";
 import { studioScript } from "../studio/script.js";
 import { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 import { describeGraph } from "./graph-view.js";
-import { mirrorRun, type RunQueue } from "./run-queue.js";
+import { type RunQueue, startQueuedRun } from "./run-queue.js";
 import { newServerRunId, RunRegistry, type ServerRun } from "./run-registry.js";
 import { addRunRoutes } from "./run-routes.js";
-import { joinStream, startedStream, startServerRun } from "./run-stream.js";
+import { joinStream, startServerRun } from "./run-stream.js";
+import { registerRuns } from "./stop-runs.js";
 import type { ServedGraph } from "./types.js";
 import { addUIStreamRoutes } from "./ui-stream-route.js";
 import { addUsageRoute } from "./usage-route.js";
@@ -428,36 +429,22 @@ export function createServer(options: ServerOptions): Hono {
         end: () => endOf(how.threadId, how.branchId),
       });
     }
-    const input = jsonInput(how.input);
-    const release = registry.acquire();
-    const runId = newServerRunId();
-    let run: ServerRun;
-    try {
-      await runQueue.enqueue({
-        runId,
+    return startQueuedRun(
+      registry,
+      runQueue,
+      {
         graph: graph.name,
         threadId: how.threadId,
         branchId: how.branchId,
         detached: how.detached,
         messageId: how.messageId,
-        input,
+        input: how.input,
         modes: [...how.modes],
         ...how.extras,
-      });
-      run = mirrorRun(
-        registry,
-        runQueue,
-        { ...how, runId, startedAt: new Date().toISOString() },
-        endOf,
-        release,
-      );
-    } catch (e) {
-      release();
-      throw e;
-    }
-    // As in process: an error the run starts with (a busy thread…) answers with its status.
-    await startedStream(firstEvent(run), streamStartMs);
-    return run;
+      },
+      endOf,
+      streamStartMs,
+    );
   };
 
   /** A plain (not detached) run's answer when workers run it: waits for its end. */
@@ -580,48 +567,8 @@ export function createServer(options: ServerOptions): Hono {
   });
   addUIStreamRoutes(app, graph, { param, query, readJson, context, startRun: begin });
 
-  registries.set(app, { registry, queued: runQueue !== null });
+  registerRuns(app, registry, runQueue !== null);
   return app;
-}
-
-const registries = new WeakMap<Hono, { registry: RunRegistry; queued: boolean }>();
-
-/**
- * Stop the runs of a server made by {@link createServer} before it closes (what `nodestep
- * serve` does on Ctrl-C): waits up to `drainMs` for the runs going on in this process to end,
- * then cancels the others (each stops at once; the supersteps it committed stay in the
- * thread) and waits up to `cancelWaitMs` for them to stop. A server with a `runQueue` runs
- * nothing itself: its runs go on on the workers, and this returns at once.
- *
- * @returns how many runs ended by themselves and how many were cancelled.
- * @throws TypeError for an app that `createServer` did not make.
- */
-export async function stopRuns(
-  app: Hono,
-  options: { drainMs?: number; cancelWaitMs?: number } = {},
-): Promise<{ ended: number; cancelled: number }> {
-  const entry = registries.get(app);
-  if (!entry) throw new TypeError("stopRuns: this app was not made by createServer");
-  if (entry.queued) return { ended: 0, cancelled: 0 };
-  const going = entry.registry.running();
-  const untilAllEnd = async (deadline: number) => {
-    for (;;) {
-      const left = going.filter((r) => !r.finished);
-      if (left.length === 0 || Date.now() >= deadline) return left;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.race(left.map((r) => r.changed())),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
-        }),
-      ]);
-      clearTimeout(timer);
-    }
-  };
-  const left = await untilAllEnd(Date.now() + (options.drainMs ?? 10_000));
-  for (const r of left) r.controller.abort();
-  await untilAllEnd(Date.now() + (options.cancelWaitMs ?? 5_000));
-  return { ended: going.length - left.length, cancelled: left.length };
 }
 
 function sha256(text: string): Buffer {
@@ -742,35 +689,6 @@ interface RunStart {
     resume?: Record<string, JsonValue>;
     onBusy?: RunBody["onBusy"];
     onBusyTimeoutMs?: number;
-  };
-}
-
-/** A run's input as JSON for a worker. @throws HttpError 400 when it is not JSON. */
-function jsonInput(input: Record<string, unknown> | null): Record<string, JsonValue> | null {
-  if (input === null) return null;
-  const bad = findNonJson(input, "input");
-  if (bad) {
-    throw new HttpError(
-      400,
-      "InvalidRequest",
-      `${bad.path} is not JSON (${bad.problem}); a run for the workers crosses processes`,
-    );
-  }
-  return input as Record<string, JsonValue>;
-}
-
-/**
- * An iterator whose first result comes with the queued run's first event after its `run`
- * event (the graph's first, or the run's end), and rejects when that is the run's `error`:
- * for {@link startedStream}, as a run in process answers its early errors with a status.
- */
-function firstEvent(run: ServerRun): AsyncIterator<unknown> {
-  return {
-    async next() {
-      while (run.lastEventId < 2 && !run.finished) await run.changed();
-      if (run.status === "error" && run.lastEventId <= 2 && run.failure) throw run.failure;
-      return { done: false, value: null };
-    },
   };
 }
 

@@ -13,7 +13,6 @@ export {
   DEFAULT_MAX_CONCURRENT_RUNS,
   LOOPBACK_HOSTS,
   type ServerOptions,
-  stopRuns,
 } from "./app.js";
 export { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 export { describeGraph, type GraphView, type GraphViewEdge } from "./graph-view.js";
@@ -24,6 +23,7 @@ export type {
   RunQueue,
 } from "./run-queue.js";
 export type { ServerRunInfo, ServerRunStatus } from "./run-registry.js";
+export { stopRuns } from "./stop-runs.js";
 export type { ServedGraph } from "./types.js";
 
 /** The port `nodestep serve` listens on by default. */

@@ -9,8 +9,15 @@
  */
 import type { StreamMode } from "../graph/context.js";
 import type { JsonValue } from "../json/index.js";
+import { findNonJson } from "../json/index.js";
 import { HttpError, statusOfErrorType } from "./errors.js";
-import type { RunRegistry, ServerRun, ServerRunStatus } from "./run-registry.js";
+import {
+  newServerRunId,
+  type RunRegistry,
+  type ServerRun,
+  type ServerRunStatus,
+} from "./run-registry.js";
+import { startedStream } from "./run-stream.js";
 
 /** What a server queues: everything a worker needs to run it, as JSON. */
 export interface QueuedRunRequest {
@@ -155,4 +162,69 @@ export async function findRun(
     }
   }
   return registry.get(threadId, runId);
+}
+
+/**
+ * Queue a run (`ServerOptions.runQueue`): takes one of the registry's run slots until the run
+ * ends, enqueues it under a new server run id, and returns its mirror once the worker has
+ * written its first event after `run` (or after `waitMs`), so that an error the run starts
+ * with (a busy thread…) is thrown here, as for a run in process.
+ * @throws HttpError 429 (no slot), 400 (an input that is not JSON); the queue's errors; the
+ *   run's early error.
+ */
+export async function startQueuedRun(
+  registry: RunRegistry,
+  queue: RunQueue,
+  req: Omit<QueuedRunRequest, "runId" | "input"> & { input: Record<string, unknown> | null },
+  end: (threadId: string, branchId: string) => Promise<unknown>,
+  waitMs: number,
+): Promise<ServerRun> {
+  const input = jsonInput(req.input);
+  const release = registry.acquire();
+  const runId = newServerRunId();
+  let run: ServerRun;
+  try {
+    await queue.enqueue({ ...req, runId, input });
+    run = mirrorRun(
+      registry,
+      queue,
+      { ...req, runId, startedAt: new Date().toISOString() },
+      end,
+      release,
+    );
+  } catch (e) {
+    release();
+    throw e;
+  }
+  await startedStream(firstEvent(run), waitMs);
+  return run;
+}
+
+/** A run's input as JSON for a worker. @throws HttpError 400 when it is not JSON. */
+function jsonInput(input: Record<string, unknown> | null): Record<string, JsonValue> | null {
+  if (input === null) return null;
+  const bad = findNonJson(input, "input");
+  if (bad) {
+    throw new HttpError(
+      400,
+      "InvalidRequest",
+      `${bad.path} is not JSON (${bad.problem}); a run for the workers crosses processes`,
+    );
+  }
+  return input as Record<string, JsonValue>;
+}
+
+/**
+ * An iterator whose first result comes with the queued run's first event after its `run`
+ * event (the graph's first, or the run's end), and rejects when that is the run's `error`:
+ * for `startedStream`, as a run in process answers its early errors with a status.
+ */
+function firstEvent(run: ServerRun): AsyncIterator<unknown> {
+  return {
+    async next() {
+      while (run.lastEventId < 2 && !run.finished) await run.changed();
+      if (run.status === "error" && run.lastEventId <= 2 && run.failure) throw run.failure;
+      return { done: false, value: null };
+    },
+  };
 }
