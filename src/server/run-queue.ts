@@ -120,9 +120,13 @@ export function mirrorRun(
       for (const e of events) {
         if (run.finished) return;
         if (e.event === "end") {
-          const data = e.data as { status?: unknown; threadId?: string; branchId?: string };
-          const own = await end(run.threadId, run.branchId).catch(() => e.data);
-          run.pushAt(e.id, "end", own);
+          // The thread as the worker saw it at the run's end (a later run may have moved it
+          // on), with the branch's usage read by this server (the worker has no prices).
+          const data = e.data as Record<string, unknown>;
+          const own = (await end(run.threadId, run.branchId).catch(() => ({}))) as {
+            threadUsage?: unknown;
+          };
+          run.pushAt(e.id, "end", { ...data, threadUsage: own.threadUsage ?? null });
           run.finish(data.status === "interrupted" ? "interrupted" : "done");
         } else if (e.event === "error") {
           run.pushAt(e.id, "error", e.data);
