@@ -2,8 +2,11 @@
  * Top-level runs on a BullMQ worker, in this process, on the machine's Redis and PostgreSQL
  * (a schema and key prefix per test, removed after): two servers on one queue, a run started
  * on one streamed and joined on the other from `Last-Event-ID`, listed on both, cancelled
- * from the other, a busy thread refused as in process, and a sub-agent cancelled by its parent.
+ * from the other, a busy thread refused as in process, the bounds of the Redis Streams (410
+ * before the events kept, the TTL) and of a server's runs (429), and a sub-agent cancelled by
+ * its parent.
  */
+import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentJob } from "../../graph/sub-agents.js";
 import { createServer, type ListeningServer, listen } from "../../server/index.js";
@@ -18,7 +21,7 @@ afterEach(async () => {
 });
 
 /** Two servers and one worker on one queue, each with its own store connection. */
-async function cluster() {
+async function cluster(limits?: { maxEvents: number; ttlMs: number }, maxConcurrentRuns?: number) {
   const iso = isolation("runq");
   closers.push(() => iso.cleanup());
   const store = () => {
@@ -27,9 +30,17 @@ async function cluster() {
     return s;
   };
   const server = async () => {
-    const runQueue = new BullMQRunQueue({ connection: REDIS, prefix: iso.prefix });
+    const runQueue = new BullMQRunQueue({
+      connection: REDIS,
+      prefix: iso.prefix,
+      ...(limits ? { limits } : {}),
+    });
     closers.push(() => runQueue.close());
-    const app = createServer({ graph: buildSteps({ stateStore: store() }), runQueue });
+    const app = createServer({
+      graph: buildSteps({ stateStore: store() }),
+      runQueue,
+      ...(maxConcurrentRuns ? { maxConcurrentRuns } : {}),
+    });
     const s: ListeningServer = await listen(app, { port: 0 });
     closers.push(() => s.close());
     return s;
@@ -40,6 +51,7 @@ async function cluster() {
     prefix: iso.prefix,
     graph: buildSteps({ stateStore: store() }),
     concurrency: 4,
+    ...(limits ? { limits } : {}),
   });
   closers.push(() => worker.close(0));
   return { a, b, store: store(), prefix: iso.prefix, schema: iso.schema };
@@ -124,6 +136,71 @@ describe("runs on a BullMQ worker", () => {
         message:
           'Thread "t1" has no run "r-0000000000000000" on this server (finished runs are kept 300000 ms)',
       },
+    });
+  });
+
+  it("keeps at most maxEvents of a run in Redis, for ttlMs: a server that reads it later answers 410 before them", async () => {
+    const { a, b, prefix } = await cluster({ maxEvents: 3, ttlMs: 60_000 });
+    const res = await post(`${a.url}/api/threads/t9/runs/stream`, { input: { topic: "x" } });
+    const runId = res.headers.get("x-nodestep-run-id")!;
+    expect(parseSse(await res.text()).map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // Server A followed the run live and keeps its 9 events; Redis keeps the last 3 for B.
+    const early = await fetch(`${b.url}/api/threads/t9/runs/${runId}/stream`, {
+      headers: { "last-event-id": "2" },
+    });
+    expect(early.status).toBe(410);
+    expect(await early.json()).toEqual({
+      error: {
+        type: "EventsExpired",
+        message: `Run "${runId}" keeps its events from id 7 on; events after 2 are gone (read the thread's state instead: GET /api/threads/t9/state)`,
+      },
+    });
+    const late = await fetch(`${b.url}/api/threads/t9/runs/${runId}/stream`, {
+      headers: { "last-event-id": "6" },
+    });
+    expect(parseSse(await late.text()).map((e) => [e.id, e.event])).toEqual([
+      [7, "updates"],
+      [8, "updates"],
+      [9, "end"],
+    ]);
+    const redis = new Redis(REDIS);
+    try {
+      for (const key of [
+        `${prefix}:nodestep-runs:run:${runId}`,
+        `${prefix}:nodestep-runs:events:${runId}`,
+      ]) {
+        const ttl = await redis.pttl(key);
+        expect(ttl, key).toBeGreaterThan(50_000);
+        expect(ttl, key).toBeLessThanOrEqual(60_000);
+      }
+      expect(await redis.xlen(`${prefix}:nodestep-runs:events:${runId}`)).toBe(3);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it("counts the runs a server has queued and not seen end against maxConcurrentRuns (429)", async () => {
+    const { a, b } = await cluster(undefined, 1);
+    const held = await post(`${a.url}/api/threads/t8/runs`, {
+      input: { topic: "hold" },
+      detach: true,
+    });
+    const { runId } = (await held.json()) as { runId: string };
+    const refused = await post(`${a.url}/api/threads/t7/runs`, { input: { topic: "x" } });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      error: {
+        type: "TooManyRuns",
+        message: "This server runs at most 1 runs at once; try again when one has finished",
+      },
+    });
+    // Another server has its own count.
+    const other = await post(`${b.url}/api/threads/t7/runs`, { input: { topic: "x" } });
+    expect(other.status).toBe(200);
+    await post(`${b.url}/api/threads/t8/runs/${runId}/cancel`, {});
+    await waitFor("A to see the run end", async () => {
+      const r = await post(`${a.url}/api/threads/t6/runs`, { input: { topic: "y" } });
+      return r.status === 200;
     });
   });
 
