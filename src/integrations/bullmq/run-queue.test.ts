@@ -21,7 +21,11 @@ afterEach(async () => {
 });
 
 /** Two servers and one worker on one queue, each with its own store connection. */
-async function cluster(limits?: { maxEvents: number; ttlMs: number }, maxConcurrentRuns?: number) {
+async function cluster(
+  limits?: { maxEvents: number; ttlMs: number },
+  maxConcurrentRuns?: number,
+  workers = 1,
+) {
   const iso = isolation("runq");
   closers.push(() => iso.cleanup());
   const store = () => {
@@ -46,15 +50,19 @@ async function cluster(limits?: { maxEvents: number; ttlMs: number }, maxConcurr
     return s;
   };
   const [a, b] = [await server(), await server()];
-  const worker = await runRunWorker({
-    connection: REDIS,
-    prefix: iso.prefix,
-    graph: buildSteps({ stateStore: store() }),
-    concurrency: 4,
-    ...(limits ? { limits } : {}),
-  });
-  closers.push(() => worker.close(0));
-  return { a, b, store: store(), prefix: iso.prefix, schema: iso.schema };
+  const worker = () =>
+    runRunWorker({
+      connection: REDIS,
+      prefix: iso.prefix,
+      graph: buildSteps({ stateStore: store() }),
+      concurrency: 4,
+      ...(limits ? { limits } : {}),
+    }).then((w) => {
+      closers.push(() => w.close(0));
+      return w;
+    });
+  for (let i = 0; i < workers; i++) await worker();
+  return { a, b, store: store(), prefix: iso.prefix, schema: iso.schema, worker };
 }
 
 const post = (url: string, body: unknown) =>
@@ -202,6 +210,54 @@ describe("runs on a BullMQ worker", () => {
       const r = await post(`${a.url}/api/threads/t6/runs`, { input: { topic: "y" } });
       return r.status === 200;
     });
+  });
+
+  it("a worker closing hands its run back after drainMs: another takes it over, the stream goes on", async () => {
+    const { a, store, worker } = await cluster(undefined, undefined, 0);
+    const before = process.env.NODESTEP_TEST_STEP_MS;
+    process.env.NODESTEP_TEST_STEP_MS = "400";
+    try {
+      const first = await worker();
+      const started = await post(`${a.url}/api/threads/t5/runs`, {
+        input: { topic: "x" },
+        detach: true,
+      });
+      const { runId } = (await started.json()) as { runId: string };
+      await waitFor("a to be committed", async () =>
+        (await store.read("t5", "main")).some((e) => e.type === "step_committed"),
+      );
+      await first.close(0);
+      await worker();
+      const events = parseSse(
+        await (await fetch(`${a.url}/api/threads/t5/runs/${runId}/stream`)).text(),
+      );
+      const seen = names(events);
+      expect(seen.slice(0, 3)).toEqual(["run", "custom:a", "updates:a"]);
+      expect(seen.slice(3)).toEqual([
+        "resumed",
+        "custom:b",
+        "updates:b",
+        "custom:c",
+        "updates:c",
+        "updates:answer",
+        "end",
+      ]);
+      expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+      const stored = await store.read("t5", "main");
+      expect([...new Set(stored.map((e) => e.runId))]).toEqual([runId, `${runId}~2`]);
+      expect(stored.filter((e) => e.type === "step_committed")).toHaveLength(4);
+      const state = (await (await fetch(`${a.url}/api/threads/t5/state`)).json()) as {
+        state: unknown;
+      };
+      expect(state.state).toEqual({
+        topic: "x",
+        trail: ["a", "b", "c"],
+        answer: "x: a b c",
+      });
+    } finally {
+      if (before === undefined) delete process.env.NODESTEP_TEST_STEP_MS;
+      else process.env.NODESTEP_TEST_STEP_MS = before;
+    }
   });
 
   it("answers a plain run when the worker has finished it, with the store's state", async () => {

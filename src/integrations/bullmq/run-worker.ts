@@ -279,10 +279,7 @@ async function processRun(
     let lastStart = -1;
     for (let i = 0; i < after.length; i++) if (after[i]!.type === "run_started") lastStart = i;
     if (lastStart >= 0) {
-      const ended = after
-        .slice(lastStart)
-        .find((e) => e.type === "run_finished" || e.type === "run_failed");
-      if (ended?.type === "run_finished") {
+      if (after.slice(lastStart).some((e) => e.type === "run_finished")) {
         // The dead worker finished the run but not its stream.
         const end = await endOf(c, threadId, branchId);
         if (seq === 0) append("run", { threadId, branchId, runId });
@@ -290,15 +287,8 @@ async function processRun(
         await flush();
         return { status: end.status === "interrupted" ? "interrupted" : "done" };
       }
-      if (ended?.type === "run_failed") {
-        return fail(
-          new Error(
-            `Run "${runId}" failed on a worker that died before it said why (see the thread's history)`,
-          ),
-          "error",
-        );
-      }
-      // Its run started: continue it from its last committed superstep.
+      // Its run started (and stopped: killed, handed back, or failed without a word in the
+      // stream): continue it from its last committed superstep.
       input = null;
       runOptions.runId = `${runId}~${taken.takes}`;
       delete runOptions.resume;
