@@ -5,6 +5,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { type ConnectionOptions, DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
 import { GraphConfigError, RunCancelledError, ThreadBusyError } from "../../errors/index.js";
@@ -123,7 +124,8 @@ export async function runRunWorker(options: RunWorkerOptions): Promise<RunWorker
   redis.on("error", () => {});
   const subscriber = new Redis({ ...options.connection, maxRetriesPerRequest: null });
   subscriber.on("error", () => {});
-  const workerId = randomBytes(4).toString("hex");
+  // Who writes a run's stream (its facts' `owner`: `<host>/<pid>/<hex>:<job token>`).
+  const workerId = `${hostname()}/${process.pid}/${randomBytes(2).toString("hex")}`;
   const ctx: JobContext = {
     graph,
     store,
