@@ -12,7 +12,8 @@
  *                      (long-term memory, bench/memory.ts), models (the per-call overhead of
  *                      fromAISdk and fallbackChat, bench/models.ts), cold, streaming and
  *                      postgres-ab (issue 20: bench/cold-load.ts, bench/streaming.ts,
- *                      bench/postgres-ab.ts, each a process of its own), or
+ *                      bench/postgres-ab.ts, each a process of its own), workers (end-to-end
+ *                      runs per second through BullMQ workers, bench/workers-runs.ts), or
  *                      workload/store (react/sqlite) or workload/store/param (react/memory/1000)
  *                      Issue 20: wide, long, threads (bench/engine-plan.ts).
  *   --quick            one repetition, and skip the LangGraph.js runs that take minutes
@@ -508,7 +509,7 @@ function targetsTable(checks: TargetCheck[]): string {
 // ---- main ----
 
 const USAGE = `usage: npm run bench -- [--json FILE] [--only a,b] [--quick] [--impl nodestep|langgraph] [--reps N]
-  --only takes workloads (import, loop, react, thread, fanout, postgres, parts, memory, cold, streaming, postgres-ab), workload/store (react/sqlite)
+  --only takes workloads (import, loop, react, thread, fanout, postgres, parts, memory, models, cold, streaming, postgres-ab, workers, wide, long, threads), workload/store (react/sqlite)
   or workload/store/param (react/memory/1000); see the header of bench/run.ts`;
 
 async function main(): Promise<void> {
@@ -520,6 +521,14 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  // The workers workload runs last, in its own process (bench/workers-runs.ts).
+  const workers = args.only === null || args.only.includes("workers");
+  const rest = args.only?.filter((o) => o !== "workers") ?? null;
+  if (rest === null || rest.length > 0) await runCases({ ...args, only: rest });
+  if (workers) await runOwnProcess("./workers-runs.ts", args.quick);
+}
+
+async function runCases(args: Args): Promise<void> {
   const wantImport = args.only === null || args.only.includes("import");
   const memory = args.only === null || args.only.includes("memory");
   if (args.only?.length === 1 && memory) return runMemoryWorkload(args.quick);
@@ -660,13 +669,18 @@ async function main(): Promise<void> {
 
 /** The `memory` workload (bench/memory.ts) in its own process; `--quick`: 10,000 items only. */
 function runMemoryWorkload(quick: boolean): Promise<void> {
+  return runOwnProcess("./memory.ts", quick);
+}
+
+/** A workload script of bench/ in its own process, with `--quick` when given. */
+function runOwnProcess(script: string, quick: boolean): Promise<void> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
       [
         "--import",
         "tsx",
-        fileURLToPath(new URL("./memory.ts", import.meta.url)),
+        fileURLToPath(new URL(script, import.meta.url)),
         ...(quick ? ["--quick"] : []),
       ],
       { stdio: "inherit" },

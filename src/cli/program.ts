@@ -33,6 +33,7 @@ import {
 import { addMemoryCommands } from "./memory-commands.js";
 import { type RunSettings, streamRun } from "./run.js";
 import { addServeCommand } from "./serve-command.js";
+import { addWorkerCommand } from "./worker-command.js";
 
 /** Exit codes of the `nodestep` command. */
 export const ExitCode = {
@@ -378,6 +379,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     modelOption,
     reloadGraph,
   });
+  addWorkerCommand(program, { io, out, err, withGraph, graphTarget, storeOption, modelOption });
   addMemoryCommands(program, { out, storeSpec, storeOption });
 
   try {

@@ -12,10 +12,12 @@ import {
   DEFAULT_PORT,
   LOOPBACK_HOSTS,
   listen,
+  stopRuns,
 } from "../server/index.js";
 import { readPrices } from "./args.js";
-import { type LoadedGraph, type OpenStore, parseTarget, UsageError } from "./load.js";
+import { type LoadedGraph, type OpenStore, parseTarget, RunFailed, UsageError } from "./load.js";
 import { watchFile } from "./watch-file.js";
+import { intOption, redisOptionsOf } from "./worker-command.js";
 
 /** What `serve` needs from the CLI around it. */
 export interface ServeCommandHost {
@@ -58,6 +60,10 @@ interface ServeOpts {
   maxRuns: string;
   watch?: boolean;
   models?: string;
+  queue?: string;
+  queuePrefix: string;
+  queueName: string;
+  drainMs: string;
 }
 
 /** Add `serve` to the program. */
@@ -92,9 +98,26 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
       "--watch",
       "load the graph module again when its file changes (the server and its threads stay)",
     )
+    .option(
+      "--queue <url>",
+      "queue runs on BullMQ at this Redis (redis://host:port[/db]) for nodestep worker processes, instead of running them here",
+    )
+    .option("--queue-prefix <prefix>", "BullMQ key prefix of --queue, the workers' too", "bull")
+    .option(
+      "--queue-name <name>",
+      "BullMQ queue name of --queue, the workers' too",
+      "nodestep-runs",
+    )
+    .option(
+      "--drain-ms <n>",
+      "on Ctrl-C, how long to wait for the runs going on here before cancelling them, in ms",
+      "10000",
+    )
     .addOption(storeOption())
     .addOption(modelOption())
     .action(async (target: string | undefined, o: ServeOpts) => {
+      const connection = o.queue === undefined ? null : redisOptionsOf(o.queue, "--queue");
+      const drainMs = intOption(o.drainMs, "--drain-ms", 0);
       const prices = o.prices === undefined ? null : readPrices(o.prices);
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -113,6 +136,24 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
         .map((m) => m.trim())
         .filter((m) => m !== "" && m !== currentModel);
       await withGraph(t, o, async (loaded) => {
+        if (connection && loaded.store.constructor.name === "MemoryStateStore") {
+          throw new UsageError(
+            "--queue: the workers run on the store too, and a memory store is this process's only; give --store postgres://…",
+          );
+        }
+        const runQueue = connection
+          ? new (await import("../integrations/bullmq/run-queue.js")).BullMQRunQueue({
+              connection,
+              prefix: o.queuePrefix,
+              queueName: o.queueName,
+            })
+          : null;
+        try {
+          await runQueue?.ready();
+        } catch (e) {
+          await runQueue?.close();
+          throw new RunFailed(`--queue: ${(e as Error).message.replace(/^BullMQRunQueue: /, "")}`);
+        }
         // One graph per model of --models, built by the factory on the same store.
         let choices: LoadedGraph[] = [];
         const loadChoices = async (version: number) => {
@@ -136,6 +177,7 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
         choices = await loadChoices(0);
         const make = (l: LoadedGraph) =>
           createServer({
+            runQueue,
             models:
               currentModel === null && extraModels.length === 0
                 ? null
@@ -191,7 +233,7 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
           );
         }
         out(
-          `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}`,
+          `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}${connection ? ` · runs queued on ${connection.host}:${connection.port} (${o.queueName})` : ""}`,
         );
         if (!loopback && !apiKey) err(`nodestep: warning: serving on ${o.host} without an API key`);
         io.onListening?.(server.url);
@@ -200,7 +242,11 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
           io.signal.addEventListener("abort", () => resolve(), { once: true });
         });
         stopWatching();
+        const stopped = await stopRuns(app, { drainMs });
+        if (stopped.cancelled > 0)
+          err(`nodestep: cancelled ${stopped.cancelled} run(s) still going`);
         await server.close();
+        await runQueue?.close();
         await closeAll(choices);
         if (current !== loaded) await current.close().catch(() => {});
         out("stopped");

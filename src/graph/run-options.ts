@@ -163,7 +163,7 @@ export function checkRunOptions(graph: string, options: RunOptions): void {
       `Graph "${graph}": maxSteps must be a positive integer, got ${String(o.maxSteps)}`,
     );
   }
-  for (const k of ["threadId", "branchId", "rootRunId"]) checkId(graph, k, o[k], false);
+  for (const k of ["threadId", "branchId", "rootRunId", "runId"]) checkId(graph, k, o[k], false);
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
     throw new TypeError(`Graph "${graph}": signal must be an AbortSignal`);
   }

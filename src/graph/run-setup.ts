@@ -76,7 +76,7 @@ export async function runGraph<D extends StateDefinition | null>(
 ): Promise<RunResult<GraphState<D>>> {
   const flow = graph.compiled;
   checkRunOptions(graph.name, options);
-  const runId = newRunId();
+  const runId = options.runId ?? newRunId();
   const threadId = options.threadId ?? null;
   const branchId = options.branchId ?? "main";
   const maxSteps = options.maxSteps ?? graph.maxSteps;

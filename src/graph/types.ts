@@ -87,6 +87,15 @@ export interface RunOptions<C = unknown> {
   maxSteps?: number;
   /** Id of the outermost run, when this run is nested in another. */
   rootRunId?: string;
+  /**
+   * The run's id: `RunResult.runId`, the `runId` of the events it stores, its lease's owner;
+   * default a new one (`"run-<hex>-<n>"`). Give each run its own, except to go on with a run
+   * that another process started and could not finish (a BullMQ worker taking over a dead
+   * worker's run: the thread's log then shows the two parts under one id). `nodestep serve`
+   * gives its runs its own ids, so that the server's run id is the stored one.
+   * @example `await graph.invoke(input, { threadId: "t1", runId: "r-0123456789abcdef" })`
+   */
+  runId?: string;
   /** Run on this store instead of the graph's (subgraphs and sub-agents run on their parent's). */
   stateStore?: StateStore | null;
   /** Long-term memory of this run (`ctx.memoryStore`) instead of the graph's; `null` for none. Subgraphs without their own get their parent's. */

@@ -13,7 +13,9 @@ import { cors } from "hono/cors";
 import { z } from "zod";
 import { HumanMessage } from "../chat/messages.js";
 import { BUSY_POLICIES, MAX_BUSY_TIMEOUT_MS } from "../graph/busy.js";
+import type { StreamMode } from "../graph/context.js";
 import { pickOutput } from "../graph/io-schema.js";
+import type { JsonValue } from "../json/index.js";
 import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
 import { checkPrices, type PriceTable } from "../middleware/prices.js";
 import type { StateStore } from "../stores/types.js";
@@ -29,10 +31,12 @@ import {
   graphForModel,
   type ModelChoices,
 } from "./model-choice.js";
-import { RunRegistry } from "./run-registry.js";
+import { type RunQueue, startQueuedRun } from "./run-queue.js";
+import { newServerRunId, RunRegistry, type ServerRun, type UIRunReplay } from "./run-registry.js";
 import { addRunRoutes } from "./run-routes.js";
 import { joinStream, startServerRun } from "./run-stream.js";
 import { addStateRoute } from "./state-route.js";
+import { registerRuns } from "./stop-runs.js";
 import { addStudioRoutes } from "./studio-routes.js";
 import { addThreadListRoute } from "./thread-list-route.js";
 import { addToolsRoute } from "./tools-route.js";
@@ -93,6 +97,12 @@ export interface ServerOptions {
    * Without index.html there, `/` answers 500 with a page naming the command that builds it.
    */
   studioDir?: string;
+  /**
+   * Queue runs here instead of running them in this process (docs/workers.md): workers run
+   * them (`BullMQRunQueue` and `runRunWorker` of `nodestep/bullmq`, `nodestep worker`), and
+   * any server on the same queue streams, lists and cancels them. Default `null`: in process.
+   */
+  runQueue?: RunQueue | null;
 }
 
 /** The default of {@link ServerOptions.maxConcurrentRuns}. */
@@ -242,6 +252,7 @@ export function createServer(options: ServerOptions): Hono {
       : new Set((options.allowedHosts ?? LOOPBACK_HOSTS).map((h) => h.toLowerCase()));
   const streamStartMs = options.streamStartMs ?? 1_000;
   const context = options.context;
+  const runQueue = options.runQueue ?? null;
   const registry = new RunRegistry({
     maxConcurrentRuns: positive(
       "maxConcurrentRuns",
@@ -434,6 +445,82 @@ export function createServer(options: ServerOptions): Hono {
     };
   };
 
+  /**
+   * Start a run that clients can join: in this process, or queued for the workers (then this
+   * server's registry keeps a mirror of it, fed from the queue's stream).
+   */
+  const begin = async (how: RunStart): Promise<ServerRun> => {
+    if (!runQueue) {
+      return startServerRun(registry, {
+        threadId: how.threadId,
+        branchId: how.branchId,
+        detached: how.detached,
+        messageId: how.messageId,
+        ui: how.ui ?? null,
+        waitMs: streamStartMs,
+        ...(how.mapError ? { mapError: how.mapError } : {}),
+        start: (signal, runId) =>
+          (how.graph ?? graph).stream(how.input, {
+            threadId: how.threadId,
+            branchId: how.branchId,
+            runId,
+            signal,
+            modes: how.modes,
+            ...how.extras,
+            ...(context !== undefined ? { context } : {}),
+          }),
+        end: () => endOf(how.threadId, how.branchId),
+      });
+    }
+    return startQueuedRun(
+      registry,
+      runQueue,
+      {
+        graph: graph.name,
+        threadId: how.threadId,
+        branchId: how.branchId,
+        detached: how.detached,
+        messageId: how.messageId,
+        input: how.input,
+        modes: [...how.modes],
+        ...how.extras,
+      },
+      endOf,
+      streamStartMs,
+      how.ui ?? null,
+    );
+  };
+
+  /** A plain (not detached) run's answer when workers run it: waits for its end. */
+  const queuedAnswer = async (threadId: string, branchId: string, body: RunBody) => {
+    const run = await begin({
+      threadId,
+      branchId,
+      detached: false,
+      messageId: null,
+      input: inputOf(body),
+      modes: ["updates"],
+      extras: runExtras(body, undefined),
+    });
+    while (!run.finished) await run.changed();
+    if (run.status === "error" || run.status === "cancelled") throw run.failure;
+    const end = (run.since(run.lastEventId - 1) ?? []).at(-1)?.data as Awaited<
+      ReturnType<typeof endOf>
+    >;
+    return {
+      runId: run.runId,
+      threadId,
+      branchId,
+      status: run.status === "interrupted" ? "interrupted" : "completed",
+      interrupts: end.interrupts,
+      state: end.state,
+      lastEventId: end.lastEventId,
+      // The stored part under the run's own id (a part after a takeover is `<runId>~<n>`).
+      usage: await usage.run(threadId, branchId, run.runId),
+      threadUsage: end.threadUsage,
+    };
+  };
+
   app.post("/api/threads/:threadId/runs", async (c) => {
     const threadId = param(c, "threadId");
     const body = await readJson(c, RunBody);
@@ -447,28 +534,29 @@ export function createServer(options: ServerOptions): Hono {
     const branchId = body.branchId ?? "main";
     const runGraph = graphForModel(graph, models, body.model);
     if (body.detach) {
-      const run = await startServerRun(registry, {
+      const run = await begin({
         threadId,
         branchId,
         detached: true,
-        waitMs: streamStartMs,
+        messageId: null,
+        input: inputOf(body),
+        modes: body.modes ?? ["updates", "custom"],
+        extras: runExtras(body, undefined),
+        graph: runGraph,
         mapError: (e) => answerError(e, body.resume !== undefined),
-        start: (signal) =>
-          runGraph.stream(inputOf(body), {
-            threadId,
-            branchId,
-            signal,
-            modes: body.modes ?? ["updates", "custom"],
-            ...runExtras(body, context),
-          }),
-        end: () => endOf(threadId, branchId),
       });
       return c.json(run.info(), 202);
     }
+    if (runQueue) return c.json(await queuedAnswer(threadId, branchId, body));
     const release = registry.acquire();
     try {
       const result = await runGraph
-        .invoke(inputOf(body), { threadId, branchId, ...runExtras(body, context) })
+        .invoke(inputOf(body), {
+          threadId,
+          branchId,
+          runId: newServerRunId(),
+          ...runExtras(body, context),
+        })
         .catch((e: unknown) => {
           throw answerError(e, body.resume !== undefined);
         });
@@ -502,21 +590,16 @@ export function createServer(options: ServerOptions): Hono {
     const branchId = body.branchId ?? "main";
     const detached = body.onDisconnect === "continue";
     const runGraph = graphForModel(graph, models, body.model);
-    const run = await startServerRun(registry, {
+    const run = await begin({
       threadId,
       branchId,
       detached,
-      waitMs: streamStartMs,
+      messageId: null,
+      input: inputOf(body),
+      modes: body.modes ?? ["updates", "custom"],
+      extras: runExtras(body, undefined),
+      graph: runGraph,
       mapError: (e) => answerError(e, body.resume !== undefined),
-      start: (signal) =>
-        runGraph.stream(inputOf(body), {
-          threadId,
-          branchId,
-          signal,
-          modes: body.modes ?? ["updates", "custom"],
-          ...runExtras(body, context),
-        }),
-      end: () => endOf(threadId, branchId),
     });
     c.header("X-Nodestep-Run-Id", run.runId);
     // A run that lives as long as its request has no idle timeout: it ends with the request.
@@ -527,21 +610,27 @@ export function createServer(options: ServerOptions): Hono {
     });
   });
 
-  addRunRoutes(app, registry, { param, query, readJson, join, cancelWaitMs: 5_000 });
+  addRunRoutes(app, registry, {
+    param,
+    query,
+    readJson,
+    join,
+    cancelWaitMs: 5_000,
+    runQueue,
+    end: endOf,
+  });
   addUIStreamRoutes(app, graph, {
     param,
     query,
     readJson,
     context,
     registry,
-    startRun: (how) =>
-      startServerRun(registry, {
-        ...how,
-        waitMs: streamStartMs,
-        end: () => endOf(how.threadId, how.branchId),
-      }),
+    runQueue,
+    end: endOf,
+    startRun: begin,
   });
 
+  registerRuns(app, registry, runQueue !== null);
   return app;
 }
 
@@ -649,6 +738,27 @@ async function readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
 function inputOf(body: RunBody): Record<string, unknown> | null {
   if (body.message !== undefined) return { messages: [HumanMessage({ content: body.message })] };
   return body.input ?? null;
+}
+
+/** How a joinable run is started (`begin` in {@link createServer}). */
+interface RunStart {
+  threadId: string;
+  branchId: string;
+  detached: boolean;
+  messageId: string | null;
+  input: Record<string, unknown> | null;
+  modes: readonly StreamMode[];
+  extras: {
+    resume?: Record<string, JsonValue>;
+    onBusy?: RunBody["onBusy"];
+    onBusyTimeoutMs?: number;
+  };
+  /** A UI stream run's replay needs (see `UIRunReplay`). */
+  ui?: UIRunReplay | null;
+  /** The graph of the run's model choice (`ServerOptions.models`); default the server's. On workers, the workers' graph runs. */
+  graph?: ServedGraph;
+  /** Maps an early error of the run (a refused answer: `answerError`). */
+  mapError?: (e: unknown) => unknown;
 }
 
 function runExtras(body: RunBody, context: unknown) {

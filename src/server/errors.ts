@@ -50,6 +50,14 @@ export function classNames(e: unknown): string[] {
   return names;
 }
 
+/**
+ * The status an error of class name `type` answers with (`"ThreadBusyError"` → 409), 500 for
+ * a name not mapped: for an error known only by its `{ type, message }` (a run on a worker).
+ */
+export function statusOfErrorType(type: string): number {
+  return STATUS_BY_CLASS.get(type) ?? 500;
+}
+
 /** The status and body for any error: the server's own, a mapped nodestep error, or 500. */
 export function errorAnswer(e: unknown): { status: number; body: ErrorBody } {
   if (e instanceof HttpError) {

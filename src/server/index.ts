@@ -16,7 +16,14 @@ export {
 } from "./app.js";
 export { type ErrorBody, errorAnswer, HttpError } from "./errors.js";
 export { describeGraph, type GraphView, type GraphViewEdge } from "./graph-view.js";
+export type {
+  QueuedRunEvent,
+  QueuedRunFacts,
+  QueuedRunRequest,
+  RunQueue,
+} from "./run-queue.js";
 export type { ServerRunInfo, ServerRunStatus } from "./run-registry.js";
+export { stopRuns } from "./stop-runs.js";
 export type { ServedGraph } from "./types.js";
 
 /** The port `nodestep serve` listens on by default. */

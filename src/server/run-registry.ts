@@ -70,6 +70,10 @@ export interface RunMeta {
   detached: boolean;
   messageId?: string | null;
   ui?: UIRunReplay | null;
+  /** The run's id; default a new `r-` id. A queued run's is its job's (`src/server/run-queue.ts`). */
+  runId?: string;
+  /** ISO 8601; default now. */
+  startedAt?: string;
 }
 
 /** One run of the server: its buffer, its listeners and its cancelling. */
@@ -82,7 +86,7 @@ export class ServerRun {
   readonly messageId: string | null;
   /** What a replay of a UI stream run needs (`null` for other runs). */
   readonly ui: UIRunReplay | null;
-  readonly startedAt = new Date().toISOString();
+  readonly startedAt: string;
   /** Aborting it cancels the run (the cancel route, or its client leaving). */
   readonly controller: AbortController;
   status: ServerRunStatus = "running";
@@ -98,7 +102,8 @@ export class ServerRun {
 
   constructor(meta: RunMeta, limit: number, controller: AbortController) {
     this.controller = controller;
-    this.runId = `r-${randomBytes(8).toString("hex")}`;
+    this.runId = meta.runId ?? newServerRunId();
+    this.startedAt = meta.startedAt ?? new Date().toISOString();
     this.threadId = meta.threadId;
     this.branchId = meta.branchId;
     this.detached = meta.detached;
@@ -132,6 +137,18 @@ export class ServerRun {
         this.head = 0;
       }
     }
+    this.wake();
+  }
+
+  /**
+   * Add an event of id `id` (a queued run's, read from its stream): ids only grow; an id that
+   * skips some (the stream dropped its oldest) leaves them out of the buffer.
+   */
+  pushAt(id: number, event: string, data: unknown): void {
+    if (id <= this.lastId) return;
+    this.lastId = id;
+    this.entries.push({ id, event, data });
+    if (this.entries.length > this.limit) this.entries.shift();
     this.wake();
   }
 
@@ -178,6 +195,11 @@ export class ServerRun {
     this.waiters = [];
     for (const w of waiters) w();
   }
+}
+
+/** A new server run id: `r-` and 16 hex digits. */
+export function newServerRunId(): string {
+  return `r-${randomBytes(8).toString("hex")}`;
 }
 
 /** The runs of one server process, and the count of the runs going on. */
@@ -254,6 +276,16 @@ export class RunRegistry {
       );
     }
     return run;
+  }
+
+  /** The run of `runId` kept here, or `undefined`. */
+  find(runId: string): ServerRun | undefined {
+    return this.runs.get(runId);
+  }
+
+  /** Every run kept here that has not ended. */
+  running(): ServerRun[] {
+    return [...this.runs.values()].filter((r) => !r.finished);
   }
 
   /** The thread's runs, oldest first; only `branchId`'s when given. */

@@ -8,7 +8,8 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { HttpError } from "./errors.js";
-import type { RunRegistry } from "./run-registry.js";
+import { findRun, type RunQueue } from "./run-queue.js";
+import type { RunRegistry, ServerRun, ServerRunInfo } from "./run-registry.js";
 import { type JoinOptions, joinStream, lastEventIdOf } from "./run-stream.js";
 
 /** What the run routes need from the server. */
@@ -20,6 +21,10 @@ export interface RunRouteHelpers {
   join: Omit<JoinOptions, "onClientGone">;
   /** How long `…/cancel` waits for the run to stop before answering, in ms. */
   cancelWaitMs: number;
+  /** Where the workers' runs are (`ServerOptions.runQueue`), or `null`. */
+  runQueue: RunQueue | null;
+  /** A finished run's `end` data, read from the store (for mirrors of queued runs). */
+  end(threadId: string, branchId: string): Promise<unknown>;
 }
 
 /**
@@ -36,26 +41,51 @@ export interface RunRouteHelpers {
  *   for it to stop, answers its `ServerRunInfo`; `409 RunNotActive` when it has ended.
  */
 export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRouteHelpers): void {
-  const { param, query, readJson } = helpers;
+  const { param, query, readJson, runQueue } = helpers;
+  const find = (c: Context) =>
+    findRun(registry, runQueue, param(c, "threadId"), param(c, "runId"), helpers.end);
 
-  app.get("/api/threads/:threadId/runs", (c) => {
+  app.get("/api/threads/:threadId/runs", async (c) => {
     const threadId = param(c, "threadId");
     const branchId = query(c, "branchId");
-    return c.json({ threadId, runs: registry.list(threadId, branchId).map((r) => r.info()) });
+    const runs: ServerRunInfo[] = registry.list(threadId, branchId).map((r) => r.info());
+    if (runQueue) {
+      // The runs of every server on the queue: those not mirrored here are read from Redis.
+      const known = new Set(runs.map((r) => r.runId));
+      for (const f of await runQueue.list(threadId)) {
+        if (known.has(f.runId) || (branchId !== undefined && f.branchId !== branchId)) continue;
+        runs.push({
+          runId: f.runId,
+          threadId: f.threadId,
+          branchId: f.branchId,
+          status: f.status === "queued" ? "running" : f.status,
+          detached: f.detached,
+          startedAt: f.startedAt,
+          endedAt: f.endedAt,
+          lastEventId: f.lastEventId,
+          firstBufferedId: f.firstBufferedId,
+        });
+      }
+      runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    }
+    return c.json({ threadId, runs });
   });
 
-  app.get("/api/threads/:threadId/runs/:runId", (c) => {
-    const run = registry.get(param(c, "threadId"), param(c, "runId"));
+  app.get("/api/threads/:threadId/runs/:runId", async (c) => {
+    const run = await find(c);
     return c.json(run.info());
   });
 
-  app.get("/api/threads/:threadId/runs/:runId/stream", (c) => {
-    const run = registry.get(param(c, "threadId"), param(c, "runId"));
-    return joinStream(c, run, lastEventIdOf(c), helpers.join);
+  app.get("/api/threads/:threadId/runs/:runId/stream", async (c) => {
+    const run = await find(c);
+    const after = lastEventIdOf(c);
+    // A mirror just made reads the stream from Redis: let it catch up to `after` first.
+    await caughtUp(run, after);
+    return joinStream(c, run, after, helpers.join);
   });
 
   app.post("/api/threads/:threadId/runs/:runId/cancel", async (c) => {
-    const run = registry.get(param(c, "threadId"), param(c, "runId"));
+    const run = await find(c);
     await readJson(c, z.strictObject({}));
     if (run.finished) {
       throw new HttpError(
@@ -78,4 +108,19 @@ export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRoute
     }
     return c.json(run.info());
   });
+}
+
+/** Wait (up to 2 s) until a run's buffer has its events up to `after`, or the run has ended. */
+async function caughtUp(run: ServerRun, after: number): Promise<void> {
+  const deadline = Date.now() + 2_000;
+  while (run.lastEventId < after && !run.finished && Date.now() < deadline) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      run.changed(),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
+      }),
+    ]);
+    clearTimeout(timer);
+  }
 }

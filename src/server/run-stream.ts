@@ -10,7 +10,12 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { StreamEvent } from "../graph/types.js";
 import { errorAnswer, HttpError } from "./errors.js";
-import type { RunRegistry, ServerRun, UIRunReplay } from "./run-registry.js";
+import {
+  newServerRunId,
+  type RunRegistry,
+  type ServerRun,
+  type UIRunReplay,
+} from "./run-registry.js";
 
 /** How a run is started by {@link startServerRun}. */
 export interface ServerRunStart {
@@ -22,8 +27,8 @@ export interface ServerRunStart {
   messageId?: string | null;
   /** A UI stream run's replay needs (see {@link UIRunReplay}). */
   ui?: UIRunReplay | null;
-  /** Start the graph's stream, cancelled by `signal`. */
-  start(signal: AbortSignal): AsyncIterable<StreamEvent>;
+  /** Start the graph's stream as run `runId` (the server's id, also the stored one), cancelled by `signal`. */
+  start(signal: AbortSignal, runId: string): AsyncIterable<StreamEvent>;
   /** The `end` event's data, read once the run is over; its `status` says how it ended. */
   end(): Promise<{ status: string | null }>;
   /** How long to wait for the first event before answering anyway, in ms. */
@@ -48,9 +53,13 @@ export async function startServerRun(
   const release = registry.acquire();
   const controller = new AbortController();
   const started = registry.starting(how.threadId, how.branchId);
+  const runId = newServerRunId();
   let events: AsyncIterable<StreamEvent>;
   try {
-    events = await startedStream(how.start(controller.signal)[Symbol.asyncIterator](), how.waitMs);
+    events = await startedStream(
+      how.start(controller.signal, runId)[Symbol.asyncIterator](),
+      how.waitMs,
+    );
   } catch (e) {
     release();
     started(null);
@@ -63,6 +72,7 @@ export async function startServerRun(
       detached: how.detached,
       messageId: how.messageId ?? null,
       ui: how.ui ?? null,
+      runId,
     },
     controller,
   );

@@ -239,7 +239,7 @@ describe("nodestep server: routes", () => {
       string,
       unknown
     >;
-    expect(result.runId).toMatch(/^run-/);
+    expect(result.runId).toMatch(/^r-[0-9a-f]{16}$/);
     expect(result).toMatchObject({
       threadId: "r1",
       branchId: "main",

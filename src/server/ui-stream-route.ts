@@ -10,6 +10,7 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import type { Message } from "../chat/messages.js";
+import type { StreamMode } from "../graph/context.js";
 import type { StreamEvent } from "../graph/types.js";
 import { toUIMessages } from "../integrations/ai-sdk-ui/history.js";
 import { uiMessageChunks } from "../integrations/ai-sdk-ui/replay.js";
@@ -21,8 +22,10 @@ import {
 } from "../integrations/ai-sdk-ui/response.js";
 import { toUIMessageChunks, UI_STREAM_MODES } from "../integrations/ai-sdk-ui/to-chunks.js";
 import type { UIMessage, UIStreamChunk } from "../integrations/ai-sdk-ui/types.js";
+import type { JsonValue } from "../json/index.js";
 import { isPlainObject } from "../json/index.js";
 import { HttpError } from "./errors.js";
+import { findRun, type RunQueue } from "./run-queue.js";
 import type { RunRegistry, ServerRun, UIRunReplay } from "./run-registry.js";
 import { runEvents } from "./run-stream.js";
 import type { ServedGraph } from "./types.js";
@@ -36,9 +39,13 @@ export interface UIRouteHelpers {
   context: unknown;
   /** The server's runs (the resume route finds the branch's active run there). */
   registry: RunRegistry;
+  /** The workers' queue, when runs are queued (the resume route also finds other servers' runs there). */
+  runQueue?: RunQueue | null;
+  /** The `end` event's data of a thread's branch (a queued run's mirror reads it at its end). */
+  end?: (threadId: string, branchId: string) => Promise<unknown>;
   /**
-   * Start a run in the server's registry (joinable, counted against its limit): see
-   * `startServerRun`. @throws HttpError 429, and the run's early errors.
+   * Start a run in the server's registry (joinable, counted against its limit), in process or
+   * on the workers: see `startServerRun`. @throws HttpError 429, and the run's early errors.
    */
   startRun(how: {
     threadId: string;
@@ -46,7 +53,9 @@ export interface UIRouteHelpers {
     detached: boolean;
     messageId: string | null;
     ui: UIRunReplay;
-    start(signal: AbortSignal): AsyncIterable<StreamEvent>;
+    input: Record<string, unknown> | null;
+    modes: readonly StreamMode[];
+    extras: { resume?: Record<string, JsonValue> };
   }): Promise<ServerRun>;
 }
 
@@ -96,15 +105,9 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
       detached,
       messageId: turn.messageId ?? null,
       ui: await replayOf(graph, threadId, branchId, turn),
-      start: (signal) =>
-        graph.stream(turn.input, {
-          threadId,
-          branchId,
-          signal,
-          modes: UI_STREAM_MODES,
-          ...(turn.resume !== undefined ? { resume: turn.resume } : {}),
-          ...(helpers.context !== undefined ? { context: helpers.context } : {}),
-        }),
+      input: turn.input as Record<string, unknown> | null,
+      modes: UI_STREAM_MODES,
+      extras: turn.resume !== undefined ? { resume: turn.resume as Record<string, JsonValue> } : {},
     });
     const events = runEvents(run, c.req.raw.signal, () => {
       if (!detached) run.controller.abort();
@@ -127,7 +130,16 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
     param(c, "chatId");
     const branchId = query(c, "branchId") ?? "main";
     // A run in its first moments (before its first event) counts: it is waited for.
-    const run = await helpers.registry.currentOrStarting(threadId, branchId);
+    let run = await helpers.registry.currentOrStarting(threadId, branchId);
+    const { runQueue, end } = helpers;
+    if (!run && runQueue && end) {
+      // A run going on that another server started.
+      const going = (await runQueue.list(threadId)).filter(
+        (f) => f.branchId === branchId && (f.status === "queued" || f.status === "running"),
+      );
+      const last = going.at(-1);
+      if (last) run = await findRun(helpers.registry, runQueue, threadId, last.runId, end);
+    }
     if (!run) return c.body(null, 204);
     if (run.firstBufferedId > 1) {
       throw new HttpError(

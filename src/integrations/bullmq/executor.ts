@@ -4,6 +4,7 @@
  * @module
  */
 import { type ConnectionOptions, type JobsOptions, Queue } from "bullmq";
+import type { Redis } from "ioredis";
 import { AgentHandleLostError, ValueError } from "../../errors/index.js";
 import type {
   AgentExecutor,
@@ -21,6 +22,7 @@ import {
   jobDataSchema,
   registryNameOf,
 } from "./job-data.js";
+import { type RunKeys, redisFrom, requestCancel, runKeys } from "./run-channel.js";
 
 /** Options of {@link BullMQExecutor}. */
 export interface BullMQExecutorOptions {
@@ -73,6 +75,9 @@ export class BullMQExecutor implements AgentExecutor {
   readonly queue: Queue;
   readonly #registry: GraphRegistry;
   readonly #jobOptions: Omit<JobsOptions, "jobId" | "attempts">;
+  readonly #keys: RunKeys;
+  readonly #connection: ConnectionOptions;
+  #redis: Redis | null = null;
 
   constructor(options: BullMQExecutorOptions) {
     if (!options?.registry || typeof options.registry !== "object")
@@ -85,6 +90,29 @@ export class BullMQExecutor implements AgentExecutor {
       connection: options.connection,
       prefix: options.prefix ?? DEFAULT_PREFIX,
     });
+    this.#connection = options.connection;
+    this.#keys = runKeys(options.prefix ?? DEFAULT_PREFIX, queueName);
+  }
+
+  /**
+   * Ask the workers to cancel these sub-agents: the one running a job aborts it (its run ends
+   * at once, its finished supersteps kept), and a job not started yet is cancelled when a
+   * worker takes it. `poll` then answers `{ status: "cancelled" }` for them. Cancelling a
+   * finished job changes nothing. The request is kept in Redis for 24 hours.
+   * @throws AgentHandleLostError for a handle of another executor.
+   */
+  async cancel(handles: readonly DurableAgentHandle[]): Promise<void> {
+    for (const h of handles) {
+      if (h?.executor !== this.name) {
+        throw new AgentHandleLostError(
+          `Sub-agent "${String(h?.id)}" was submitted to executor "${h?.executor}", not "${this.name}"`,
+          { handleId: String(h?.id) },
+        );
+      }
+    }
+    this.#redis ??= redisFrom(this.#connection);
+    const client = this.#redis;
+    for (const h of handles) await requestCancel(client, this.#keys, String(h.id), 86_400_000);
   }
 
   /**
@@ -183,6 +211,7 @@ export class BullMQExecutor implements AgentExecutor {
 
   /** Close the queue's connection to Redis. */
   async close(): Promise<void> {
+    await this.#redis?.quit().catch(() => {});
     await this.queue.close();
   }
 }

@@ -4,7 +4,8 @@
  * @module
  */
 import { type ConnectionOptions, DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
-import { GraphExecutionError, ThreadBusyError } from "../../errors/index.js";
+import type { Redis } from "ioredis";
+import { GraphExecutionError, RunCancelledError, ThreadBusyError } from "../../errors/index.js";
 import type { AgentResult } from "../../graph/sub-agents.js";
 import type { RunOptions } from "../../graph/types.js";
 import type { JsonValue } from "../../json/index.js";
@@ -17,6 +18,7 @@ import {
   jobDataSchema,
   registeredGraph,
 } from "./job-data.js";
+import { cancelRequested, type RunKeys, redisFrom, runKeys } from "./run-channel.js";
 
 /** Options of {@link runWorker}. */
 export interface WorkerOptions {
@@ -91,9 +93,13 @@ export async function runWorker(options: WorkerOptions): Promise<Worker> {
     limit: options.busyRetry?.limit ?? 100,
   };
   const lockDuration = options.lockDurationMs ?? 30_000;
+  const keys = runKeys(options.prefix ?? DEFAULT_PREFIX, options.queueName ?? DEFAULT_QUEUE);
+  const client = redisFrom(options.connection);
+  const subscriber = redisFrom(options.connection);
   const worker = new Worker<JobData, AgentResult>(
     options.queueName ?? DEFAULT_QUEUE,
-    (job, token, signal) => runJob(job, token, signal, registry, stateStore, retry),
+    (job, token, signal) =>
+      runJob(job, token, signal, registry, stateStore, retry, { keys, client }),
     {
       connection: options.connection,
       prefix: options.prefix ?? DEFAULT_PREFIX,
@@ -108,6 +114,15 @@ export async function runWorker(options: WorkerOptions): Promise<Worker> {
     ((e: Error) => process.stderr.write(`nodestep worker: ${e.stack ?? e.message}\n`));
   worker.on("error", onError);
   await worker.waitUntilReady();
+  // Cancel requests of `BullMQExecutor.cancel`, for the jobs this worker runs.
+  await subscriber.subscribe(keys.cancelChannel);
+  subscriber.on("message", (_channel: string, jobId: string) => {
+    worker.cancelJob(jobId, "cancelled");
+  });
+  worker.on("closed", () => {
+    subscriber.disconnect();
+    client.disconnect();
+  });
   return worker;
 }
 
@@ -118,8 +133,16 @@ async function runJob(
   registry: GraphRegistry,
   store: StateStore,
   retry: { firstDelayMs: number; maxDelayMs: number; limit: number },
+  cancel: { keys: RunKeys; client: Redis },
 ): Promise<AgentResult> {
   const id = String(job.id);
+  const cancelled = (e: unknown): AgentResult => ({
+    id,
+    threadId: (job.data as JobData | undefined)?.threadId ?? null,
+    status: "cancelled",
+    state: null,
+    error: failureOf(e),
+  });
   const fail = async (error: { name: string; message: string }): Promise<never> => {
     if (jobDataSchema.safeParse(job.data).success)
       await job.updateData({ ...job.data, failure: error });
@@ -133,6 +156,9 @@ async function runJob(
     });
   }
   let data = parsed.data;
+  if (await cancelRequested(cancel.client, cancel.keys, id)) {
+    return cancelled(new RunCancelledError(`Sub-agent ${id} was cancelled before it started`));
+  }
   let graph: ReturnType<typeof registeredGraph>;
   try {
     graph = registeredGraph(registry, data.graph);
@@ -170,6 +196,7 @@ async function runJob(
       error: null,
     };
   } catch (e) {
+    if (signal?.aborted) return cancelled(e);
     if (e instanceof ThreadBusyError && token !== undefined) {
       const n = data.busyRetries ?? 0;
       if (n < retry.limit) {
