@@ -4,8 +4,18 @@
  *
  * @module
  */
-import type pg from "pg";
 import { MemoryStoreError } from "../../errors/index.js";
+
+/**
+ * A connection as the memory store's helpers use it: the part of pg's `PoolClient` they call,
+ * typed by row, so that the package's types need no `@types/pg`.
+ */
+export interface RowClient {
+  query<R = Record<string, unknown>>(
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: R[]; rowCount: number | null }>;
+}
 
 /** Version of the memory tables this code reads and writes; kept in `<prefix>meta`. */
 export const POSTGRES_MEMORY_SCHEMA_VERSION = 1;
@@ -42,7 +52,7 @@ export interface VectorSql {
  *   server without pgvector when it is needed.
  */
 export async function setUpMemoryTables(
-  client: pg.PoolClient,
+  client: RowClient,
   t: MemoryTables,
   dims: number | null,
   want: PostgresVectorIndex,
@@ -89,7 +99,7 @@ export async function setUpMemoryTables(
 }
 
 async function setUpVectors(
-  client: pg.PoolClient,
+  client: RowClient,
   t: MemoryTables,
   dims: number,
   had: string | undefined,
@@ -116,7 +126,7 @@ async function setUpVectors(
 
 /** The mode: the tables' (refusing another asked for), else pgvector when the server has it. */
 async function chooseMode(
-  client: pg.PoolClient,
+  client: RowClient,
   t: MemoryTables,
   hadVectors: boolean,
   want: PostgresVectorIndex,
@@ -136,11 +146,7 @@ async function chooseMode(
   return chooseVectorMode(want, tables, available, t.items);
 }
 
-async function setUpPgvector(
-  client: pg.PoolClient,
-  t: MemoryTables,
-  dims: number,
-): Promise<VectorSql> {
+async function setUpPgvector(client: RowClient, t: MemoryTables, dims: number): Promise<VectorSql> {
   await client.query("SELECT pg_advisory_xact_lock(hashtextextended('nodestep.pgvector', 0))");
   await client.query("CREATE EXTENSION IF NOT EXISTS vector");
   const ext = (

@@ -4,14 +4,13 @@
  *
  * @module
  */
-import type pg from "pg";
 import { MemoryStoreError } from "../../errors/index.js";
 import type { ValueTest } from "../../memory/filter.js";
 import { tooMany } from "../../memory/in-memory-store.js";
 import { blobToVector, dot, prefixRange, toItem } from "../../memory/internal.js";
 import { byNamespaceKey, TopK, takePage } from "../../memory/ranking.js";
 import type { MemoryItem, SearchItem } from "../../memory/types.js";
-import type { VectorSql } from "./postgres-memory-schema.js";
+import type { RowClient, VectorSql } from "./postgres-memory-schema.js";
 
 const NAME = "PostgresMemoryStore";
 /** Upper bound of every encoded namespace, for the empty prefix. */
@@ -26,8 +25,8 @@ export interface SearchContext {
   maxSearchItems: number;
   /** The store's clock at the search, ms. */
   now: number;
-  connect(): Promise<pg.PoolClient>;
-  query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>>;
+  connect(): Promise<RowClient & { release(error?: Error | boolean): void }>;
+  query<R>(sql: string, params: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 
 export interface Row {
@@ -104,7 +103,7 @@ ORDER BY embedding ${op} $1::${type} LIMIT $5`;
     }
     const res = await client.query(sql, [toVectorText(q), lo, hi ?? TOP, ctx.now, limit]);
     await client.query("COMMIT");
-    return res.rows as (Row & { distance: number })[];
+    return res.rows as unknown as (Row & { distance: number })[];
   } catch (e) {
     await client.query("ROLLBACK").catch(() => {});
     throw wrap(e, "search");

@@ -390,7 +390,8 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
       maxSearchItems: this.#max,
       now: this.#now(),
       connect: () => this.#connect(),
-      query: (sql, params) => this.#q(sql, params),
+      query: async <R>(sql: string, params: unknown[]) =>
+        (await this.#q(sql, params)) as unknown as { rows: R[]; rowCount: number | null },
     };
   }
 
