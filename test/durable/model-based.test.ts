@@ -18,7 +18,7 @@ import { newSqlitePath } from "./stores.js";
 
 const seeds = process.env.NODESTEP_SEED
   ? [Number(process.env.NODESTEP_SEED)]
-  : Array.from({ length: Number(process.env.NODESTEP_SEEDS ?? 100) }, (_, i) => i + 1);
+  : Array.from({ length: Number(process.env.NODESTEP_SEEDS ?? 300) }, (_, i) => i + 1);
 
 /** A second a seed at most, and no less than two minutes. */
 const TIMEOUT_MS = Math.max(120_000, seeds.length * 1_000);
