@@ -1,7 +1,7 @@
 /**
  * Loading a branch's position: the graph's in-memory position when it is current, else the
- * branch's snapshot plus the events after it, folded (`foldEvents`). A run's load that folds a
- * long tail writes a snapshot (large parts that events hold kept as references); a read does not.
+ * branch's snapshot plus the events after it, folded (`foldEvents`). A load that folds a long
+ * tail writes a snapshot (large parts that events hold kept as references).
  *
  * @module
  */
@@ -25,18 +25,13 @@ export interface CachedPosition {
   snapshotSeq: number;
 }
 
-/**
- * Load a branch's position: the process cache when it is current, else the snapshot plus the
- * tail. With `keep` (a run's load), a load that folded {@link SNAPSHOT_AFTER_EVENTS} events or
- * more writes a snapshot; a read (`getState`, `keep` false) never writes.
- */
+/** Load a branch's position: the process cache when it is current, else the snapshot plus the tail. */
 export async function loadPosition(
   store: StateStore,
   def: StateDefinition | null,
   threadId: string,
   branchId: string,
   cache: Map<string, CachedPosition> | null,
-  keep = true,
 ): Promise<CachedPosition> {
   const key = `${threadId}\u0000${branchId}`;
   const branch = await store.getBranch(threadId, branchId);
@@ -65,7 +60,7 @@ export async function loadPosition(
     snapshotSeq > 0 ? { afterSeq: snapshotSeq } : {},
   );
   const position = foldEvents(def, base, events);
-  if (keep && events.length >= SNAPSHOT_AFTER_EVENTS && branch) {
+  if (events.length >= SNAPSHOT_AFTER_EVENTS && branch) {
     // This load had to fold a long tail: keep a snapshot so the next cold load does not.
     // Large parts that events of the branch hold are kept as references, not repeated.
     try {

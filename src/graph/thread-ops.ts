@@ -96,14 +96,7 @@ export async function getThreadState<S>(
       });
     }
     position = (
-      await loadPosition(
-        store,
-        graph.state,
-        threadId,
-        branchId,
-        positionsOf(positions, store),
-        false,
-      )
+      await loadPosition(store, graph.state, threadId, branchId, positionsOf(positions, store))
     ).position;
   }
   const snapshot = snapshotOf<S>(position);
