@@ -82,9 +82,12 @@ export async function loadPosition(
 /**
  * A run that ended its branch at least this many events past the branch's snapshot writes a
  * new one (see {@link snapshotAfterRun}), so that a new process loading a long thread reads
- * the snapshot and at most about this many events, however many runs wrote them.
+ * the snapshot and at most about this many events (plus the last run's), however many runs
+ * wrote them. The price: a run that crosses it encodes and writes the whole position (about
+ * once per this many events); 512 keeps a cold load's tail fold small next to reading the
+ * snapshot (issue 20: a 10,000-event thread's tail is then about 250 events, not 1,800).
  */
-export const SNAPSHOT_AFTER_RUN_EVENTS = 4096;
+export const SNAPSHOT_AFTER_RUN_EVENTS = 512;
 
 /**
  * After a run that completed: when the branch grew {@link SNAPSHOT_AFTER_RUN_EVENTS} events or

@@ -45,19 +45,34 @@ function isBigPart(v: JsonObject): v is JsonObject & { data: string } {
 
 /** Add the large parts held by `events` to `index` (the first event holding a string wins). */
 export function indexParts(events: readonly StoredEvent[], index: PartIndex): void {
+  // One path, pushed and popped as the walk goes (copied only for a part found): a tail of
+  // thousands of events is walked without an array per value.
+  const path: (string | number)[] = [];
   for (const e of events) {
-    const walk = (v: JsonValue, path: (string | number)[]): void => {
+    const walk = (v: JsonValue): void => {
       if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) walk(v[i]!, [...path, i]);
+        for (let i = 0; i < v.length; i++) {
+          const item = v[i]!;
+          if (item === null || typeof item !== "object") continue;
+          path.push(i);
+          walk(item);
+          path.pop();
+        }
       } else if (isObj(v)) {
         if (isBigPart(v)) {
           if (!index.has(v.data)) index.set(v.data, { seq: e.seq, path: [...path, "data"] });
           return;
         }
-        for (const k in v) walk(v[k]!, [...path, k]);
+        for (const k in v) {
+          const item = v[k]!;
+          if (item === null || typeof item !== "object") continue;
+          path.push(k);
+          walk(item);
+          path.pop();
+        }
       }
     };
-    walk(e.data, []);
+    walk(e.data);
   }
 }
 

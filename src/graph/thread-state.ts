@@ -104,10 +104,11 @@ export function applyStateUpdated(
   pos: ThreadPosition,
   step: number,
   data: StateUpdatedData,
+  owned?: WeakSet<object>,
 ): void {
   if (data.init) pos.state = { ...pos.state, ...data.init };
   if (data.update)
-    pos.state = applyUpdate(def, pos.state, data.update, data.asNode ?? "__update__");
+    pos.state = applyUpdate(def, pos.state, data.update, data.asNode ?? "__update__", owned);
   if (data.next !== null) {
     pos.step = step + 1;
     pos.tasks = data.next;
@@ -135,6 +136,9 @@ export function foldEvents(
     interrupts: [...from.interrupts],
     answers: { ...from.answers },
   };
+  // The lists this fold made (a messages field merged into in place after its first copy:
+  // each state of the fold replaces the last, nothing else holds them; see applyUpdateTo).
+  const owned = new WeakSet<object>();
   for (const e of events) {
     const d = e.data as Record<string, unknown>;
     try {
@@ -154,7 +158,7 @@ export function foldEvents(
               d.extend as Record<string, number> | undefined,
               pos.state,
             );
-            pos.state = applyUpdate(def, pos.state, update, "__input__");
+            pos.state = applyUpdate(def, pos.state, update, "__input__", owned);
             pos.step = e.step ?? pos.step;
             pos.tasks = decodeTasks(pos.step, d.tasks ?? []);
             pos.known = {};
@@ -232,7 +236,8 @@ export function foldEvents(
               throw new Error(
                 `superstep ${e.step} commits task ${task.id}, whose result is not in the log`,
               );
-            if (outcome.update) pos.state = applyUpdate(def, pos.state, outcome.update, task.name);
+            if (outcome.update)
+              pos.state = applyUpdate(def, pos.state, outcome.update, task.name, owned);
           }
           pos.step = (e.step ?? pos.step) + 1;
           pos.tasks = decodeTasks(pos.step, d.next);
@@ -280,13 +285,19 @@ export function foldEvents(
         }
         case "state_updated": {
           const step = e.step ?? pos.step;
-          applyStateUpdated(def, pos, step, {
-            init: (d.init ?? null) as Record<string, unknown> | null,
-            update: decodeOutcome(def, d).update,
-            asNode: (d.asNode ?? null) as string | null,
-            next: d.next === undefined ? null : decodeTasks(step + 1, d.next),
-            waiting: decodeWaiting(d),
-          });
+          applyStateUpdated(
+            def,
+            pos,
+            step,
+            {
+              init: (d.init ?? null) as Record<string, unknown> | null,
+              update: decodeOutcome(def, d).update,
+              asNode: (d.asNode ?? null) as string | null,
+              next: d.next === undefined ? null : decodeTasks(step + 1, d.next),
+              waiting: decodeWaiting(d),
+            },
+            owned,
+          );
           break;
         }
         default:

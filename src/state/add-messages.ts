@@ -94,6 +94,67 @@ export function addMessages(current: readonly Message[], update: MessagesUpdate)
 
 const indexes = new WeakMap<readonly Message[], Map<string, number>>();
 
+/**
+ * {@link addMessages} for a fold that owns its lists: the same result, but a list in `owned`
+ * (one this function made earlier in the same fold) is merged into in place instead of being
+ * copied, so folding N events into a conversation of M messages costs what the events add,
+ * not N copies of M. A list not in `owned` is copied once (by `addMessages`) and the copy is
+ * added to `owned`. Only for a caller that drops every earlier value of the field (a fold of
+ * events, where each state replaces the last); on a throw an owned list may hold part of the
+ * update (the fold fails as a whole).
+ *
+ * (`addMessages` itself is left as it is: its source is part of the key that says which
+ * definition folded a snapshot, see load-position.ts.)
+ * @throws ValueError as {@link addMessages}.
+ */
+export function addMessagesOwned(
+  current: readonly Message[],
+  update: MessagesUpdate,
+  owned: WeakSet<object>,
+): Message[] {
+  if (!owned.has(current)) {
+    const copy = addMessages(current, update);
+    owned.add(copy);
+    return copy;
+  }
+  const result = current as Message[];
+  const raw = (Array.isArray(update) ? update : [update]) as ReadonlyArray<Message | RemoveMessage>;
+  // An update that is the list itself is read from a copy (the loop appends to the list).
+  const items = raw === result ? raw.slice() : raw;
+  let index: Map<string, number> | null = indexes.get(result) ?? null;
+  const indexOf = (id: string): number | undefined => {
+    if (!index) index = buildIndex(result);
+    return index.get(id);
+  };
+  try {
+    for (const item of items) {
+      if (item.type === "remove") {
+        const at = indexOf(item.id);
+        if (at === undefined) {
+          throw new ValueError(
+            `RemoveMessage: no message with id "${item.id}" in the conversation`,
+          );
+        }
+        result.splice(at, 1);
+        index = null;
+        continue;
+      }
+      const message = item.id === null ? { ...item, id: newMessageId() } : item;
+      const at = item.id === null ? undefined : indexOf(item.id);
+      if (at === undefined) {
+        result.push(message);
+        index?.set(message.id as string, result.length - 1);
+      } else {
+        result[at] = message;
+      }
+    }
+  } finally {
+    if (index) indexes.set(result, index);
+    else indexes.delete(result);
+  }
+  return result;
+}
+
 function buildIndex(list: readonly Message[]): Map<string, number> {
   const index = new Map<string, number>();
   for (let i = 0; i < list.length; i++) {

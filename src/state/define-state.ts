@@ -11,6 +11,7 @@ import { memo } from "../lazy.js";
 import { checkZodType, isZodType, zod } from "../zod-runtime.js";
 import {
   addMessages,
+  addMessagesOwned,
   type MessagesUpdate,
   messagesUpdateSchema,
   newMessageId,
@@ -507,15 +508,20 @@ export function applyUpdate(
   state: Record<string, unknown>,
   update: PreparedUpdate,
   node: string,
+  owned?: WeakSet<object>,
 ): Record<string, unknown> {
   const next = { ...state };
-  applyUpdateTo(def, next, update, node);
+  applyUpdateTo(def, next, update, node, owned);
   return next;
 }
 
 /**
  * Apply a prepared update to `next` itself: {@link applyUpdate} without the copy, for a
  * caller that applies several updates to one fresh copy (a superstep's tasks).
+ *
+ * With `owned` (a fold of events, which drops every earlier state): a messages field merged
+ * by {@link addMessages} is merged in place into a list the fold made (`addMessagesOwned`),
+ * the same result without a copy of the conversation per update.
  * @throws StateUpdateError as {@link applyUpdate}; `next` may then hold part of the update.
  */
 export function applyUpdateTo(
@@ -523,6 +529,7 @@ export function applyUpdateTo(
   next: Record<string, unknown>,
   update: PreparedUpdate,
   node: string,
+  owned?: WeakSet<object>,
 ): void {
   for (const key in update) {
     const value = update[key];
@@ -542,7 +549,10 @@ export function applyUpdateTo(
       }
     }
     try {
-      next[key] = spec.reducer(current, value);
+      next[key] =
+        owned !== undefined && spec.reducer === addMessages && Array.isArray(current)
+          ? addMessagesOwned(current as Message[], value as MessagesUpdate, owned)
+          : spec.reducer(current, value);
     } catch (e) {
       throw new StateUpdateError(
         `Reducer of state field "${key}" failed on the update of ${describeWriter(node)}: ${(e as Error).message}`,

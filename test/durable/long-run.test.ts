@@ -9,6 +9,7 @@
 import { expect, it } from "vitest";
 import { buildReactAgent, runAgent } from "../../src/agents/index.js";
 import type { Chat, ChatRequest, ChatResponseInit } from "../../src/chat/types.js";
+import { SNAPSHOT_AFTER_RUN_EVENTS } from "../../src/graph/load-position.js";
 import { MemoryStateStore } from "../../src/stores/index.js";
 import type { Snapshot, StoredEvent } from "../../src/stores/types.js";
 
@@ -70,14 +71,16 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
   expect(size(runs[TURNS - 1]!) - size(runs[9]!)).toBeGreaterThanOrEqual(0);
 
   // A graph that keeps the thread's position in memory writes a snapshot only when a run ends
-  // its branch SNAPSHOT_AFTER_RUN_EVENTS (4,096) events past the last one: here once, at the
-  // end of turn 1,366 (seq 4,098). A cold load (a new graph, as in a new process) reads that
-  // snapshot and folds the tail (1,902 events), and keeps a snapshot of the folded position
-  // without per-step data, so the next cold load reads only what comes after.
-  expect(store.snapshots.map((s) => s.seq)).toEqual([4098]);
+  // its branch SNAPSHOT_AFTER_RUN_EVENTS (512) events past the last one: at the end of every
+  // 171st turn (3 events a turn: seq 513, 1,026, … 5,643). A cold load (a new graph, as in a
+  // new process) reads the last one and folds the tail (357 events), and keeps a snapshot of
+  // the folded position without per-step data, so the next cold load reads only what comes after.
+  expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(512);
+  const byRuns = Array.from({ length: 11 }, (_, i) => 513 * (i + 1));
+  expect(store.snapshots.map((s) => s.seq)).toEqual(byRuns);
   const cold = buildReactAgent(echo, { tools: [], stateStore: store });
   expect((await cold.getState("long")).state.messages).toHaveLength(2 * TURNS);
-  expect(store.snapshots.map((s) => s.seq)).toEqual([4098, 3 * TURNS]);
+  expect(store.snapshots.map((s) => s.seq)).toEqual([...byRuns, 3 * TURNS]);
   // Reads: the first turn's, this test's own (above), and the cold load's one read of the tail.
   expect(store.reads).toBe(3);
   for (const kept of store.snapshots) {
