@@ -14,7 +14,7 @@ import { z } from "zod";
 import { HttpError } from "./errors.js";
 import type { ServedGraph } from "./types.js";
 
-/** What the route uses of the app's helpers (app.ts). */
+/** What the route uses of the app's helpers (request.ts). */
 export interface StateRouteHelpers {
   param(c: Context, name: string): string;
   readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T>;
