@@ -8,7 +8,7 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { HttpError } from "./errors.js";
-import { findRun, type RunQueue } from "./run-queue.js";
+import { findRun, noWorkerWarning, type RunQueue, withQueueWarning } from "./run-queue.js";
 import type { RunRegistry, ServerRun, ServerRunInfo } from "./run-registry.js";
 import { type JoinOptions, joinStream, lastEventIdOf } from "./run-stream.js";
 
@@ -32,7 +32,8 @@ export interface RunRouteHelpers {
  *
  * - `GET /api/threads/:threadId/runs[?branchId=]`: `{ threadId, runs: ServerRunInfo[] }`,
  *   oldest first: the runs of this server process, going on or finished less than
- *   `keepFinishedMs` ago.
+ *   `keepFinishedMs` ago (with a run queue, every server's). A run still `"queued"` has a
+ *   `warning` when the queue has no worker.
  * - `GET /api/threads/:threadId/runs/:runId`: the run's `ServerRunInfo`; `404 UnknownRun`.
  * - `GET /api/threads/:threadId/runs/:runId/stream[?lastEventId=]` (or `Last-Event-ID`): the
  *   run's events after that id as server-sent events; `410 EventsExpired` when they are no
@@ -58,7 +59,7 @@ export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRoute
           runId: f.runId,
           threadId: f.threadId,
           branchId: f.branchId,
-          status: f.status === "queued" ? "running" : f.status,
+          status: f.status,
           detached: f.detached,
           startedAt: f.startedAt,
           endedAt: f.endedAt,
@@ -68,12 +69,20 @@ export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRoute
       }
       runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
     }
-    return c.json({ threadId, runs });
+    // One look at the queue's workers for all the queued runs.
+    const warning = runs.some((r) => r.status === "queued")
+      ? await noWorkerWarning(runQueue)
+      : null;
+    return c.json({
+      threadId,
+      runs:
+        warning === null ? runs : runs.map((r) => (r.status === "queued" ? { ...r, warning } : r)),
+    });
   });
 
   app.get("/api/threads/:threadId/runs/:runId", async (c) => {
     const run = await find(c);
-    return c.json(run.info());
+    return c.json(await withQueueWarning(run.info(), runQueue));
   });
 
   app.get("/api/threads/:threadId/runs/:runId/stream", async (c) => {

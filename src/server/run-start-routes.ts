@@ -14,7 +14,7 @@ import { HttpError } from "./errors.js";
 import { graphForModel, type ModelChoices } from "./model-choice.js";
 import { param, readJson } from "./request.js";
 import { inputOf, RunBody, runExtras } from "./request-schemas.js";
-import { type RunQueue, startQueuedRun } from "./run-queue.js";
+import { type RunQueue, startQueuedRun, withQueueWarning } from "./run-queue.js";
 import {
   newServerRunId,
   type RunRegistry,
@@ -200,7 +200,7 @@ export function addRunStartRoutes(
         graph: runGraph,
         mapError: (e) => answerError(e, body.resume !== undefined),
       });
-      return c.json(run.info(), 202);
+      return c.json(await withQueueWarning(run.info(), runQueue), 202);
     }
     if (runQueue) return c.json(await queuedAnswer(threadId, branchId, body));
     const release = registry.acquire();
