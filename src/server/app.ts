@@ -16,7 +16,7 @@ import { addGuards, errorBody } from "./guards.js";
 import { addHistoryRoutes } from "./history-route.js";
 import { addMetricsRoute } from "./metrics-route.js";
 import { addModelsRoute, checkModelChoices, type ModelChoices } from "./model-choice.js";
-import { param, query, readJson } from "./request.js";
+import { onlyQuery, param, query, readJson } from "./request.js";
 import { Id } from "./request-schemas.js";
 import type { RunQueue } from "./run-queue.js";
 import { RunRegistry } from "./run-registry.js";
@@ -209,11 +209,11 @@ export function createServer(options: ServerOptions): Hono {
 
   // ---------------------------------------------------------------- studio
   addStudioRoutes(app, graph.name, options.studioDir ?? defaultStudioDir());
-  app.get("/health", (c) => c.json({ status: "ok" }));
+  app.get("/health", onlyQuery(), (c) => c.json({ status: "ok" }));
 
   // ---------------------------------------------------------------- API
-  app.get("/api", (c) => c.json({ graph: graph.name, routes: API_ROUTES }));
-  app.get("/api/graph", (c) => c.json(view));
+  app.get("/api", onlyQuery(), (c) => c.json({ graph: graph.name, routes: API_ROUTES }));
+  app.get("/api/graph", onlyQuery(), (c) => c.json(view));
   addToolsRoute(app, graph);
 
   // After the host, CORS and API key checks above, like every /api route.

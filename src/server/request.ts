@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
 import type { z } from "zod";
 import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
 import { HttpError } from "./errors.js";
@@ -32,6 +33,34 @@ export function count(value: string | undefined, name: string, min: number): num
     );
   }
   return n;
+}
+
+/**
+ * A route's middleware that refuses query parameters other than `allowed` (400
+ * `InvalidRequest` naming the first unknown one and the route's own), as unknown body fields
+ * are refused: `GET …/metrics?branch=x` must not answer for `main`.
+ *
+ * @example
+ * ```ts
+ * app.get("/api/threads/:threadId/usage", onlyQuery("branchId"), async (c) => …);
+ * ```
+ */
+export function onlyQuery(...allowed: string[]): MiddlewareHandler {
+  const known = new Set(allowed);
+  return async (c, next) => {
+    for (const name of new URL(c.req.url).searchParams.keys()) {
+      if (known.has(name)) continue;
+      const route = `${c.req.method} ${routePath(c)}`;
+      throw new HttpError(
+        400,
+        "InvalidRequest",
+        `Unknown query parameter "${name}": ${route} takes ${
+          allowed.length === 0 ? "no query parameters" : allowed.join(", ")
+        }`,
+      );
+    }
+    await next();
+  };
 }
 
 /** A query parameter, or `undefined` when absent; 400 `InvalidRequest` when empty. */

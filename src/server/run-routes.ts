@@ -8,6 +8,7 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { HttpError } from "./errors.js";
+import { onlyQuery } from "./request.js";
 import { findRun, noWorkerWarning, type RunQueue, withQueueWarning } from "./run-queue.js";
 import type { RunRegistry, ServerRun, ServerRunInfo } from "./run-registry.js";
 import { type JoinOptions, joinStream, lastEventIdOf } from "./run-stream.js";
@@ -46,7 +47,7 @@ export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRoute
   const find = (c: Context) =>
     findRun(registry, runQueue, param(c, "threadId"), param(c, "runId"), helpers.end);
 
-  app.get("/api/threads/:threadId/runs", async (c) => {
+  app.get("/api/threads/:threadId/runs", onlyQuery("branchId"), async (c) => {
     const threadId = param(c, "threadId");
     const branchId = query(c, "branchId");
     const runs: ServerRunInfo[] = registry.list(threadId, branchId).map((r) => r.info());
@@ -80,12 +81,12 @@ export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRoute
     });
   });
 
-  app.get("/api/threads/:threadId/runs/:runId", async (c) => {
+  app.get("/api/threads/:threadId/runs/:runId", onlyQuery(), async (c) => {
     const run = await find(c);
     return c.json(await withQueueWarning(run.info(), runQueue));
   });
 
-  app.get("/api/threads/:threadId/runs/:runId/stream", async (c) => {
+  app.get("/api/threads/:threadId/runs/:runId/stream", onlyQuery("lastEventId"), async (c) => {
     const run = await find(c);
     const after = lastEventIdOf(c);
     // A mirror just made reads the stream from Redis: let it catch up to `after` first.
@@ -93,7 +94,7 @@ export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRoute
     return joinStream(c, run, after, helpers.join);
   });
 
-  app.post("/api/threads/:threadId/runs/:runId/cancel", async (c) => {
+  app.post("/api/threads/:threadId/runs/:runId/cancel", onlyQuery(), async (c) => {
     const run = await find(c);
     await readJson(c, z.strictObject({}));
     if (run.finished) {

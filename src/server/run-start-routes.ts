@@ -12,7 +12,7 @@ import type { JsonValue } from "../json/index.js";
 import { answerError } from "./answer-errors.js";
 import { HttpError } from "./errors.js";
 import { graphForModel, type ModelChoices } from "./model-choice.js";
-import { param, readJson } from "./request.js";
+import { onlyQuery, param, readJson } from "./request.js";
 import { inputOf, RunBody, runExtras } from "./request-schemas.js";
 import { type RunQueue, startQueuedRun, withQueueWarning } from "./run-queue.js";
 import {
@@ -176,7 +176,7 @@ export function addRunStartRoutes(
   const { graph, registry, runQueue, context, usage, starter, models, join } = deps;
   const { begin, queuedAnswer } = starter;
 
-  app.post("/api/threads/:threadId/runs", async (c) => {
+  app.post("/api/threads/:threadId/runs", onlyQuery(), async (c) => {
     const threadId = param(c, "threadId");
     const body = await readJson(c, RunBody);
     if (body.onDisconnect !== undefined) {
@@ -232,7 +232,7 @@ export function addRunStartRoutes(
     }
   });
 
-  app.post("/api/threads/:threadId/runs/stream", async (c) => {
+  app.post("/api/threads/:threadId/runs/stream", onlyQuery(), async (c) => {
     const threadId = param(c, "threadId");
     const body = await readJson(c, RunBody);
     if (body.detach !== undefined) {

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { Hono } from "hono";
 import type { StateStore } from "../stores/types.js";
 import { HttpError } from "./errors.js";
-import { count, param, query, readJson } from "./request.js";
+import { count, onlyQuery, param, query, readJson } from "./request.js";
 import { CreateThreadBody, ForkBody } from "./request-schemas.js";
 import type { ServedGraph } from "./types.js";
 
@@ -30,7 +30,7 @@ export function unknownThread(threadId: string): HttpError {
  *   409 `BranchExists`.
  */
 export function addThreadRoutes(app: Hono, graph: ServedGraph, store: StateStore): void {
-  app.get("/api/threads", async (c) => {
+  app.get("/api/threads", onlyQuery("limit", "offset"), async (c) => {
     const limit = count(query(c, "limit"), "limit", 1);
     const offset = count(query(c, "offset"), "offset", 0);
     return c.json({
@@ -41,7 +41,7 @@ export function addThreadRoutes(app: Hono, graph: ServedGraph, store: StateStore
     });
   });
 
-  app.delete("/api/threads/:threadId", async (c) => {
+  app.delete("/api/threads/:threadId", onlyQuery("children"), async (c) => {
     const threadId = param(c, "threadId");
     const children = query(c, "children");
     if (children !== undefined && children !== "true" && children !== "false") {
@@ -52,7 +52,7 @@ export function addThreadRoutes(app: Hono, graph: ServedGraph, store: StateStore
     return c.json({ deleted });
   });
 
-  app.post("/api/threads", async (c) => {
+  app.post("/api/threads", onlyQuery(), async (c) => {
     const body = await readJson(c, CreateThreadBody);
     const threadId = body.threadId ?? `t-${randomBytes(6).toString("hex")}`;
     if ((await store.read(threadId, "main", { uptoSeq: 1 })).length > 0) {
@@ -61,7 +61,7 @@ export function addThreadRoutes(app: Hono, graph: ServedGraph, store: StateStore
     return c.json({ threadId }, 201);
   });
 
-  app.get("/api/threads/:threadId/state", async (c) => {
+  app.get("/api/threads/:threadId/state", onlyQuery("branchId", "eventId"), async (c) => {
     const threadId = param(c, "threadId");
     const branchId = query(c, "branchId") ?? "main";
     const eventId = query(c, "eventId");
@@ -73,7 +73,7 @@ export function addThreadRoutes(app: Hono, graph: ServedGraph, store: StateStore
     return c.json({ threadId, branchId, ...snapshot });
   });
 
-  app.get("/api/threads/:threadId/history", async (c) => {
+  app.get("/api/threads/:threadId/history", onlyQuery("branchId"), async (c) => {
     const threadId = param(c, "threadId");
     const branchId = query(c, "branchId") ?? "main";
     const events = await graph.history(threadId, { branchId });
@@ -81,7 +81,7 @@ export function addThreadRoutes(app: Hono, graph: ServedGraph, store: StateStore
     return c.json({ threadId, branchId, events });
   });
 
-  app.post("/api/threads/:threadId/fork", async (c) => {
+  app.post("/api/threads/:threadId/fork", onlyQuery(), async (c) => {
     const threadId = param(c, "threadId");
     const body = await readJson(c, ForkBody);
     if (body.branchId !== undefined && (await store.getBranch(threadId, body.branchId))) {
