@@ -410,11 +410,15 @@ describe("runs on a BullMQ worker", () => {
       [runId, "queued", warning],
     ]);
     await worker();
-    await waitFor("the run's end", async () => {
-      const r = (await (await fetch(`${b.url}/api/threads/tq/runs/${runId}`)).json()) as {
-        status: string;
-      };
-      return r.status === "done";
+    // Each server's mirror follows the run's stream on its own: wait for both to see its end.
+    await waitFor("the run's end on both servers", async () => {
+      for (const server of [a, b]) {
+        const r = (await (await fetch(`${server.url}/api/threads/tq/runs/${runId}`)).json()) as {
+          status: string;
+        };
+        if (r.status !== "done") return false;
+      }
+      return true;
     });
     const done = (await (await fetch(`${a.url}/api/threads/tq/runs/${runId}`)).json()) as Record<
       string,
