@@ -58,6 +58,74 @@ describe("documentation links", () => {
   }
 });
 
+/**
+ * GitHub's anchor of a heading (github-slugger): the heading's text (link targets, backticks
+ * and emphasis marks left out), lower-cased, every character other than a letter, a mark, a
+ * digit, `_`, `-` or a space removed, spaces made `-`; a repeated slug gets `-1`, `-2`, ….
+ */
+function githubSlug(heading: string): string {
+  const text = heading
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/<[^>]+>/g, "")
+    .toLowerCase();
+  return text.replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "").replace(/ /g, "-");
+}
+
+/** The anchors of a page: its headings' slugs (outside code blocks) and `id`/`name` attributes. */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  let fence: string | null = null;
+  for (const line of text.split("\n")) {
+    const f = /^\s*(```|~~~)/.exec(line);
+    if (f) {
+      if (fence === null) fence = f[1]!;
+      else if (f[1] === fence) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    const h = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!h) continue;
+    const base = githubSlug(h[1]!);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    anchors.add(n === 0 ? base : `${base}-${n}`);
+  }
+  for (const m of text.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(m[1]!);
+  return anchors;
+}
+
+describe("documentation anchors", () => {
+  it("slugs headings as GitHub does", () => {
+    expect(githubSlug("`useChat({ resume: true })`")).toBe("usechat-resume-true-");
+    expect(githubSlug("Resuming a useChat stream")).toBe("resuming-a-usechat-stream");
+    expect(githubSlug("Runs on workers: what a client sees")).toBe(
+      "runs-on-workers-what-a-client-sees",
+    );
+    expect(githubSlug("`interrupt()` and `Command({ resume })`")).toBe(
+      "interrupt-and-command-resume-",
+    );
+    expect(githubSlug("See [workers](workers.md) & more_things")).toBe("see-workers--more_things");
+    expect([...anchorsOf("# A\n## A\n```\n## B\n```\n## A")]).toEqual(["a", "a-1", "a-2"]);
+  });
+
+  for (const page of pages) {
+    it(`every #anchor of a link in ${page} is a heading of the page it leads to`, () => {
+      const text = readFileSync(join(root, page), "utf8");
+      const broken = [...text.matchAll(/\]\(([^)\s#]*)#([^)\s]+)\)/g)]
+        .filter((m) => !/^[a-z]+:/i.test(m[1]!))
+        .filter((m) => m[1] === "" || m[1]!.endsWith(".md"))
+        .filter((m) => {
+          const target = m[1] === "" ? join(root, page) : join(root, dirname(page), m[1]!);
+          if (!existsSync(target)) return false; // reported by the link test above
+          return !anchorsOf(readFileSync(target, "utf8")).has(decodeURIComponent(m[2]!));
+        })
+        .map((m) => `${m[1]}#${m[2]}`);
+      expect(broken).toEqual([]);
+    });
+  }
+});
+
 describe("documentation imports", () => {
   for (const page of pages) {
     it(`${page} imports nodestep only from subpaths of the export map, and what it imports is exported`, async () => {

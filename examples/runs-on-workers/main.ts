@@ -43,7 +43,7 @@ const worker = spawn(
     `${databaseUrl}?schema=${schema}`,
     "--redis",
     redisUrl,
-    "--prefix",
+    "--queue-prefix",
     prefix,
   ],
   { stdio: ["ignore", "pipe", "inherit"] },

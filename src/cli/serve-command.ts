@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import type { Command, Option } from "commander";
 import { Hono } from "hono";
+import { missingKeyVariable } from "../integrations/models/credentials.js";
 import {
   createServer,
   DEFAULT_MAX_CONCURRENT_RUNS,
@@ -14,6 +15,7 @@ import {
   listen,
   stopRuns,
 } from "../server/index.js";
+import { noWorkerWarning } from "../server/run-queue.js";
 import { readPrices } from "./args.js";
 import { type LoadedGraph, type OpenStore, parseTarget, RunFailed, UsageError } from "./load.js";
 import { watchFile } from "./watch-file.js";
@@ -197,7 +199,18 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
         // With --watch, requests go to the app of the graph loaded last.
         const front = new Hono();
         front.all("*", (c) => app.fetch(c.req.raw));
-        const server = await listen(o.watch ? front : app, { port, host: o.host });
+        const server = await listen(o.watch ? front : app, { port, host: o.host }).catch(
+          async (e: unknown) => {
+            await runQueue?.close();
+            await closeAll(choices);
+            if ((e as { code?: unknown } | null)?.code === "EADDRINUSE") {
+              throw new RunFailed(
+                `port ${port} on ${o.host} is in use; pass --port <n> (or --port 0 for a free one)`,
+              );
+            }
+            throw e;
+          },
+        );
         let current = loaded;
         let stopWatching = () => {};
         if (o.watch) {
@@ -233,9 +246,12 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
           );
         }
         out(
-          `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}${connection ? ` · runs queued on ${connection.host}:${connection.port} (${o.queueName})` : ""}`,
+          `API: ${server.url}/api · store: ${loaded.storeLabel}${apiKey ? " · API key required" : ""}${connection ? ` · runs queued on ${connection.host}:${connection.port}, queue "${o.queueName}" (prefix "${o.queuePrefix}")` : ""}`,
         );
         if (!loopback && !apiKey) err(`nodestep: warning: serving on ${o.host} without an API key`);
+        for (const line of missingKeys([currentModel, ...extraModels], io.env)) err(line);
+        const noWorker = await noWorkerWarning(runQueue);
+        if (noWorker !== null) err(`nodestep: warning: ${noWorker}`);
         io.onListening?.(server.url);
         await new Promise<void>((resolve) => {
           if (!io.signal || io.signal.aborted) return resolve();
@@ -252,4 +268,29 @@ export function addServeCommand(program: Command, host: ServeCommandHost): void 
         out("stopped");
       });
     });
+}
+
+/**
+ * One warning line per API key variable that models of `specs` need and `env` lacks, naming
+ * the variable and the models (their runs would fail at the first model call).
+ */
+function missingKeys(
+  specs: readonly (string | null)[],
+  env: Record<string, string | undefined>,
+): string[] {
+  const byVariable = new Map<string, string[]>();
+  for (const spec of specs) {
+    if (spec === null) continue;
+    let variable: string | null = null;
+    try {
+      variable = missingKeyVariable(spec, env);
+    } catch {
+      // A spec that is not provider:model failed to load before this.
+    }
+    if (variable !== null) byVariable.set(variable, [...(byVariable.get(variable) ?? []), spec]);
+  }
+  return [...byVariable].map(
+    ([variable, models]) =>
+      `nodestep: warning: ${variable} is not set: runs on ${models.join(", ")} will fail at their first model call`,
+  );
 }

@@ -117,3 +117,17 @@ it("--models offers more models; a run chooses one by name", async () => {
     "gpt-a",
   ]);
 });
+
+it("warns at start, one line naming the variable, when a model's API key is not set", async () => {
+  const r = await serve(
+    ["--model", "openai:gpt-a", "--models", "openai:gpt-b"],
+    { OPENAI_API_KEY: "" },
+    async () => {},
+  );
+  expect([r.code, r.stderr]).toEqual([
+    0,
+    "nodestep: warning: OPENAI_API_KEY is not set: runs on openai:gpt-a, openai:gpt-b will fail at their first model call\n",
+  ]);
+  const set = await serve(["--model", "openai:gpt-a"], {}, async () => {});
+  expect([set.code, set.stderr]).toEqual([0, ""]);
+});

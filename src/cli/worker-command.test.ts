@@ -125,16 +125,69 @@ it("a worker starts, says what it serves, and stops on Ctrl-C with exit 0", asyn
       iso.storeUrl,
       "--redis",
       "redis://127.0.0.1:6379",
-      "--prefix",
+      "--queue-prefix",
       iso.prefix,
     ]);
     expect(r).toEqual({
       code: 0,
       stdout:
-        'nodestep worker for graph "steps": queue nodestep-runs on 127.0.0.1:6379 · store: ' +
+        `nodestep worker for graph "steps": queue "nodestep-runs" (prefix "${iso.prefix}") on 127.0.0.1:6379 · store: ` +
         `${iso.storeUrl} · 4 at once\nstopped\n`,
       stderr: "",
     });
+  } finally {
+    await iso.cleanup();
+  }
+});
+
+it("the worker's old --prefix still works; with a --queue-prefix that differs it is a usage error", async () => {
+  const iso = isolation("clitest");
+  try {
+    const args = ["worker", STEPS, "--store", iso.storeUrl, "--redis", "redis://127.0.0.1:6379"];
+    expect(await cli([...args, "--prefix", iso.prefix])).toEqual({
+      code: 0,
+      stdout:
+        `nodestep worker for graph "steps": queue "nodestep-runs" (prefix "${iso.prefix}") on 127.0.0.1:6379 · store: ` +
+        `${iso.storeUrl} · 4 at once\nstopped\n`,
+      stderr: "",
+    });
+    expect(await cli([...args, "--prefix", "a", "--queue-prefix", "b"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: 'nodestep: --queue-prefix "b" and --prefix "a" (its old name) differ: give one\n',
+    });
+    const help = await cli(["worker", "--help"]);
+    expect(help.stdout).toContain("--queue-prefix <prefix>");
+    expect(help.stdout).not.toContain("--prefix <prefix>");
+  } finally {
+    await iso.cleanup();
+  }
+});
+
+it("serve --queue says its queue's name and prefix, and warns when no worker takes runs from it", async () => {
+  const iso = isolation("clitest");
+  try {
+    const r = await cli([
+      "serve",
+      STEPS,
+      "--port",
+      "0",
+      "--store",
+      iso.storeUrl,
+      "--queue",
+      "redis://127.0.0.1:6379",
+      "--queue-prefix",
+      iso.prefix,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n")[1]).toMatch(
+      new RegExp(
+        `^API: http://127\\.0\\.0\\.1:[0-9]+/api · store: .* · runs queued on 127\\.0\\.0\\.1:6379, queue "nodestep-runs" \\(prefix "${iso.prefix}"\\)$`,
+      ),
+    );
+    expect(r.stderr).toBe(
+      `nodestep: warning: no worker is taking runs from queue "nodestep-runs" (prefix "${iso.prefix}"): queued runs wait until one starts on the same Redis, queue prefix and queue name (nodestep worker --queue-prefix … --queue-name …)\n`,
+    );
   } finally {
     await iso.cleanup();
   }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import type { RedisOptions } from "ioredis";
 import { type LoadedGraph, RunFailed, UsageError } from "./load.js";
 
@@ -31,7 +31,9 @@ interface WorkerOpts {
   store?: string;
   model?: string;
   redis?: string;
-  prefix: string;
+  queuePrefix?: string;
+  /** The old name of `--queue-prefix` (hidden). */
+  prefix?: string;
   queueName: string;
   concurrency: string;
   lockMs: string;
@@ -86,7 +88,12 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
     .description("run the runs that nodestep serve --queue puts on BullMQ (docs/workers.md)")
     .argument("[target]", "the graph: <module>#<export>, the servers' (default $NODESTEP_GRAPH)")
     .option("--redis <url>", "Redis of the queue: redis://host:port[/db] (default $NODESTEP_REDIS)")
-    .option("--prefix <prefix>", "BullMQ key prefix, the servers' too", "bull")
+    .option(
+      "--queue-prefix <prefix>",
+      'BullMQ key prefix, the servers\' too (serve --queue-prefix) (default: "bull")',
+    )
+    // The flag's first name, kept working: `serve` has always called it --queue-prefix.
+    .addOption(new Option("--prefix <prefix>").hideHelp())
     .option("--queue-name <name>", "BullMQ queue name, the servers' too", "nodestep-runs")
     .option("--concurrency <n>", "runs this worker runs at once", "4")
     .option(
@@ -110,6 +117,12 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
           "give the queue's Redis: --redis redis://host:port (or set NODESTEP_REDIS)",
         );
       const connection = redisOptionsOf(url, "--redis");
+      if (o.queuePrefix !== undefined && o.prefix !== undefined && o.queuePrefix !== o.prefix) {
+        throw new UsageError(
+          `--queue-prefix "${o.queuePrefix}" and --prefix "${o.prefix}" (its old name) differ: give one`,
+        );
+      }
+      const prefix = o.queuePrefix ?? o.prefix ?? "bull";
       const concurrency = intOption(o.concurrency, "--concurrency", 1);
       const lockDurationMs = intOption(o.lockMs, "--lock-ms", 100);
       const stalledIntervalMs = intOption(o.stalledMs, "--stalled-ms", 100);
@@ -120,7 +133,7 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
         const worker = await runRunWorker({
           onError: (e) => host.err(`nodestep worker: ${e.message}`),
           connection,
-          prefix: o.prefix,
+          prefix,
           queueName: o.queueName,
           graph: loaded.graph,
           context: loaded.context,
@@ -134,7 +147,7 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
           throw e;
         });
         out(
-          `nodestep worker for graph "${loaded.graph.name}": queue ${o.queueName} on ${connection.host}:${connection.port} · store: ${loaded.storeLabel} · ${concurrency} at once`,
+          `nodestep worker for graph "${loaded.graph.name}": queue "${o.queueName}" (prefix "${prefix}") on ${connection.host}:${connection.port} · store: ${loaded.storeLabel} · ${concurrency} at once`,
         );
         io.onListening?.(`${connection.host}:${connection.port}`);
         await new Promise<void>((resolve) => {

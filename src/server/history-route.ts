@@ -10,6 +10,7 @@ import { eventSummary } from "../cli/history-format.js";
 import type { BranchInfo, StateStore, StoredEvent } from "../stores/types.js";
 import { HttpError } from "./errors.js";
 import { historyEntries } from "./history-view.js";
+import { onlyQuery } from "./request.js";
 import type { ServedGraph } from "./types.js";
 
 /** How many entries `GET …/history-view` answers by default: the latest 500. */
@@ -96,7 +97,7 @@ export function addHistoryRoutes(
 ): void {
   const unknown = (threadId: string) =>
     new HttpError(404, "UnknownThread", `Thread "${threadId}" has no events`);
-  app.get("/api/threads/:threadId/history-view", async (c) => {
+  app.get("/api/threads/:threadId/history-view", onlyQuery("branchId", "limit"), async (c) => {
     const threadId = read.param(c, "threadId");
     const branchId = read.query(c, "branchId") ?? "main";
     const limitText = read.query(c, "limit");
@@ -121,7 +122,7 @@ export function addHistoryRoutes(
       entries: entries.slice(Math.max(0, entries.length - limit)),
     });
   });
-  app.get("/api/threads/:threadId/branches", async (c) => {
+  app.get("/api/threads/:threadId/branches", onlyQuery(), async (c) => {
     const threadId = read.param(c, "threadId");
     const info = (await store.listThreads()).find((t) => t.threadId === threadId);
     if (info === undefined) throw unknown(threadId);

@@ -7,6 +7,7 @@
 import type { Context, Hono } from "hono";
 import type { PriceTable } from "../middleware/prices.js";
 import { HttpError } from "./errors.js";
+import { onlyQuery } from "./request.js";
 import { runMetrics } from "./run-metrics.js";
 import type { ServedGraph } from "./types.js";
 
@@ -27,7 +28,7 @@ export function addMetricsRoute(
     query(c: Context, name: string): string | undefined;
   },
 ): void {
-  app.get("/api/threads/:threadId/metrics", async (c) => {
+  app.get("/api/threads/:threadId/metrics", onlyQuery("branchId", "runId"), async (c) => {
     const threadId = read.param(c, "threadId");
     const branchId = read.query(c, "branchId") ?? "main";
     const runId = read.query(c, "runId");

@@ -7,6 +7,7 @@
  */
 import type { Hono } from "hono";
 import { HttpError } from "./errors.js";
+import { onlyQuery } from "./request.js";
 import type { ServedGraph } from "./types.js";
 
 /** `ServerOptions.models`: the graphs by model name (`"openai:gpt-4o-mini"`). */
@@ -72,7 +73,7 @@ export function graphForModel(
 
 /** Add `GET /api/models` → `{ current, choices }` (`choices`: every name a run may give, the current one first). */
 export function addModelsRoute(app: Hono, models: ModelChoices | null): void {
-  app.get("/api/models", (c) =>
+  app.get("/api/models", onlyQuery(), (c) =>
     c.json({
       current: models?.current ?? null,
       choices: [

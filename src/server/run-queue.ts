@@ -15,6 +15,7 @@ import {
   newServerRunId,
   type RunRegistry,
   type ServerRun,
+  type ServerRunInfo,
   type ServerRunStatus,
   type UIRunReplay,
 } from "./run-registry.js";
@@ -46,7 +47,7 @@ export interface QueuedRunFacts {
   detached: boolean;
   messageId: string | null;
   /** `"queued"` until a worker takes it. */
-  status: ServerRunStatus | "queued";
+  status: ServerRunStatus;
   startedAt: string;
   endedAt: string | null;
   /** The id of its last event so far (`0` before the first). */
@@ -80,6 +81,48 @@ export interface RunQueue {
   follow(runId: string, after: number, onEvents: (events: QueuedRunEvent[]) => void): () => void;
   /** Ask the worker running it (or the next one to take it) to cancel it. */
   cancel(runId: string): Promise<void>;
+  /**
+   * Which queue this is, for messages: `queue "nodestep-runs" (prefix "bull")`. Optional (with
+   * {@link RunQueue.workers}, a queued run's info warns when no worker takes runs).
+   */
+  readonly description?: string;
+  /** How many workers take runs from this queue now. Optional. @throws when the queue cannot be reached. */
+  workers?(): Promise<number>;
+}
+
+/** How long {@link noWorkerWarning} waits for the queue's worker count, in ms. */
+const WORKERS_WAIT_MS = 1_000;
+
+/**
+ * The warning of a queue without a worker: `null` when it has one, or cannot say (no
+ * `workers()`, or it failed or took more than 1 s).
+ */
+export async function noWorkerWarning(queue: RunQueue | null): Promise<string | null> {
+  if (!queue?.workers) return null;
+  let timer: NodeJS.Timeout | undefined;
+  // Redis away: no answer in time is no warning (the run's info must not wait for Redis).
+  const count = await Promise.race([
+    queue.workers().catch(() => null),
+    new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), WORKERS_WAIT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (count !== 0) return null;
+  return `no worker is taking runs from ${queue.description ?? "the run queue"}: queued runs wait until one starts on the same Redis, queue prefix and queue name (nodestep worker --queue-prefix … --queue-name …)`;
+}
+
+/**
+ * `info` with `warning` when the run is still `"queued"` and its queue has no worker (see
+ * {@link noWorkerWarning}); else `info` as it is.
+ */
+export async function withQueueWarning(
+  info: ServerRunInfo,
+  queue: RunQueue | null,
+): Promise<ServerRunInfo> {
+  if (info.status !== "queued") return info;
+  const warning = await noWorkerWarning(queue);
+  return warning === null ? info : { ...info, warning };
 }
 
 /** The terminal events of a queued run. */
@@ -94,7 +137,7 @@ export function mirrorRun(
   queue: RunQueue,
   facts: Pick<
     QueuedRunFacts,
-    "runId" | "threadId" | "branchId" | "detached" | "messageId" | "startedAt"
+    "runId" | "threadId" | "branchId" | "detached" | "messageId" | "startedAt" | "status"
   >,
   end: (threadId: string, branchId: string) => Promise<unknown>,
   onEnd: () => void = () => {},
@@ -109,6 +152,7 @@ export function mirrorRun(
       messageId: facts.messageId,
       runId: facts.runId,
       startedAt: facts.startedAt,
+      queued: facts.status === "queued",
       ui,
     },
     controller,
@@ -196,7 +240,7 @@ export async function startQueuedRun(
     run = mirrorRun(
       registry,
       queue,
-      { ...req, runId, startedAt: new Date().toISOString() },
+      { ...req, runId, startedAt: new Date().toISOString(), status: "queued" },
       end,
       release,
       ui,

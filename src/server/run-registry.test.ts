@@ -83,3 +83,38 @@ describe("ServerRun.since", () => {
     expect(r.firstBufferedId).toBe(23);
   });
 });
+
+describe("ServerRun of a run queue (status queued)", () => {
+  it("is queued and not finished until its first event, then running, then how it ended", () => {
+    const run = new ServerRun(
+      { threadId: "t1", branchId: "main", detached: true, queued: true },
+      10,
+      new AbortController(),
+    );
+    expect([run.status, run.finished, run.info().status]).toEqual(["queued", false, "queued"]);
+    run.pushAt(1, "run", { threadId: "t1", branchId: "main", runId: run.runId });
+    expect([run.status, run.finished]).toEqual(["running", false]);
+    run.pushAt(2, "end", {});
+    run.finish("done");
+    expect([run.status, run.finished, run.info().status]).toEqual(["done", true, "done"]);
+  });
+
+  it("a run cancelled before a worker takes it ends cancelled from queued", () => {
+    const run = new ServerRun(
+      { threadId: "t1", branchId: "main", detached: true, queued: true },
+      10,
+      new AbortController(),
+    );
+    run.finish("cancelled");
+    expect([run.status, run.finished]).toEqual(["cancelled", true]);
+  });
+
+  it("a run of this process starts running", () => {
+    const run = new ServerRun(
+      { threadId: "t1", branchId: "main", detached: true },
+      10,
+      new AbortController(),
+    );
+    expect([run.status, run.finished]).toEqual(["running", false]);
+  });
+});

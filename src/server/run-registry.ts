@@ -19,8 +19,11 @@ export interface RunEntry {
   data: unknown;
 }
 
-/** Where a run is: going on, or how it ended. */
-export type ServerRunStatus = "running" | "done" | "interrupted" | "error" | "cancelled";
+/**
+ * Where a run is: `"queued"` (on a server with a run queue: waiting for a worker to take it),
+ * `"running"`, or how it ended.
+ */
+export type ServerRunStatus = "queued" | "running" | "done" | "interrupted" | "error" | "cancelled";
 
 /** A run as `GET /api/threads/:id/runs` lists it. */
 export interface ServerRunInfo {
@@ -38,6 +41,12 @@ export interface ServerRunInfo {
   lastEventId: number;
   /** The id of the oldest event still buffered (joins from before it answer `410`). */
   firstBufferedId: number;
+  /**
+   * Only while the run is `"queued"` and its queue has no worker at all, a sentence saying so:
+   * `no worker is taking runs from queue "nodestep-runs" (prefix "bull"): queued runs wait
+   * until one starts on the same Redis, queue prefix and queue name (…)`.
+   */
+  warning?: string;
 }
 
 /** Bounds of a {@link RunRegistry}. */
@@ -74,6 +83,8 @@ export interface RunMeta {
   runId?: string;
   /** ISO 8601; default now. */
   startedAt?: string;
+  /** A run of the queue not yet taken by a worker: `"queued"` until its first event. */
+  queued?: boolean;
 }
 
 /** One run of the server: its buffer, its listeners and its cancelling. */
@@ -109,6 +120,7 @@ export class ServerRun {
     this.detached = meta.detached;
     this.messageId = meta.messageId ?? null;
     this.ui = meta.ui ?? null;
+    if (meta.queued) this.status = "queued";
     this.limit = limit;
   }
 
@@ -123,7 +135,7 @@ export class ServerRun {
   }
 
   get finished(): boolean {
-    return this.status !== "running";
+    return this.status !== "running" && this.status !== "queued";
   }
 
   /** Add an event; drops the oldest beyond the buffer's limit; wakes the joined clients. */
@@ -146,6 +158,8 @@ export class ServerRun {
    */
   pushAt(id: number, event: string, data: unknown): void {
     if (id <= this.lastId) return;
+    // A worker's first event (`run`) says it has taken the run.
+    if (this.status === "queued") this.status = "running";
     this.lastId = id;
     this.entries.push({ id, event, data });
     if (this.entries.length > this.limit) this.entries.shift();
@@ -153,7 +167,7 @@ export class ServerRun {
   }
 
   /** End the run with `status`; wakes the joined clients. */
-  finish(status: Exclude<ServerRunStatus, "running">, failure: unknown = null): void {
+  finish(status: Exclude<ServerRunStatus, "running" | "queued">, failure: unknown = null): void {
     this.status = status;
     this.failure = failure;
     this.endedAt = new Date().toISOString();

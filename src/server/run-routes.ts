@@ -8,7 +8,8 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { HttpError } from "./errors.js";
-import { findRun, type RunQueue } from "./run-queue.js";
+import { onlyQuery } from "./request.js";
+import { findRun, noWorkerWarning, type RunQueue, withQueueWarning } from "./run-queue.js";
 import type { RunRegistry, ServerRun, ServerRunInfo } from "./run-registry.js";
 import { type JoinOptions, joinStream, lastEventIdOf } from "./run-stream.js";
 
@@ -32,7 +33,8 @@ export interface RunRouteHelpers {
  *
  * - `GET /api/threads/:threadId/runs[?branchId=]`: `{ threadId, runs: ServerRunInfo[] }`,
  *   oldest first: the runs of this server process, going on or finished less than
- *   `keepFinishedMs` ago.
+ *   `keepFinishedMs` ago (with a run queue, every server's). A run still `"queued"` has a
+ *   `warning` when the queue has no worker.
  * - `GET /api/threads/:threadId/runs/:runId`: the run's `ServerRunInfo`; `404 UnknownRun`.
  * - `GET /api/threads/:threadId/runs/:runId/stream[?lastEventId=]` (or `Last-Event-ID`): the
  *   run's events after that id as server-sent events; `410 EventsExpired` when they are no
@@ -45,7 +47,7 @@ export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRoute
   const find = (c: Context) =>
     findRun(registry, runQueue, param(c, "threadId"), param(c, "runId"), helpers.end);
 
-  app.get("/api/threads/:threadId/runs", async (c) => {
+  app.get("/api/threads/:threadId/runs", onlyQuery("branchId"), async (c) => {
     const threadId = param(c, "threadId");
     const branchId = query(c, "branchId");
     const runs: ServerRunInfo[] = registry.list(threadId, branchId).map((r) => r.info());
@@ -58,7 +60,7 @@ export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRoute
           runId: f.runId,
           threadId: f.threadId,
           branchId: f.branchId,
-          status: f.status === "queued" ? "running" : f.status,
+          status: f.status,
           detached: f.detached,
           startedAt: f.startedAt,
           endedAt: f.endedAt,
@@ -68,15 +70,23 @@ export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRoute
       }
       runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
     }
-    return c.json({ threadId, runs });
+    // One look at the queue's workers for all the queued runs.
+    const warning = runs.some((r) => r.status === "queued")
+      ? await noWorkerWarning(runQueue)
+      : null;
+    return c.json({
+      threadId,
+      runs:
+        warning === null ? runs : runs.map((r) => (r.status === "queued" ? { ...r, warning } : r)),
+    });
   });
 
-  app.get("/api/threads/:threadId/runs/:runId", async (c) => {
+  app.get("/api/threads/:threadId/runs/:runId", onlyQuery(), async (c) => {
     const run = await find(c);
-    return c.json(run.info());
+    return c.json(await withQueueWarning(run.info(), runQueue));
   });
 
-  app.get("/api/threads/:threadId/runs/:runId/stream", async (c) => {
+  app.get("/api/threads/:threadId/runs/:runId/stream", onlyQuery("lastEventId"), async (c) => {
     const run = await find(c);
     const after = lastEventIdOf(c);
     // A mirror just made reads the stream from Redis: let it catch up to `after` first.
@@ -84,7 +94,7 @@ export function addRunRoutes(app: Hono, registry: RunRegistry, helpers: RunRoute
     return joinStream(c, run, after, helpers.join);
   });
 
-  app.post("/api/threads/:threadId/runs/:runId/cancel", async (c) => {
+  app.post("/api/threads/:threadId/runs/:runId/cancel", onlyQuery(), async (c) => {
     const run = await find(c);
     await readJson(c, z.strictObject({}));
     if (run.finished) {

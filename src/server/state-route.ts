@@ -12,9 +12,10 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { HttpError } from "./errors.js";
+import { onlyQuery } from "./request.js";
 import type { ServedGraph } from "./types.js";
 
-/** What the route uses of the app's helpers (app.ts). */
+/** What the route uses of the app's helpers (request.ts). */
 export interface StateRouteHelpers {
   param(c: Context, name: string): string;
   readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T>;
@@ -28,7 +29,7 @@ export function addStateRoute(app: Hono, graph: ServedGraph, h: StateRouteHelper
     asNode: z.string().min(1).max(200).optional(),
     branchId: h.Id.optional(),
   });
-  app.post("/api/threads/:threadId/state", async (c) => {
+  app.post("/api/threads/:threadId/state", onlyQuery(), async (c) => {
     const threadId = h.param(c, "threadId");
     const body = await h.readJson(c, Body);
     const branchId = body.branchId ?? "main";

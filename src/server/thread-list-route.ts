@@ -8,6 +8,7 @@ import type { Context, Hono } from "hono";
 import { shorten } from "../cli/format.js";
 import type { StateStore, StoredEvent } from "../stores/types.js";
 import { HttpError } from "./errors.js";
+import { onlyQuery } from "./request.js";
 
 /** One thread of the listing. */
 export interface TitledThread {
@@ -90,7 +91,7 @@ export function addThreadListRoute(app: Hono, store: StateStore): void {
     branches: t.branches,
     updatedAt: t.updatedAt,
   });
-  app.get("/api/thread-list", async (c) => {
+  app.get("/api/thread-list", onlyQuery("q", "limit", "offset"), async (c) => {
     const limit = integer(c, "limit", 1, MAX_LIST_LIMIT, 50);
     const offset = integer(c, "offset", 0, Number.MAX_SAFE_INTEGER, 0);
     const q = (c.req.query("q") ?? "").trim().toLowerCase();

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Hono } from "hono";
+import { onlyQuery } from "./request.js";
 import type { ServedGraph } from "./types.js";
 
 /** A tool as `GET /api/tools` lists it. */
@@ -51,5 +52,5 @@ export function toolsOf(graph: ServedGraph): ToolView[] {
 /** Add `GET /api/tools` to `app`. */
 export function addToolsRoute(app: Hono, graph: ServedGraph): void {
   const tools = toolsOf(graph);
-  app.get("/api/tools", (c) => c.json({ tools }));
+  app.get("/api/tools", onlyQuery(), (c) => c.json({ tools }));
 }

@@ -25,6 +25,7 @@ import type { UIMessage, UIStreamChunk } from "../integrations/ai-sdk-ui/types.j
 import type { JsonValue } from "../json/index.js";
 import { isPlainObject } from "../json/index.js";
 import { HttpError } from "./errors.js";
+import { onlyQuery } from "./request.js";
 import { findRun, type RunQueue } from "./run-queue.js";
 import type { RunRegistry, ServerRun, UIRunReplay } from "./run-registry.js";
 import { runEvents } from "./run-stream.js";
@@ -85,7 +86,7 @@ export interface UIRouteHelpers {
 export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRouteHelpers): void {
   const { param, query, readJson } = helpers;
 
-  app.post("/api/threads/:threadId/ui-stream", async (c) => {
+  app.post("/api/threads/:threadId/ui-stream", onlyQuery("branchId", "onDisconnect"), async (c) => {
     const threadId = param(c, "threadId");
     const branchId = query(c, "branchId") ?? "main";
     const onDisconnect = query(c, "onDisconnect") ?? "cancel";
@@ -115,7 +116,7 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
     return uiStreamResponse(events, turn.messageId ? { messageId: turn.messageId } : {});
   });
 
-  app.get("/api/threads/:threadId/ui-messages", async (c) => {
+  app.get("/api/threads/:threadId/ui-messages", onlyQuery("branchId"), async (c) => {
     const threadId = param(c, "threadId");
     const branchId = query(c, "branchId") ?? "main";
     const messages = await uiMessagesOf(graph, threadId, branchId);
@@ -125,7 +126,7 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
     return c.json({ threadId, branchId, messages });
   });
 
-  app.get("/api/threads/:threadId/ui-stream/:chatId/stream", async (c) => {
+  app.get("/api/threads/:threadId/ui-stream/:chatId/stream", onlyQuery("branchId"), async (c) => {
     const threadId = param(c, "threadId");
     param(c, "chatId");
     const branchId = query(c, "branchId") ?? "main";

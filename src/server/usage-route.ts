@@ -10,6 +10,7 @@ import { type UsageReport, usageReport } from "../middleware/usage-report.js";
 import { UsageLedger } from "../middleware/usage-totals.js";
 import type { StateStore } from "../stores/types.js";
 import { HttpError } from "./errors.js";
+import { onlyQuery } from "./request.js";
 
 /** What the usage answers need: the ledger and the prices. */
 export interface UsageAnswers {
@@ -36,7 +37,7 @@ export function addUsageRoute(
 ): UsageAnswers {
   const table = prices === null ? null : checkPrices(prices, "createServer: prices");
   const ledger = new UsageLedger(store);
-  app.get("/api/threads/:threadId/usage", async (c) => {
+  app.get("/api/threads/:threadId/usage", onlyQuery("branchId"), async (c) => {
     const threadId = read.param(c, "threadId");
     const branchId = read.query(c, "branchId") ?? "main";
     if (branchId === "main" && (await store.getBranch(threadId, "main")) === null) {

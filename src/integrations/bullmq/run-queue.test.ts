@@ -374,4 +374,57 @@ describe("runs on a BullMQ worker", () => {
       },
     ]);
   });
+
+  it("reads a run no worker has taken as queued, with a warning while the queue has no worker, then running and done once one takes it", async () => {
+    const { a, b, prefix, worker } = await cluster(undefined, undefined, 0);
+    const warning = `no worker is taking runs from queue "nodestep-runs" (prefix "${prefix}"): queued runs wait until one starts on the same Redis, queue prefix and queue name (nodestep worker --queue-prefix … --queue-name …)`;
+    const started = await post(`${a.url}/api/threads/tq/runs`, {
+      input: { topic: "x" },
+      detach: true,
+    });
+    expect(started.status).toBe(202);
+    const info = (await started.json()) as Record<string, unknown>;
+    const runId = info.runId as string;
+    expect({ ...info, startedAt: 0 }).toEqual({
+      runId,
+      threadId: "tq",
+      branchId: "main",
+      status: "queued",
+      detached: true,
+      startedAt: 0,
+      endedAt: null,
+      lastEventId: 0,
+      firstBufferedId: 1,
+      warning,
+    });
+    // Server B knows it from Redis only: its facts say queued too.
+    const onB = (await (await fetch(`${b.url}/api/threads/tq/runs/${runId}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(onB).toMatchObject({ runId, status: "queued", lastEventId: 0, warning });
+    const listed = (await (await fetch(`${a.url}/api/threads/tq/runs`)).json()) as {
+      runs: Array<Record<string, unknown>>;
+    };
+    expect(listed.runs.map((r) => [r.runId, r.status, r.warning])).toEqual([
+      [runId, "queued", warning],
+    ]);
+    await worker();
+    // Each server's mirror follows the run's stream on its own: wait for both to see its end.
+    await waitFor("the run's end on both servers", async () => {
+      for (const server of [a, b]) {
+        const r = (await (await fetch(`${server.url}/api/threads/tq/runs/${runId}`)).json()) as {
+          status: string;
+        };
+        if (r.status !== "done") return false;
+      }
+      return true;
+    });
+    const done = (await (await fetch(`${a.url}/api/threads/tq/runs/${runId}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(done).toMatchObject({ runId, status: "done", lastEventId: 9 });
+    expect("warning" in done).toBe(false);
+  });
 });

@@ -56,6 +56,8 @@ export class BullMQRunQueue implements RunQueue {
   readonly queue: Queue;
   /** The Redis keys of its runs. */
   readonly keys: RunKeys;
+  /** `queue "<queueName>" (prefix "<prefix>")`, for messages. */
+  readonly description: string;
   readonly #redis: Redis;
   readonly #feed: RunFeed;
   readonly #limits: RunStreamLimits;
@@ -68,6 +70,7 @@ export class BullMQRunQueue implements RunQueue {
     const queueName = options.queueName ?? DEFAULT_RUN_QUEUE;
     const prefix = options.prefix ?? DEFAULT_PREFIX;
     this.keys = runKeys(prefix, queueName);
+    this.description = `queue "${queueName}" (prefix "${prefix}")`;
     this.#limits = { ...DEFAULT_RUN_STREAM_LIMITS, ...options.limits };
     this.#jobOptions = options.jobOptions ?? {};
     this.queue = new Queue(queueName, {
@@ -164,6 +167,14 @@ export class BullMQRunQueue implements RunQueue {
       onEvents(entries);
       return entries.some((e) => e.event === "end" || e.event === "error");
     });
+  }
+
+  /**
+   * How many BullMQ workers take jobs from this queue now (BullMQ's `getWorkersCount`: the
+   * Redis connections its workers name after the queue). @throws when Redis cannot be reached.
+   */
+  async workers(): Promise<number> {
+    return this.queue.getWorkersCount();
   }
 
   async cancel(runId: string): Promise<void> {

@@ -91,7 +91,7 @@ describe("runs on worker processes", () => {
       ...store,
       "--redis",
       "redis://127.0.0.1:6379",
-      "--prefix",
+      "--queue-prefix",
       iso.prefix,
       "--concurrency",
       "12",
@@ -117,7 +117,7 @@ describe("runs on worker processes", () => {
     ]);
     const urls = [serverA, serverB].map((s) => /(http:\/\/[^ ]+)\/$/.exec(s.first)![1]!);
     expect(doomed.first).toMatch(
-      /^nodestep worker for graph "steps": queue nodestep-runs on 127\.0\.0\.1:6379 /,
+      /^nodestep worker for graph "steps": queue "nodestep-runs" \(prefix "[^"]+"\) on 127\.0\.0\.1:6379 /,
     );
 
     let finished = 0;

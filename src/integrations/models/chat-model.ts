@@ -73,6 +73,11 @@ export function registerProvider(name: string, factory: ProviderFactory): () => 
   };
 }
 
+/** Whether a provider is registered under `name` with {@link registerProvider}. */
+export function isRegisteredProvider(name: string): boolean {
+  return registry.has(name);
+}
+
 function isChat(v: unknown): v is Chat {
   const c = v as Partial<Chat> | null;
   return typeof c?.complete === "function" && typeof c.stream === "function";

@@ -15,3 +15,4 @@ export {
   parseModelSpec,
   registerProvider,
 } from "./chat-model.js";
+export { missingKeyVariable, PROVIDER_KEY_VARIABLES } from "./credentials.js";

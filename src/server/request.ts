@@ -1,0 +1,122 @@
+/**
+ * Reading a request of the server's API: path parameters, query parameters and JSON bodies,
+ * each checked, with a 4xx `HttpError` naming what was wrong.
+ *
+ * @module
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import type { z } from "zod";
+import { MAX_JSON_DEPTH, prototypeKey, tooDeep } from "../json/index.js";
+import { HttpError } from "./errors.js";
+import { Id } from "./request-schemas.js";
+
+/** A path parameter that must be an id (`Id`): 400 `InvalidRequest` otherwise. */
+export function param(c: Context, name: string): string {
+  const value = c.req.param(name) ?? "";
+  const checked = Id.safeParse(value);
+  if (!checked.success) {
+    throw new HttpError(400, "InvalidRequest", `${name}: ${checked.error.issues[0]?.message}`);
+  }
+  return value;
+}
+
+/** A query parameter that must be an integer ≥ `min`, or `undefined` when absent. */
+export function count(value: string | undefined, name: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^[0-9]{1,15}$/.test(value) || n < min) {
+    throw new HttpError(
+      400,
+      "InvalidRequest",
+      `${name} must be an integer ≥ ${min}, got "${value}"`,
+    );
+  }
+  return n;
+}
+
+/**
+ * A route's middleware that refuses query parameters other than `allowed` (400
+ * `InvalidRequest` naming the first unknown one and the route's own), as unknown body fields
+ * are refused: `GET …/metrics?branch=x` must not answer for `main`.
+ *
+ * @example
+ * ```ts
+ * app.get("/api/threads/:threadId/usage", onlyQuery("branchId"), async (c) => …);
+ * ```
+ */
+export function onlyQuery(...allowed: string[]): MiddlewareHandler {
+  const known = new Set(allowed);
+  return async (c, next) => {
+    for (const name of new URL(c.req.url).searchParams.keys()) {
+      if (known.has(name)) continue;
+      const route = `${c.req.method} ${routePath(c)}`;
+      throw new HttpError(
+        400,
+        "InvalidRequest",
+        `Unknown query parameter "${name}": ${route} takes ${
+          allowed.length === 0 ? "no query parameters" : allowed.join(", ")
+        }`,
+      );
+    }
+    await next();
+  };
+}
+
+/** A query parameter, or `undefined` when absent; 400 `InvalidRequest` when empty. */
+export function query(c: Context, name: string): string | undefined {
+  const value = c.req.query(name);
+  if (value === undefined) return undefined;
+  if (value === "") throw new HttpError(400, "InvalidRequest", `${name} must not be empty`);
+  return value;
+}
+
+/** Parse a JSON request body against a schema: 415, 400 InvalidJson or 400 InvalidRequest. */
+export async function readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new HttpError(
+      415,
+      "UnsupportedMediaType",
+      "Send the request body as JSON, with Content-Type: application/json",
+    );
+  }
+  const text = await c.req.text();
+  let value: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw new HttpError(
+        400,
+        "InvalidJson",
+        `The request body is not JSON: ${(e as Error).message}`,
+      );
+    }
+  }
+  // Checked before the schema: a schema would drop prototype keys silently, and walk deep
+  // data recursively (a stack overflow).
+  if (tooDeep(value, MAX_JSON_DEPTH) !== null) {
+    throw new HttpError(
+      400,
+      "InvalidRequest",
+      `The request body is nested deeper than ${MAX_JSON_DEPTH} levels (the limit)`,
+    );
+  }
+  const key = prototypeKey(value);
+  if (key !== null) {
+    throw new HttpError(
+      400,
+      "InvalidRequest",
+      `${key}: the keys __proto__, constructor and prototype are not accepted`,
+    );
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`,
+    );
+    throw new HttpError(400, "InvalidRequest", problems.join("; "));
+  }
+  return parsed.data;
+}

@@ -1,0 +1,267 @@
+/**
+ * Starting runs: `POST /api/threads/:threadId/runs` (plain or detached) and `POST …/runs/stream`
+ * (server-sent events), and the run starter they share with the UI stream routes: a run
+ * that clients can join, in this process or queued for the workers.
+ *
+ * @module
+ */
+import type { Hono } from "hono";
+import type { StreamMode } from "../graph/context.js";
+import { pickOutput } from "../graph/io-schema.js";
+import type { JsonValue } from "../json/index.js";
+import { answerError } from "./answer-errors.js";
+import { HttpError } from "./errors.js";
+import { graphForModel, type ModelChoices } from "./model-choice.js";
+import { onlyQuery, param, readJson } from "./request.js";
+import { inputOf, RunBody, runExtras } from "./request-schemas.js";
+import { type RunQueue, startQueuedRun, withQueueWarning } from "./run-queue.js";
+import {
+  newServerRunId,
+  type RunRegistry,
+  type ServerRun,
+  type UIRunReplay,
+} from "./run-registry.js";
+import { type JoinOptions, joinStream, startServerRun } from "./run-stream.js";
+import type { ServedGraph } from "./types.js";
+import type { UsageAnswers } from "./usage-route.js";
+
+/** How a joinable run is started (`begin` of {@link createRunStarter}). */
+export interface RunStart {
+  threadId: string;
+  branchId: string;
+  detached: boolean;
+  messageId: string | null;
+  input: Record<string, unknown> | null;
+  modes: readonly StreamMode[];
+  extras: {
+    resume?: Record<string, JsonValue>;
+    onBusy?: RunBody["onBusy"];
+    onBusyTimeoutMs?: number;
+  };
+  /** A UI stream run's replay needs (see `UIRunReplay`). */
+  ui?: UIRunReplay | null;
+  /** The graph of the run's model choice (`ServerOptions.models`); default the server's. On workers, the workers' graph runs. */
+  graph?: ServedGraph;
+  /** Maps an early error of the run (a refused answer: `answerError`). */
+  mapError?: (e: unknown) => unknown;
+}
+
+/** What starting runs needs from the server. */
+export interface RunStartDeps {
+  graph: ServedGraph;
+  registry: RunRegistry;
+  /** Where the workers' runs are (`ServerOptions.runQueue`), or `null`: in process. */
+  runQueue: RunQueue | null;
+  /** The run `context` (`ServerOptions.context`). */
+  context: unknown;
+  /** How long a streamed run may take to its first event, in ms. */
+  streamStartMs: number;
+  usage: UsageAnswers;
+}
+
+/** The run starter of {@link createRunStarter}. */
+export type RunStarter = ReturnType<typeof createRunStarter>;
+
+/** `endOf` (a run's `end` data, read from the store), `begin` (start a joinable run) and `queuedAnswer`. */
+export function createRunStarter(deps: RunStartDeps) {
+  const { graph, registry, runQueue, context, streamStartMs, usage } = deps;
+
+  /** The `end` event of a streamed run: the thread's status, interrupts, output and usage. */
+  const endOf = async (threadId: string, branchId: string) => {
+    const after = await graph.getState(threadId, { branchId });
+    return {
+      threadId,
+      branchId,
+      status: after.status,
+      interrupts: after.interrupts,
+      lastEventId: after.lastEventId,
+      // The run's result: the graph's output fields (all of them without an output schema).
+      state: pickOutput(after.state, graph.outputFields),
+      threadUsage: await usage.thread(threadId, branchId),
+    };
+  };
+
+  /**
+   * Start a run that clients can join: in this process, or queued for the workers (then this
+   * server's registry keeps a mirror of it, fed from the queue's stream).
+   */
+  const begin = async (how: RunStart): Promise<ServerRun> => {
+    if (!runQueue) {
+      return startServerRun(registry, {
+        threadId: how.threadId,
+        branchId: how.branchId,
+        detached: how.detached,
+        messageId: how.messageId,
+        ui: how.ui ?? null,
+        waitMs: streamStartMs,
+        ...(how.mapError ? { mapError: how.mapError } : {}),
+        start: (signal, runId) =>
+          (how.graph ?? graph).stream(how.input, {
+            threadId: how.threadId,
+            branchId: how.branchId,
+            runId,
+            signal,
+            modes: how.modes,
+            ...how.extras,
+            ...(context !== undefined ? { context } : {}),
+          }),
+        end: () => endOf(how.threadId, how.branchId),
+      });
+    }
+    return startQueuedRun(
+      registry,
+      runQueue,
+      {
+        graph: graph.name,
+        threadId: how.threadId,
+        branchId: how.branchId,
+        detached: how.detached,
+        messageId: how.messageId,
+        input: how.input,
+        modes: [...how.modes],
+        ...how.extras,
+      },
+      endOf,
+      streamStartMs,
+      how.ui ?? null,
+    );
+  };
+
+  /** A plain (not detached) run's answer when workers run it: waits for its end. */
+  const queuedAnswer = async (threadId: string, branchId: string, body: RunBody) => {
+    const run = await begin({
+      threadId,
+      branchId,
+      detached: false,
+      messageId: null,
+      input: inputOf(body),
+      modes: ["updates"],
+      extras: runExtras(body, undefined),
+    });
+    while (!run.finished) await run.changed();
+    if (run.status === "error" || run.status === "cancelled") throw run.failure;
+    const end = (run.since(run.lastEventId - 1) ?? []).at(-1)?.data as Awaited<
+      ReturnType<typeof endOf>
+    >;
+    return {
+      runId: run.runId,
+      threadId,
+      branchId,
+      status: run.status === "interrupted" ? "interrupted" : "completed",
+      interrupts: end.interrupts,
+      state: end.state,
+      lastEventId: end.lastEventId,
+      // The stored part under the run's own id (a part after a takeover is `<runId>~<n>`).
+      usage: await usage.run(threadId, branchId, run.runId),
+      threadUsage: end.threadUsage,
+    };
+  };
+
+  return { endOf, begin, queuedAnswer };
+}
+
+/**
+ * Add `POST /api/threads/:threadId/runs` (the run's answer with its `usage` and the branch's
+ * `threadUsage`; `detach: true` answers 202 the run's info at once) and `POST …/runs/stream`
+ * (server-sent events; `onDisconnect: "continue"` keeps the run going without its client).
+ */
+export function addRunStartRoutes(
+  app: Hono,
+  deps: RunStartDeps & {
+    starter: RunStarter;
+    models: ModelChoices | null;
+    join: Omit<JoinOptions, "onClientGone">;
+  },
+): void {
+  const { graph, registry, runQueue, context, usage, starter, models, join } = deps;
+  const { begin, queuedAnswer } = starter;
+
+  app.post("/api/threads/:threadId/runs", onlyQuery(), async (c) => {
+    const threadId = param(c, "threadId");
+    const body = await readJson(c, RunBody);
+    if (body.onDisconnect !== undefined) {
+      throw new HttpError(
+        400,
+        "InvalidRequest",
+        'onDisconnect: only for POST …/runs/stream; a run that goes on without its client is { "detach": true } here',
+      );
+    }
+    const branchId = body.branchId ?? "main";
+    const runGraph = graphForModel(graph, models, body.model);
+    if (body.detach) {
+      const run = await begin({
+        threadId,
+        branchId,
+        detached: true,
+        messageId: null,
+        input: inputOf(body),
+        modes: body.modes ?? ["updates", "custom"],
+        extras: runExtras(body, undefined),
+        graph: runGraph,
+        mapError: (e) => answerError(e, body.resume !== undefined),
+      });
+      return c.json(await withQueueWarning(run.info(), runQueue), 202);
+    }
+    if (runQueue) return c.json(await queuedAnswer(threadId, branchId, body));
+    const release = registry.acquire();
+    try {
+      const result = await runGraph
+        .invoke(inputOf(body), {
+          threadId,
+          branchId,
+          runId: newServerRunId(),
+          ...runExtras(body, context),
+        })
+        .catch((e: unknown) => {
+          throw answerError(e, body.resume !== undefined);
+        });
+      const after = await graph.getState(threadId, { branchId });
+      return c.json({
+        runId: result.runId,
+        threadId,
+        branchId,
+        status: result.status,
+        interrupts: result.interrupts,
+        state: result.state,
+        lastEventId: after.lastEventId,
+        usage: await usage.run(threadId, branchId, result.runId),
+        threadUsage: await usage.thread(threadId, branchId),
+      });
+    } finally {
+      release();
+    }
+  });
+
+  app.post("/api/threads/:threadId/runs/stream", onlyQuery(), async (c) => {
+    const threadId = param(c, "threadId");
+    const body = await readJson(c, RunBody);
+    if (body.detach !== undefined) {
+      throw new HttpError(
+        400,
+        "InvalidRequest",
+        'detach: only for POST …/runs; a streamed run that goes on without its client is { "onDisconnect": "continue" }',
+      );
+    }
+    const branchId = body.branchId ?? "main";
+    const detached = body.onDisconnect === "continue";
+    const runGraph = graphForModel(graph, models, body.model);
+    const run = await begin({
+      threadId,
+      branchId,
+      detached,
+      messageId: null,
+      input: inputOf(body),
+      modes: body.modes ?? ["updates", "custom"],
+      extras: runExtras(body, undefined),
+      graph: runGraph,
+      mapError: (e) => answerError(e, body.resume !== undefined),
+    });
+    c.header("X-Nodestep-Run-Id", run.runId);
+    // A run that lives as long as its request has no idle timeout: it ends with the request.
+    return joinStream(c, run, 0, {
+      heartbeatMs: join.heartbeatMs,
+      idleMs: detached ? join.idleMs : 0,
+      ...(detached ? {} : { onClientGone: () => run.controller.abort() }),
+    });
+  });
+}
