@@ -34,7 +34,7 @@ export interface GraphOptions<O extends FieldSchema | undefined = FieldSchema | 
   maxSteps?: number;
   /** Middleware of every run, in order; nodes see it as `ctx.middleware`. */
   middleware?: readonly unknown[];
-  /** How long a run's single-writer lease on its thread lasts without renewal, in ms; default 30,000. A run renews it as it goes; a process that dies leaves it to expire. */
+  /** How long a run's single-writer lease on its thread lasts without renewal, in ms; default 30,000, at most 2,147,483,647 (2^31 − 1, about 24.8 days: `TypeError` beyond). A run renews it as it goes; a process that dies leaves it to expire. */
   leaseTtlMs?: number;
   /** Default retry policy of nodes that have none; default none. */
   retry?: RetryPolicy;

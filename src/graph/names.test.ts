@@ -124,12 +124,28 @@ describe("graph options", () => {
     await expectError(
       () => new Graph(State, { name: "g", leaseTtlMs: 0 }),
       TypeError,
-      'Graph "g": leaseTtlMs must be a positive integer number of milliseconds, got a number (0)',
+      'Graph "g": leaseTtlMs must be a positive integer number of milliseconds up to 2147483647 (about 24.8 days), got a number (0)',
     );
     await expectError(
       () => new Graph(State, { name: "g", leaseTtlMs: "5s" as never }),
       TypeError,
-      'Graph "g": leaseTtlMs must be a positive integer number of milliseconds, got a string (5s)',
+      'Graph "g": leaseTtlMs must be a positive integer number of milliseconds up to 2147483647 (about 24.8 days), got a string (5s)',
+    );
+    // Beyond 2^31 − 1 ms a third of it overflows Node's timers (the lease was renewed every
+    // millisecond) and PostgreSQL's bigint refuses 1e300.
+    for (const [ttl, shown] of [
+      [2_147_483_648, "2147483648"],
+      [1e10, "10000000000"],
+      [1e300, "1e+300"],
+    ] as const) {
+      await expectError(
+        () => new Graph(State, { name: "g", leaseTtlMs: ttl }),
+        TypeError,
+        `Graph "g": leaseTtlMs must be a positive integer number of milliseconds up to 2147483647 (about 24.8 days), got a number (${shown})`,
+      );
+    }
+    expect(new Graph(State, { name: "g", leaseTtlMs: 2_147_483_647 }).leaseTtlMs).toBe(
+      2_147_483_647,
     );
     await expectError(
       () => new Graph(State, { middleware: {} as never }),

@@ -8,6 +8,7 @@
 import { ValueError } from "../errors/index.js";
 import type { MemoryStore } from "../memory/types.js";
 import { describeValue } from "../state/define-state.js";
+import { MAX_LEASE_TTL_MS } from "../stores/internal.js";
 import { checkBreakpointList } from "./breakpoints.js";
 import { checkBusyOptions } from "./busy.js";
 import type { StreamMode } from "./context.js";
@@ -79,9 +80,12 @@ export function checkGraphOptions(options: GraphOptions): void {
   const o = options as Record<string, unknown>;
   const where = `Graph "${name}"`;
   const ttl = o.leaseTtlMs;
-  if (ttl !== undefined && !(typeof ttl === "number" && Number.isInteger(ttl) && ttl > 0)) {
+  if (
+    ttl !== undefined &&
+    !(typeof ttl === "number" && Number.isInteger(ttl) && ttl > 0 && ttl <= MAX_LEASE_TTL_MS)
+  ) {
     throw new TypeError(
-      `${where}: leaseTtlMs must be a positive integer number of milliseconds, got ${describeValue(ttl)}`,
+      `${where}: leaseTtlMs must be a positive integer number of milliseconds up to ${MAX_LEASE_TTL_MS} (about 24.8 days), got ${describeValue(ttl)}`,
     );
   }
   if (o.middleware !== undefined && !Array.isArray(o.middleware)) {

@@ -4,7 +4,7 @@
  * @module
  */
 import { ValueError } from "../errors/index.js";
-import type { UsageTotals } from "./usage-totals.js";
+import { ownKey, type UsageTotals } from "./usage-totals.js";
 
 /**
  * The price of one model, in US dollars per million tokens.
@@ -99,7 +99,7 @@ export function checkPrices(prices: unknown, where = "prices"): PriceTable {
  * @example priceOf(prices, "gpt-4o-mini-2024-07-18") // prices["gpt-4o-mini"]
  */
 export function priceOf(prices: PriceTable, model: string): ModelPrice | null {
-  const exact = prices[model];
+  const exact = Object.hasOwn(prices, model) ? prices[model] : undefined;
   if (exact !== undefined) return exact;
   let best: string | null = null;
   for (const key of Object.keys(prices)) {
@@ -142,7 +142,7 @@ export function costOf(byModel: Readonly<Record<string, UsageTotals>>, prices: P
     }
     const usd = usageCost(usage, price);
     total += usd;
-    out.byModel[model] = round(usd);
+    ownKey(out.byModel, model, round(usd));
   }
   out.usd = round(total);
   out.unpriced.sort();

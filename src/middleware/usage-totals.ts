@@ -61,6 +61,15 @@ function emptySummary(): UsageSummary {
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
+/**
+ * Set `obj[key]` as an own, enumerable field: a model's name comes from its provider's answer,
+ * and `obj["__proto__"] = …` would replace `obj`'s prototype instead (and `obj.__proto__`,
+ * `obj.constructor` read Object.prototype's, whose totals would then be added to every object).
+ */
+export function ownKey<T>(obj: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function add(t: UsageTotals, u: JsonObject): void {
   const input = num(u.inputTokens);
   const output = num(u.outputTokens);
@@ -94,8 +103,9 @@ function countMessage(acc: Acc, m: Record<string, unknown>): void {
   const model = isPlainObject(meta) && typeof meta.model === "string" ? meta.model : "unknown";
   const u = m.usage as JsonObject;
   add(acc.summary.usage, u);
-  acc.summary.byModel[model] ??= emptyTotals();
-  add(acc.summary.byModel[model], u);
+  const byModel = acc.summary.byModel;
+  if (!Object.hasOwn(byModel, model)) ownKey(byModel, model, emptyTotals());
+  add(byModel[model]!, u);
 }
 
 /** The messages of an update: lists among its values, or one level inside them. */
@@ -134,7 +144,7 @@ function foldInto(acc: Acc, e: StoredEvent): void {
 
 function copySummary(s: UsageSummary): UsageSummary {
   const byModel: Record<string, UsageTotals> = {};
-  for (const [k, v] of Object.entries(s.byModel)) byModel[k] = { ...v };
+  for (const [k, v] of Object.entries(s.byModel)) ownKey(byModel, k, { ...v });
   return { usage: { ...s.usage }, byModel, approved: { ...s.approved } };
 }
 

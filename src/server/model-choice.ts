@@ -54,7 +54,9 @@ export function graphForModel(
   model: string | undefined,
 ): ServedGraph {
   if (model === undefined || model === models?.current) return graph;
-  const chosen = models?.graphs[model];
+  // Own names only: "toString" or "__proto__" must not find Object.prototype's members.
+  const chosen =
+    models !== null && Object.hasOwn(models.graphs, model) ? models.graphs[model] : undefined;
   if (chosen === undefined) {
     const names = [
       ...(models?.current ? [models.current] : []),

@@ -213,4 +213,58 @@ describe("runMetrics", () => {
       },
     ]);
   });
+
+  it("a run without an end that a later run followed is stopped (its process died), not running", async () => {
+    const graph = buildRefundGraph({ stateStore: new MemoryStateStore() });
+    await graph.invoke({ messages: [HumanMessage({ content: "Refund 50" })] }, { threadId: "k" });
+    await graph.invoke({ messages: [HumanMessage({ content: "Refund 60" })] }, { threadId: "k" });
+    // What a SIGKILL in the first run leaves: its events without its run_finished.
+    const all = await graph.history("k");
+    const killed = all.filter((e, i) => !(e.type === "run_finished" && i < all.length - 1));
+    expect(killed.map((e) => e.type)).toEqual([
+      "run_started",
+      "step_committed",
+      "step_committed",
+      "run_started",
+      "step_committed",
+      "step_committed",
+      "run_finished",
+    ]);
+    const runs = runMetrics(graph.state, at(killed, [0, 10, 20, 100, 110, 120, 130]), "g", null);
+    expect(runs.map((r) => [r.status, r.latencyMs, r.spans[0]])).toEqual([
+      [
+        "stopped",
+        20,
+        {
+          id: "run",
+          parentId: null,
+          kind: "run",
+          name: "g",
+          step: null,
+          startMs: 0,
+          endMs: 20,
+          status: "error",
+          detail: "stopped: no end in the log (its process died), and a later run started",
+        },
+      ],
+      [
+        "completed",
+        30,
+        {
+          id: "run",
+          parentId: null,
+          kind: "run",
+          name: "g",
+          step: null,
+          startMs: 0,
+          endMs: 30,
+          status: "ok",
+          detail: "completed",
+        },
+      ],
+    ]);
+    // The last run without an end may still be going on.
+    const going = runMetrics(graph.state, at(killed.slice(0, 5), [0, 10, 20, 100, 110]), "g", null);
+    expect(going.map((r) => r.status)).toEqual(["stopped", "running"]);
+  });
 });

@@ -56,8 +56,13 @@ export interface NodeMetrics {
 /** Metrics of one run on a branch. */
 export interface RunMetrics {
   runId: string;
-  /** From its last event: `"running"` until a `run_finished` or `run_failed`. */
-  status: "completed" | "interrupted" | "failed" | "running";
+  /**
+   * From its last event: `"running"` until a `run_finished` or `run_failed`; `"stopped"` for a
+   * run without either that a later run on the branch followed (its process was killed, or
+   * its worker died and another took the run over as `<runId>~<n>`): one run at a time holds
+   * a branch, so it is not going on.
+   */
+  status: "completed" | "interrupted" | "failed" | "running" | "stopped";
   /** When its `run_started` was written, in ms since the epoch. */
   startedAt: number;
   /** From `run_started` to its last event, in ms. */
@@ -202,8 +207,16 @@ function finish(
       step: null,
       startMs: 0,
       endMs: relative(acc.last),
-      status: acc.status === "failed" ? "error" : acc.status === "completed" ? "ok" : acc.status,
-      detail: acc.status,
+      status:
+        acc.status === "failed" || acc.status === "stopped"
+          ? "error"
+          : acc.status === "completed"
+            ? "ok"
+            : acc.status,
+      detail:
+        acc.status === "stopped"
+          ? "stopped: no end in the log (its process died), and a later run started"
+          : acc.status,
     },
   ];
   const byNode = new Map<string, NodeWork[]>();
@@ -284,6 +297,10 @@ export function runMetrics(
     const before = pos;
     pos = foldEvents(def, pos, [e]);
     if (e.type === "run_started") {
+      // A run still "running" when another starts on the branch ended without a word.
+      for (const other of runs.values()) {
+        if (other.status === "running" && other.runId !== e.runId) other.status = "stopped";
+      }
       runs.set(e.runId, {
         runId: e.runId,
         start: e.createdAt,

@@ -182,6 +182,41 @@ describe("POST /api/threads/:id/ui-stream and GET /api/threads/:id/ui-messages",
     });
   });
 
+  it("refuses a branchId query with '/', a control character or over 200 characters with 400 on the three UI routes (a '/' answered 500)", async () => {
+    const app = server();
+    const body = JSON.stringify({
+      messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] }],
+    });
+    const cases = [
+      ["a%2Fb", "must not contain '/' or control characters"],
+      ["%01", "must not contain '/' or control characters"],
+      ["x".repeat(201), "at most 200 characters, got 201"],
+    ] as const;
+    for (const [branch, problem] of cases) {
+      const answers = [
+        await app.fetch(
+          new Request(`http://127.0.0.1/api/threads/t-1/ui-stream?branchId=${branch}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body,
+          }),
+        ),
+        await app.fetch(
+          new Request(`http://127.0.0.1/api/threads/t-1/ui-messages?branchId=${branch}`),
+        ),
+        await app.fetch(
+          new Request(`http://127.0.0.1/api/threads/t-1/ui-stream/c1/stream?branchId=${branch}`),
+        ),
+      ];
+      for (const res of answers) {
+        expect({ status: res.status, body: await res.json() }).toEqual({
+          status: 400,
+          body: { error: { type: "InvalidRequest", message: `branchId: ${problem}` } },
+        });
+      }
+    }
+  });
+
   it("answers 409 for a second message while a run goes on on the thread", async () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => {

@@ -66,7 +66,8 @@ export interface UIRouteHelpers {
  * - `POST /api/threads/:threadId/ui-stream[?branchId=&onDisconnect=]`: the body is what `useChat` sends
  *   (`{ id, messages, trigger, ... }`, read by `uiChatTurn`: the last user message is the
  *   input, approval answers resume the run); the answer is the UI message stream. The URL
- *   names the thread (the body's `id` is not used). 400 for a body `uiChatTurn` refuses,
+ *   names the thread (the body's `id` is not used). 400 for a body `uiChatTurn` refuses (and on
+ *   the three routes for a `branchId` with `/` or a control character, or over 200 characters),
  *   409 for a busy thread, 404 for an unknown branch; an error later in the run is an `error`
  *   chunk in the stream, `429` when the server runs its maximum. The client leaving cancels
  *   the run, unless `onDisconnect=continue`: then it goes on, and
@@ -84,11 +85,18 @@ export interface UIRouteHelpers {
  *   404 for a thread with no events.
  */
 export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRouteHelpers): void {
-  const { param, query, readJson } = helpers;
+  const { param, readJson } = helpers;
+  const branchOf = (c: Context) => {
+    const branchId = helpers.query(c, "branchId") ?? "main";
+    const problem = branchIdProblem(branchId);
+    if (problem !== null) throw new HttpError(400, "InvalidRequest", `branchId: ${problem}`);
+    return branchId;
+  };
+  const query = helpers.query;
 
   app.post("/api/threads/:threadId/ui-stream", onlyQuery("branchId", "onDisconnect"), async (c) => {
     const threadId = param(c, "threadId");
-    const branchId = query(c, "branchId") ?? "main";
+    const branchId = branchOf(c);
     const onDisconnect = query(c, "onDisconnect") ?? "cancel";
     if (onDisconnect !== "cancel" && onDisconnect !== "continue") {
       throw new HttpError(
@@ -118,7 +126,7 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
 
   app.get("/api/threads/:threadId/ui-messages", onlyQuery("branchId"), async (c) => {
     const threadId = param(c, "threadId");
-    const branchId = query(c, "branchId") ?? "main";
+    const branchId = branchOf(c);
     const messages = await uiMessagesOf(graph, threadId, branchId);
     if (messages === null) {
       throw new HttpError(404, "UnknownThread", `Thread "${threadId}" has no events`);
@@ -129,7 +137,7 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
   app.get("/api/threads/:threadId/ui-stream/:chatId/stream", onlyQuery("branchId"), async (c) => {
     const threadId = param(c, "threadId");
     param(c, "chatId");
-    const branchId = query(c, "branchId") ?? "main";
+    const branchId = branchOf(c);
     // A run in its first moments (before its first event) counts: it is waited for.
     let run = await helpers.registry.currentOrStarting(threadId, branchId);
     const { runQueue, end } = helpers;
@@ -156,6 +164,19 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
       headers: UI_STREAM_HEADERS,
     });
   });
+}
+
+/**
+ * What is wrong with a branch id given in a query (the rule of ids in a run's body: 1 to 200
+ * characters, no `/`, no control characters), or `null`. Unchecked, a `/` reached the store
+ * and answered 500 `StateStoreError`.
+ */
+export function branchIdProblem(branchId: string): string | null {
+  if (branchId.length > 200) return `at most 200 characters, got ${branchId.length}`;
+  if (branchId.includes("/") || /\p{Cc}/u.test(branchId)) {
+    return "must not contain '/' or control characters";
+  }
+  return null;
 }
 
 /** The thread's messages as `UIMessage`s, pending approvals included; `null` for a thread with no events. */

@@ -432,6 +432,13 @@ export function snapshotBeyondEnd(
 }
 
 /** Check a lease's owner and ttl. */
+/**
+ * The longest lease a store grants, in ms: 2^31 − 1 (about 24.8 days), the longest timer Node
+ * keeps (a run renews its lease on a timer of a third of it), and well inside every store's
+ * integer columns (PostgreSQL's `bigint` refuses `1e300`).
+ */
+export const MAX_LEASE_TTL_MS = 2_147_483_647;
+
 export function checkLease(threadId: string, branchId: string, owner: string, ttlMs: number): void {
   checkThreadId(threadId);
   checkBranchId(threadId, branchId);
@@ -442,12 +449,20 @@ export function checkLease(threadId: string, branchId: string, owner: string, tt
       field: "owner",
     });
   }
-  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new StateStoreError(`A lease ttlMs must be a positive number, got ${show(ttlMs)}`, {
-      threadId,
-      branchId,
-      field: "ttlMs",
-    });
+  if (
+    typeof ttlMs !== "number" ||
+    !Number.isFinite(ttlMs) ||
+    ttlMs <= 0 ||
+    ttlMs > MAX_LEASE_TTL_MS
+  ) {
+    throw new StateStoreError(
+      `A lease ttlMs must be a positive number of ms up to ${MAX_LEASE_TTL_MS}, got ${show(ttlMs)}`,
+      {
+        threadId,
+        branchId,
+        field: "ttlMs",
+      },
+    );
   }
 }
 

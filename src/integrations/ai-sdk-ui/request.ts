@@ -31,6 +31,8 @@ const FilePart = z.looseObject({
   url: z.string().min(1),
   filename: z.string().optional(),
 });
+/** Keys that name an object's prototype machinery rather than an own field. */
+const PROTOTYPE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 const RespondedTool = z.looseObject({
   toolCallId: z.string(),
   state: z.literal("approval-responded"),
@@ -143,11 +145,16 @@ export function uiChatTurn(body: unknown, options: UIChatTurnOptions = {}): UICh
   }
   if (last.role === "system") fail(`${at}: the last message is a system message`);
   const resume: Record<string, JsonValue> = { ...b.resume };
-  for (const part of last.parts) {
+  for (const [i, part] of last.parts.entries()) {
     if (!part.type.startsWith("tool-") && part.type !== "dynamic-tool") continue;
     const r = RespondedTool.safeParse(part);
     if (!r.success) continue;
     const { id, approved, reason } = r.data.approval;
+    // `resume[id] = …` with one of these would change the object's prototype (or shadow it),
+    // not add an answer.
+    if (PROTOTYPE_KEYS.has(id)) {
+      fail(`${at}.parts.${i}.approval.id: "${id}" is not accepted as an interrupt key`);
+    }
     const answer: ApprovalAnswer = approved
       ? { approved: true }
       : reason

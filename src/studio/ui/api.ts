@@ -102,7 +102,7 @@ export interface NodeMetrics {
 /** A run of `GET /api/threads/:id/metrics`. */
 export interface RunMetrics {
   runId: string;
-  status: "completed" | "interrupted" | "failed" | "running";
+  status: "completed" | "interrupted" | "failed" | "running" | "stopped";
   startedAt: number;
   latencyMs: number;
   modelCalls: number;
