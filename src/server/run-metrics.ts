@@ -32,7 +32,8 @@ export interface TraceSpan {
   step: number | null;
   startMs: number;
   endMs: number;
-  status: "ok" | "error" | "interrupted" | "running";
+  /** `"forked"` only for the run span of a run cut at a fork point (see `RunMetrics.status`). */
+  status: "ok" | "error" | "interrupted" | "running" | "forked";
   /** A short line: a model call's tokens, a tool call's result, a node's error. */
   detail: string;
 }
@@ -56,8 +57,12 @@ export interface NodeMetrics {
 /** Metrics of one run on a branch. */
 export interface RunMetrics {
   runId: string;
-  /** From its last event: `"running"` until a `run_finished` or `run_failed`. */
-  status: "completed" | "interrupted" | "failed" | "running";
+  /**
+   * From its last event: `"running"` until a `run_finished` or `run_failed`; `"forked"` for a
+   * run with no end on this branch because the branch forked off in the middle of it (its
+   * last event is a parent branch's, at or before the fork point): its metrics stop there.
+   */
+  status: "completed" | "interrupted" | "failed" | "running" | "forked";
   /** When its `run_started` was written, in ms since the epoch. */
   startedAt: number;
   /** From `run_started` to its last event, in ms. */
@@ -101,6 +106,17 @@ interface RunAcc {
   events: StoredEvent[];
   /** Tool results kept in the superstep going on, by task id, then tool call id. */
   kept: Map<string, Record<string, number>>;
+  /** Its last event (for where a forked run was cut). */
+  lastEvent: StoredEvent;
+}
+
+/** Options of {@link runMetrics}. */
+export interface RunMetricsOptions {
+  /**
+   * The branch the events were read from; default: the branch of the last event. A run with
+   * no end whose last event was written on another branch is `"forked"`.
+   */
+  branchId?: string;
 }
 
 function messagesOf(update: unknown): Data[] {
@@ -141,7 +157,8 @@ function callSpans(w: NodeWork, parentId: string, relative: (ms: number) => numb
         id: `model:${String(m.id)}`,
         parentId,
         kind: "model",
-        name: typeof meta.model === "string" ? meta.model : "model",
+        // As the usage totals name a model that reported none.
+        name: typeof meta.model === "string" ? meta.model : "unknown",
         step: w.step,
         startMs: start,
         endMs: end,
@@ -203,7 +220,10 @@ function finish(
       startMs: 0,
       endMs: relative(acc.last),
       status: acc.status === "failed" ? "error" : acc.status === "completed" ? "ok" : acc.status,
-      detail: acc.status,
+      detail:
+        acc.status === "forked"
+          ? `forked: cut at the fork point (${acc.lastEvent.branchId} #${acc.lastEvent.seq})`
+          : acc.status,
     },
   ];
   const byNode = new Map<string, NodeWork[]>();
@@ -266,9 +286,13 @@ function finish(
  * A model call is an `AIMessage` a task stored (so a call that failed before its task stored
  * a result is not counted, as in the usage totals); a tool call is a `ToolMessage` a task
  * stored. A task that finished in an earlier run (before an interrupt) counts in that run.
+ * On a fork, a run of the parent branch that has no end before the fork point is
+ * `"forked"`: only its events up to the fork point are on the branch, so it is measured up to
+ * there (and its work before the fork counts in the branch's totals, as in the usage route).
  *
  * @param def - the graph's state definition (`graph.state`).
  * @param prices - a checked price table (`checkPrices`), or `null`: then every `cost` is `null`.
+ * @param options - `branchId`: the branch read (see {@link RunMetricsOptions}).
  * @example runMetrics(graph.state, await graph.history("t1"), "agent", null)[0].nodes[0]
  * // { node: "think", tasks: 2, latencyMs: 812, modelCalls: 2, toolCalls: 0, usage: {...}, cost: null }
  */
@@ -277,7 +301,9 @@ export function runMetrics(
   events: readonly StoredEvent[],
   graphName: string,
   prices: PriceTable | null,
+  options: RunMetricsOptions = {},
 ): RunMetrics[] {
+  const branchId = options.branchId ?? events.at(-1)?.branchId ?? "main";
   const runs = new Map<string, RunAcc>();
   let pos: ThreadPosition = emptyPosition(def);
   for (const e of events) {
@@ -293,12 +319,14 @@ export function runMetrics(
         work: [],
         events: [],
         kept: new Map(),
+        lastEvent: e,
       });
     }
     const acc = runs.get(e.runId);
     if (acc === undefined) continue; // state_updated, rolled_back: no run of their own
     acc.events.push(e);
     acc.last = e.createdAt;
+    acc.lastEvent = e;
     const d: Data = isObject(e.data) ? e.data : {};
     const work = (node: string, taskId: string, status: TraceSpan["status"], detail: string) =>
       acc.work.push({
@@ -351,5 +379,8 @@ export function runMetrics(
     }
   }
   const models = (w: NodeWork) => messagesOf(w.update).filter(isModelAnswer).length;
+  for (const acc of runs.values()) {
+    if (acc.status === "running" && acc.lastEvent.branchId !== branchId) acc.status = "forked";
+  }
   return [...runs.values()].map((acc) => finish(acc, graphName, prices, models));
 }

@@ -239,14 +239,22 @@ describe("studio history, metrics and threads", () => {
     );
     // 2,700 in × 150 / 1M + 100 out × 600 / 1M = 0.405 + 0.06
     const cells = await runRow.locator("td").allInnerTexts();
-    expect([cells[1], cells[3], cells[4], cells[5], cells[6], cells[7]]).toEqual([
+    expect([cells[1], cells[3], cells[4], cells[5]]).toEqual([
       "completed",
-      "2",
-      "1",
-      "2,700",
-      "100",
+      "2 / 1",
+      "2.7k / 100",
       "$0.47",
     ]);
+    expect(await runRow.locator("td").nth(4).getAttribute("title")).toBe(
+      "2,700 tokens in, 100 tokens out",
+    );
+    // The tables fit the panel at 1280 px: no horizontal scroll.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    type Box = { scrollWidth: number; clientWidth: number };
+    expect(
+      await page.locator(".metrics").evaluate((m) => (m as unknown as Box).scrollWidth - (m as unknown as Box).clientWidth),
+    ).toBe(0);
+    await page.setViewportSize({ width: 1440, height: 900 });
     expect(cells[2]).toMatch(/^\d+ ms$|^\d\.\d\d s$/);
     const nodes = await page
       .locator(".metrics-table.nodes tbody tr")
@@ -256,8 +264,8 @@ describe("studio history, metrics and threads", () => {
         ),
       );
     expect(nodes).toEqual([
-      ["think", "2", "ms", "2", "0", "2,700", "100", "$0.47"],
-      ["act", "1", "ms", "0", "1", "0", "0", "$0"],
+      ["think", "2", "ms", "2 / 0", "2.7k / 100", "$0.47"],
+      ["act", "1", "ms", "0 / 1", "0 / 0", "$0"],
     ]);
     expect(
       await page
@@ -271,6 +279,15 @@ describe("studio history, metrics and threads", () => {
       "span kind-tool status-ok",
       "span kind-node status-ok",
       "span kind-model status-ok",
+    ]);
+    expect(await page.locator(".trace .span-name").allInnerTexts()).toEqual([
+      "run orders",
+      "node think",
+      "model gpt-4o-mini",
+      "node act",
+      "tool lookup_order",
+      "node think",
+      "model gpt-4o-mini",
     ]);
     await page.locator(".panel").screenshot({ path: join(SCREENSHOTS, "metrics.png") });
   });
@@ -346,7 +363,7 @@ describe("studio model choice", () => {
       .toBe("models that answered: large-model");
     // 10,000 in × 10 / 1M + 1,000 out × 20 / 1M = 0.1 + 0.02
     const cells = await page.locator(".metrics-table.runs tbody tr td").allInnerTexts();
-    expect(cells.slice(3)).toEqual(["1", "0", "10,000", "1,000", "$0.12"]);
+    expect(cells.slice(3)).toEqual(["1 / 0", "10k / 1k", "$0.12"]);
     await page.locator(".panel").screenshot({ path: join(SCREENSHOTS, "model-choice.png") });
     expect(h.errors).toEqual([]);
     expect(h.outside).toEqual([]);
