@@ -57,6 +57,13 @@ export interface Studio {
   selectEvent(eventId: string | null): Promise<void>;
   /** Start a run (a new thread first when none is shown); resolves when it ended, to its failure or `null`. */
   run(body: Omit<RunRequest, "branchId" | "modes">): Promise<string | null>;
+  /**
+   * {@link run}, telling also whether the server refused the run before it started (`refused`:
+   * a 4xx answer, e.g. an input that does not fit the state; `failure` then is its message).
+   */
+  send(
+    body: Omit<RunRequest, "branchId" | "modes">,
+  ): Promise<{ failure: string | null; refused: boolean }>;
   /** Fork at `eventId`; with `values`, write them into the new branch (`updateState`) too. Resolves to the error, or `null`. */
   fork(eventId: string, values?: Record<string, Json> | null): Promise<string | null>;
   /** Write `values` into the branch shown (`updateState`); resolves to the error, or `null` when done. */
@@ -206,9 +213,11 @@ export function useStudio(api: StudioApi): Studio {
     [api, fail],
   );
 
-  const run = useCallback(
-    async (body: Omit<RunRequest, "branchId" | "modes">): Promise<string | null> => {
-      if (running.current) return null;
+  const send = useCallback(
+    async (
+      body: Omit<RunRequest, "branchId" | "modes">,
+    ): Promise<{ failure: string | null; refused: boolean }> => {
+      if (running.current) return { failure: null, refused: false };
       running.current = true;
       setStatus("running…");
       setSelectedEventId(null);
@@ -218,6 +227,7 @@ export function useStudio(api: StudioApi): Studio {
       const branch = where.current.branchId;
       const { before, after } = bp.current;
       let failed: string | null = null;
+      let refused = false;
       try {
         if (!id) {
           id = await api.createThread();
@@ -257,6 +267,8 @@ export function useStudio(api: StudioApi): Studio {
         } else setStatus(`run ${outcome.end.status ?? "ended"}`);
       } catch (e) {
         setLive(null);
+        // A 4xx of the run request (not 401: the key form asks again): refused before it ran.
+        refused = e instanceof ApiError && e.status >= 400 && e.status < 500 && e.status !== 401;
         await reload(id, branch);
         failed = fail(e);
       } finally {
@@ -264,9 +276,13 @@ export function useStudio(api: StudioApi): Studio {
         setFailure(failed);
         await refreshThreads();
       }
-      return failed;
+      return { failure: failed, refused };
     },
     [api, reload, refreshThreads, setStatus, fail],
+  );
+  const run = useCallback(
+    async (body: Omit<RunRequest, "branchId" | "modes">) => (await send(body)).failure,
+    [send],
   );
 
   const liveRef = useRef(live);
@@ -345,6 +361,7 @@ export function useStudio(api: StudioApi): Studio {
       selectBranch,
       selectEvent,
       run,
+      send,
       fork,
       updateState,
       setStatus,
@@ -373,6 +390,7 @@ export function useStudio(api: StudioApi): Studio {
       selectBranch,
       selectEvent,
       run,
+      send,
       fork,
       updateState,
       setStatus,
