@@ -18,7 +18,7 @@ describe("POST …/runs with an input that does not fit the state", () => {
     return { status: res.status, body: await res.json() };
   };
 
-  it("400 StateUpdateError saying where and what was expected (not zod's bare \"Invalid input\")", async () => {
+  it('400 StateUpdateError saying where and what was expected (not zod\'s bare "Invalid input")', async () => {
     for (const path of ["/api/threads/t1/runs", "/api/threads/t1/runs/stream"]) {
       expect(await post(path, { messages: 5 })).toEqual({
         status: 400,

@@ -291,8 +291,6 @@ describe("runMetrics", () => {
       runMetrics(agent.state, main.slice(0, 2), agent.name, null, { branchId: "empty-fork" })[0]!
         .status,
     ).toBe("forked");
-    expect(runMetrics(agent.state, main.slice(0, 2), agent.name, null)[0]!.status).toBe(
-      "running",
-    );
+    expect(runMetrics(agent.state, main.slice(0, 2), agent.name, null)[0]!.status).toBe("running");
   });
 });

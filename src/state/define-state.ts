@@ -16,8 +16,8 @@ import {
   newMessageId,
   type RemoveMessage,
 } from "./add-messages.js";
-import { messagesCodec } from "./messages-codec.js";
 import { issueText } from "./issue-text.js";
+import { messagesCodec } from "./messages-codec.js";
 import { isReplacement, type Replacement } from "./replace.js";
 import type { FieldCodec } from "./update-codec.js";
 

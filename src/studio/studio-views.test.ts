@@ -210,6 +210,7 @@ describe("studio history, metrics and threads", () => {
     await rows.nth(1).locator(".fork-name").fill("ask-again");
     await rows.nth(1).locator(".fork-button").click();
     await expect.poll(() => page.locator(".branch-select").inputValue(), WAIT).toBe("ask-again");
+    expect(new URL(page.url()).searchParams.get("branch")).toBe("ask-again");
     await expect
       .poll(
         () =>
@@ -252,7 +253,9 @@ describe("studio history, metrics and threads", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     type Box = { scrollWidth: number; clientWidth: number };
     expect(
-      await page.locator(".metrics").evaluate((m) => (m as unknown as Box).scrollWidth - (m as unknown as Box).clientWidth),
+      await page
+        .locator(".metrics")
+        .evaluate((m) => (m as unknown as Box).scrollWidth - (m as unknown as Box).clientWidth),
     ).toBe(0);
     await page.setViewportSize({ width: 1440, height: 900 });
     expect(cells[2]).toMatch(/^\d+ ms$|^\d\.\d\d s$/);

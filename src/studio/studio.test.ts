@@ -80,8 +80,22 @@ describe("studio shell in headless Chromium", () => {
     ]);
     expect(await page.locator(".interrupts").count()).toBe(0);
     expect(await page.locator(".composer-error").count()).toBe(0);
+    // The thread is in the address: a reload shows it again.
+    const threadId = label.replace(/^thread /, "");
+    expect(new URL(page.url()).search).toBe(`?thread=${threadId}&branch=main`);
+    await page.reload();
+    await expect
+      .poll(() => page.locator(".chat .msg").allInnerTexts(), WAIT)
+      .toEqual([
+        "Refund 250 for order A-1",
+        "A refund of 250 EUR needs approval.",
+        "Refunded 250 EUR.",
+      ]);
+    expect(await page.getByTestId("thread-label").innerText()).toBe(label);
     expect(h.errors).toEqual([]);
-    expect(h.failed).toEqual([`400 POST /api/threads/${label.replace(/^thread /, "")}/runs/stream`]);
+    expect(h.failed).toEqual([
+      `400 POST /api/threads/${label.replace(/^thread /, "")}/runs/stream`,
+    ]);
     expect(h.outside).toEqual([]);
   });
 

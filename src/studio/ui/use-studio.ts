@@ -3,6 +3,8 @@
  * snapshot (now, and at the chosen history event), the run going on, and a status line;
  * with the actions every panel calls (run, answer, fork, edit state, choose a thread, a
  * branch or an event). Errors of the server become `status` (`error: true`), never thrown.
+ * The thread and branch shown are kept in the page's address (`?thread=&branch=`, see
+ * url-state.ts) and restored from it on load.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import {
@@ -17,6 +19,7 @@ import {
 } from "./api.ts";
 import { applyRunEvent, emptyRun, type LiveRun } from "./live-run.ts";
 import type { Breakpoints } from "./panel-props.ts";
+import { locationFor, readLocation } from "./url-state.ts";
 
 /** The stream modes the studio asks for: tokens for the text as it comes, tasks for the node running. */
 export const RUN_MODES = ["updates", "custom", "tokens", "tasks"] as const;
@@ -99,8 +102,10 @@ async function lastFailure(
 export function useStudio(api: StudioApi): Studio {
   const [graph, setGraph] = useState<GraphView | null>(null);
   const [threads, setThreads] = useState<ThreadInfo[]>([]);
-  const [threadId, setThreadId] = useState<string | null>(null);
-  const [branchId, setBranchId] = useState("main");
+  // The thread and branch of the page's address (url-state.ts), then kept in it.
+  const [initial] = useState(() => readLocation(location.search));
+  const [threadId, setThreadId] = useState<string | null>(initial.threadId);
+  const [branchId, setBranchId] = useState(initial.branchId);
   const [snapshot, setSnapshot] = useState<StateSnapshot | null>(null);
   const [eventSnapshot, setEventSnapshot] = useState<StateSnapshot | null>(null);
   const [selectedEventId, setSelectedEventId] = useState<string | null>(null);
@@ -170,6 +175,17 @@ export function useStudio(api: StudioApi): Studio {
     api.tools().then(setTools, () => setTools([]));
     void refreshThreads();
   }, [api, refreshThreads, setStatus, fail, generation]);
+  // The thread of the address on load (and again after an API key was given).
+  useEffect(() => {
+    const { threadId: id, branchId: branch } = where.current;
+    if (id) void reload(id, branch);
+  }, [reload, generation]);
+  useEffect(() => {
+    const search = locationFor(location.search, threadId, branchId);
+    if (search !== location.search) {
+      history.replaceState(history.state, "", `${location.pathname}${search}${location.hash}`);
+    }
+  }, [threadId, branchId]);
   const restart = useCallback(() => setGeneration((g) => g + 1), []);
   const toggleBreakpoint = useCallback((node: string, when: "before" | "after") => {
     setBreakpoints((b) => ({
