@@ -149,7 +149,11 @@ describe("studio history, metrics and threads", () => {
     await expect
       .poll(() => page.locator(".graph-svg g.node.running").getAttribute("data-node"), WAIT)
       .toBe("think");
+    const keys = () => page.locator(".legend .key").allInnerTexts();
+    // The key explains the marks drawn: "running" only while a node runs.
+    expect((await keys())[0]).toBe("running");
     await expect.poll(status, WAIT).toBe("run completed");
+    await expect.poll(keys, WAIT).toEqual(["path of the last run"]);
     await expect
       .poll(
         () =>
