@@ -205,6 +205,27 @@ describe("studio history, metrics and threads", () => {
     ]);
     // The conversation shows the thread as it was there.
     await expect.poll(() => page.locator(".time-travel").count(), WAIT).toBe(1);
+    // At 1024 px: the diff's lines wrap inside the panel; "Back to now" stays on one line.
+    await page.setViewportSize({ width: 1024, height: 800 });
+    type Box = { scrollWidth: number; clientWidth: number };
+    expect(
+      await rows
+        .nth(1)
+        .locator(".diff li")
+        .evaluateAll((ls) =>
+          ls.map((l) => (l as unknown as Box).scrollWidth - (l as unknown as Box).clientWidth),
+        ),
+    ).toEqual([0, 0]);
+    // Lines of a button's text: one rect per line box.
+    const oneLine = (selector: string) =>
+      page.locator(selector).evaluate((b) => {
+        const range = b.ownerDocument.createRange();
+        range.selectNodeContents(b);
+        return range.getClientRects().length;
+      });
+    expect(await oneLine(".history-tools .back-to-now")).toBe(1);
+    expect(await oneLine(".time-travel .back-to-now")).toBe(1);
+    await page.setViewportSize({ width: 1440, height: 900 });
     await page.screenshot({ path: join(SCREENSHOTS, "history.png") });
     await page.locator(".history-tools .back-to-now").click();
     await expect.poll(() => page.locator(".time-travel").count(), WAIT).toBe(0);
