@@ -191,7 +191,7 @@ describe("studio history, metrics and threads", () => {
         ),
       ),
     ).toEqual([
-      "#1 | run | think | you: Where is my order A-7?",
+      "#1 | run |  | you: Where is my order A-7?",
       "#2 | step | think | asks for lookup_order(orderId=A-7)",
       '#3 | step | act | lookup_order → {"orderId":"A-7","status":"shipped"}',
       "#4 | step | think | ai: Order A-7 has shipped and is on its way to you.",
