@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { compactTokens, ms, spanName, tokens, usd } from "./format.ts";
+import { compactTokens, ms, runLabel, spanName, tokens, usd } from "./format.ts";
 
 it("writes ms, tokens and dollars", () => {
   expect([ms(0), ms(812.4), ms(4210)]).toEqual(["0 ms", "812 ms", "4.21 s"]);
@@ -42,4 +42,10 @@ it("names a trace span without repeating its kind", () => {
       { kind: "node", name: "node" },
     ].map((s) => spanName(s as Parameters<typeof spanName>[0])),
   ).toEqual(["gpt-4o-mini", "(name not reported)", "(name not reported)", "lookup", ""]);
+});
+
+it("labels a run by its number and the start of its id", () => {
+  expect(runLabel("r-31f0f351ad7e658a", 0)).toBe("#1 31f0f3");
+  expect(runLabel("run-3a5f6610-6c1b", 1)).toBe("#2 3a5f66");
+  expect(runLabel("custom", 2)).toBe("#3 custom");
 });

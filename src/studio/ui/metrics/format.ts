@@ -48,3 +48,13 @@ export function usd(cost: Cost | null): string {
   const text = v === 0 ? "$0" : v >= 0.01 ? `$${v.toFixed(2)}` : `$${v.toPrecision(4)}`;
   return cost.unpriced.length ? `${text} + unpriced` : text;
 }
+
+/**
+ * A run in a narrow column: its number on the branch and the start of its id, `"#2 31f0f3"`
+ * (the id without its `r-` / `run-` prefix; the whole id goes in the cell's title).
+ *
+ * @param index - the run's place on the branch, from 0.
+ */
+export function runLabel(runId: string, index: number): string {
+  return `#${index + 1} ${runId.replace(/^(run|r)-/, "").slice(0, 6)}`;
+}

@@ -9,15 +9,13 @@
 import { useEffect, useState } from "preact/hooks";
 import type { RunMetrics } from "../api.ts";
 import type { PanelProps } from "../panel-props.ts";
-import { compactTokens, ms, tokens, usd } from "./format.ts";
+import { compactTokens, ms, runLabel, tokens, usd } from "./format.ts";
 import "./metrics.css";
 import { ModelPicker } from "./model-picker.tsx";
 import { TraceView } from "./trace-view.tsx";
 
 /** Props of {@link MetricsPanel}: the shell's {@link PanelProps}. */
 export type MetricsPanelProps = PanelProps;
-
-const shortRun = (runId: string) => runId.replace(/^run-/, "");
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -50,8 +48,8 @@ function Columns({ first, second }: { first: string; second: string }) {
       <th>{first}</th>
       <th>{second}</th>
       <th>latency</th>
-      <th title="model calls / tool calls">calls model / tool</th>
-      <th title="tokens in / tokens out">tokens in / out</th>
+      <th title="model calls / tool calls">calls</th>
+      <th title="tokens in / tokens out">tokens</th>
       <th>cost</th>
     </tr>
   );
@@ -123,7 +121,7 @@ export function MetricsPanel(props: MetricsPanelProps) {
           <Columns first="run" second="status" />
         </thead>
         <tbody>
-          {runs.map((r) => (
+          {runs.map((r, i) => (
             <tr
               key={r.runId}
               data-run-id={r.runId}
@@ -131,8 +129,8 @@ export function MetricsPanel(props: MetricsPanelProps) {
               onClick={() => setChosen(r.runId)}
             >
               <td>
-                <button type="button" class="row-button run-button">
-                  {shortRun(r.runId)}
+                <button type="button" class="row-button run-button" title={r.runId}>
+                  {runLabel(r.runId, i)}
                 </button>
               </td>
               <td class={`status-${r.status}`} title={STATUS_TITLE[r.status]}>
@@ -159,7 +157,7 @@ export function MetricsPanel(props: MetricsPanelProps) {
       {run ? (
         <section class="run-detail" data-run-id={run.runId}>
           <h3>
-            Run {shortRun(run.runId)} by node{" "}
+            Run {runLabel(run.runId, runs.indexOf(run))} by node{" "}
             <span class="muted">started {new Date(run.startedAt).toLocaleTimeString()}</span>
           </h3>
           <table class="metrics-table nodes">
