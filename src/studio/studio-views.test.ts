@@ -235,7 +235,7 @@ describe("studio history, metrics and threads", () => {
     await rows.nth(1).locator(".fork-name").fill("ask-again");
     await rows.nth(1).locator(".fork-button").click();
     await expect.poll(() => page.locator(".branch-select").inputValue(), WAIT).toBe("ask-again");
-    expect(new URL(page.url()).searchParams.get("branch")).toBe("ask-again");
+    await expect.poll(() => new URL(page.url()).searchParams.get("branch"), WAIT).toBe("ask-again");
     await expect
       .poll(
         () =>
@@ -318,6 +318,22 @@ describe("studio history, metrics and threads", () => {
       "model gpt-4o-mini",
     ]);
     await page.locator(".panel").screenshot({ path: join(SCREENSHOTS, "metrics.png") });
+    // On the fork made at #2 (mid-run), the main run has no end: "forked", not "running".
+    // (Opened from its address, which also restores a branch.)
+    const threadId = (await page.getByTestId("thread-label").innerText()).replace(/^thread /, "");
+    await page.goto(`${h.server.url}/?thread=${threadId}&branch=ask-again`);
+    await expect.poll(() => page.locator(".branch-select").inputValue(), WAIT).toBe("ask-again");
+    await page.locator('.tab[data-tab="Metrics"]').click();
+    const forked = page.locator(".metrics-table.runs tbody td.status-forked");
+    await expect.poll(() => forked.count(), WAIT).toBe(1);
+    expect(await forked.innerText()).toBe("forked");
+    expect(await page.locator(".trace .span.kind-run .span-detail").innerText()).toBe(
+      "forked: cut at the fork point (main #2)",
+    );
+    await page.goto(`${h.server.url}/?thread=${threadId}&branch=main`);
+    await page.locator('.tab[data-tab="Metrics"]').click();
+    await expect.poll(() => runRow.count(), WAIT).toBe(1);
+    expect(await forked.count()).toBe(0);
   });
 
   it("threads: titled by their first message, searched, deleted", async () => {

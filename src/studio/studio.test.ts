@@ -82,7 +82,9 @@ describe("studio shell in headless Chromium", () => {
     expect(await page.locator(".composer-error").count()).toBe(0);
     // The thread is in the address: a reload shows it again.
     const threadId = label.replace(/^thread /, "");
-    expect(new URL(page.url()).search).toBe(`?thread=${threadId}&branch=main`);
+    await expect
+      .poll(() => new URL(page.url()).search, WAIT)
+      .toBe(`?thread=${threadId}&branch=main`);
     await page.reload();
     await expect
       .poll(() => page.locator(".chat .msg").allInnerTexts(), WAIT)
