@@ -1,12 +1,13 @@
 /**
  * The demo's order-support agent, without side effects: `buildDemoAgent({ stateStore })`.
  *
- * Used by `main.ts` (the terminal demo) and by the studio:
- *   npx nodestep serve examples/demo/agent.ts#buildDemoAgent
+ * Used by `main.ts` (the terminal demo) and by the studio (with the scripted model's prices,
+ * so the Metrics tab shows a cost):
+ *   npx nodestep serve examples/demo/agent.ts#buildDemoAgent --prices examples/demo/prices.json
  */
 import { buildReactAgent, ScriptedChat, type StateStore } from "nodestep";
 import type { Chat } from "nodestep/chat";
-import { plannerScript } from "./planner.js";
+import { PLANNER_MODEL, plannerScript } from "./planner.js";
 import { loadShop, type Shop, shopTools } from "./tools.js";
 
 /** The system prompt of the demo agent. */
@@ -25,12 +26,15 @@ export function buildDemoAgent(options: { stateStore: StateStore | null; chat?: 
   graph: ReturnType<typeof buildReactAgent>;
   context: Shop;
 } {
-  const graph = buildReactAgent(options.chat ?? new ScriptedChat(plannerScript(100_000)), {
-    tools: shopTools,
-    systemPrompt: SYSTEM_PROMPT,
-    stream: true,
-    toolErrors: "return",
-    stateStore: options.stateStore,
-  });
+  const graph = buildReactAgent(
+    options.chat ?? new ScriptedChat(plannerScript(100_000), { model: PLANNER_MODEL }),
+    {
+      tools: shopTools,
+      systemPrompt: SYSTEM_PROMPT,
+      stream: true,
+      toolErrors: "return",
+      stateStore: options.stateStore,
+    },
+  );
   return { graph, context: loadShop() };
 }

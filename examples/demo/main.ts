@@ -31,7 +31,7 @@ import {
 import { type Chat, type ChatStreamChunk, textOf } from "nodestep/chat";
 import { chatModel, parseModelSpec } from "nodestep/models";
 import { buildDemoAgent } from "./agent.js";
-import { plannerScript } from "./planner.js";
+import { PLANNER_MODEL, plannerScript } from "./planner.js";
 import { loadShop } from "./tools.js";
 
 const DEFAULT_QUESTION = "Where is order A-1002?";
@@ -196,7 +196,7 @@ function newThreadId(): string {
 async function chooseChat(spec: string | undefined): Promise<{ chat: Chat; label: string }> {
   if (spec === undefined || spec.trim() === "") {
     return {
-      chat: new ScriptedChat(plannerScript()),
+      chat: new ScriptedChat(plannerScript(), { model: PLANNER_MODEL }),
       label:
         "scripted (ScriptedChat, no network; set NODESTEP_MODEL=openai:gpt-4o-mini to use a real model)",
     };

@@ -15,6 +15,9 @@
  *    its items, to explain what holds it up.
  * 5. When nothing is left to ask, the answer is written from the results.
  *
+ * Every answer reports token usage, estimated from the text as a real model would count it,
+ * so the usage totals and the studio's metrics have numbers to show.
+ *
  * @module
  */
 import type { JsonObject, Message } from "nodestep";
@@ -60,19 +63,58 @@ const QUESTION_WORDS = new Set(
 export const scriptedPlanner: ScriptedResponse = (request: ChatRequest): ChatResponseInit => {
   const { question, done, callsSoFar } = readTurn(request.messages);
   const next = nextCalls(question, done);
-  if (next.length > 0) {
-    return {
-      toolCalls: next.map((c, i) => ({
-        id: `call_${callsSoFar + i + 1}`,
-        name: c.name,
-        arguments: c.args,
-      })),
-    };
-  }
-  return { content: answer(done) };
+  const response: ChatResponseInit =
+    next.length > 0
+      ? {
+          toolCalls: next.map((c, i) => ({
+            id: `call_${callsSoFar + i + 1}`,
+            name: c.name,
+            arguments: c.args,
+          })),
+        }
+      : { content: answer(done) };
+  return { ...response, usage: estimatedUsage(request, response) };
 };
 
-/** The planner as a `ScriptedChat` script: enough responses for any one question. */
+/** The name the demo's scripted model answers as (and is priced by, in prices.json). */
+export const PLANNER_MODEL = "scripted-planner";
+
+/** About four characters a token, the usual rule of thumb for English text and JSON. */
+const tokensOf = (chars: number) => Math.ceil(chars / 4);
+
+/**
+ * Token usage as a real model would report it for this call, estimated from the text: the
+ * request's messages (their text and tool calls, 4 tokens of framing each) and its tools'
+ * definitions in, the answer's text or tool calls out. Depends on the text alone (no ids), so
+ * the same question always reports the same usage.
+ */
+export function estimatedUsage(
+  request: ChatRequest,
+  response: ChatResponseInit,
+): { inputTokens: number; outputTokens: number; totalTokens: number } {
+  let input = tokensOf(JSON.stringify(request.tools).length);
+  for (const m of request.messages) {
+    input += 4 + tokensOf((textOf(m.content) ?? "").length);
+    if (m.type === "ai") input += tokensOf(JSON.stringify(m.toolCalls.map(callText)).length);
+  }
+  const text = typeof response.content === "string" ? response.content : "";
+  const calls = response.toolCalls ?? [];
+  const output =
+    tokensOf(text.length) +
+    (calls.length ? tokensOf(JSON.stringify(calls.map(callText)).length) : 0);
+  return { inputTokens: input, outputTokens: output, totalTokens: input + output };
+}
+
+const callText = (c: { name: string; arguments?: unknown }) => ({
+  name: c.name,
+  arguments: c.arguments,
+});
+
+/**
+ * The planner as a `ScriptedChat` script: enough responses for any one question. Each reports
+ * its estimated usage ({@link estimatedUsage}); the demo runs it as model
+ * {@link PLANNER_MODEL}, which examples/demo/prices.json prices for the studio's cost column.
+ */
 export function plannerScript(maxModelCalls = 10): ScriptedResponse[] {
   return Array.from({ length: maxModelCalls }, () => scriptedPlanner);
 }

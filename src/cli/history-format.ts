@@ -135,7 +135,9 @@ export function eventSummary(e: StoredEvent): string {
       if (d.discard === true) return "cache discarded";
       const kept = isObject(d.cache) ? Object.values(d.cache) : [];
       const shown = kept.map((m) =>
-        isObject(m) && m.type === "tool" ? `${String(m.name)} ${toolOutcome(m.content, 40)}` : "",
+        isObject(m) && m.type === "tool"
+          ? `${String(m.name)}${typeof m.toolCallId === "string" ? ` (call ${m.toolCallId})` : ""} ${toolOutcome(m.content, 40)}`
+          : "",
       );
       return `kept for a resume: ${shown.filter(Boolean).join(", ") || showValue(d.cache, 60)}`;
     }

@@ -163,7 +163,7 @@ describe("nodestep run, resume and history: transcripts", { timeout: 60_000 }, (
       lines(
         "s1/main/1   run_started       step 0        you: Where is A-1?",
         "s1/main/2   step_committed    step 0 think  asks for order_status(orderId=A-1), order_status(orderId=A-9)",
-        's1/main/3   task_cache        step 1 act    kept for a resume: order_status → {"orderId":"A-1","status":"shipped"}',
+        's1/main/3   task_cache        step 1 act    kept for a resume: order_status (call c1) → {"orderId":"A-1","status":"shipped"}',
         's1/main/4   step_committed    step 1 act    order_status → {"orderId":"A-1","status":"shipped"} · order_status ✗ Error: no order A-9',
         "s1/main/5   step_committed    step 2 think  ai: A-1 has shipped; there is no order A-9.",
         "s1/main/6   run_finished      step 3        completed",

@@ -41,7 +41,7 @@ describe("historyEntries", () => {
       {
         id: "t/main/1",
         type: "run_started",
-        nodes: ["plan"],
+        nodes: [],
         summary: "you: Refund 250",
         diff: [
           {
@@ -86,7 +86,7 @@ describe("historyEntries", () => {
       {
         id: "t/main/5",
         type: "run_started",
-        nodes: ["approve"],
+        nodes: [],
         summary: "answered approve=true",
         diff: [],
         diffTruncated: false,

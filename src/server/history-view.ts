@@ -23,8 +23,9 @@ export interface HistoryEntry {
   step: number | null;
   /**
    * The nodes the event belongs to: the event's own node; for `step_committed` the nodes of the
-   * superstep it commits; for `run_started` those it schedules (or, for a resume, those it goes
-   * on with); for `state_updated` the node it was written as (`asNode`), if any.
+   * superstep it commits; for `state_updated` the node it was written as (`asNode`), if any;
+   * none for `run_started` (a run belongs to no node: its summary says what it took in), as in
+   * `nodestep history`.
    */
   nodes: string[];
   /** One line: what the model said, which tools ran, what was interrupted or answered. */
@@ -45,7 +46,7 @@ export interface HistoryViewOptions {
 
 const names = (pos: ThreadPosition): string[] => pos.tasks.map((t) => t.name);
 
-function nodesOf(e: StoredEvent, before: ThreadPosition, after: ThreadPosition): string[] {
+function nodesOf(e: StoredEvent, before: ThreadPosition): string[] {
   if (e.node !== null) return [e.node];
   const d = (typeof e.data === "object" && e.data !== null ? e.data : {}) as Record<
     string,
@@ -54,8 +55,6 @@ function nodesOf(e: StoredEvent, before: ThreadPosition, after: ThreadPosition):
   switch (e.type) {
     case "step_committed":
       return before.step === e.step ? names(before) : [];
-    case "run_started":
-      return names(after);
     case "state_updated":
       return typeof d.asNode === "string" ? [d.asNode] : [];
     default:
@@ -92,7 +91,7 @@ export function historyEntries(
       type: e.type,
       runId: e.runId,
       step: e.step,
-      nodes: nodesOf(e, pos, next),
+      nodes: nodesOf(e, pos),
       summary: eventSummary(e),
       createdAt: e.createdAt,
       diff: changes,

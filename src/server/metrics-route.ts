@@ -36,7 +36,7 @@ export function addMetricsRoute(
     if (events.length === 0) {
       throw new HttpError(404, "UnknownThread", `Thread "${threadId}" has no events`);
     }
-    let runs = runMetrics(graph.state, events, graph.name, prices);
+    let runs = runMetrics(graph.state, events, graph.name, prices, { branchId });
     if (runId !== undefined) {
       runs = runs.filter((r) => r.runId === runId);
       if (runs.length === 0) {

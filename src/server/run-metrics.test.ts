@@ -267,4 +267,84 @@ describe("runMetrics", () => {
     const going = runMetrics(graph.state, at(killed.slice(0, 5), [0, 10, 20, 100, 110]), "g", null);
     expect(going.map((r) => r.status)).toEqual(["stopped", "running"]);
   });
+
+  it('a run of the parent branch with no end before the fork point is "forked", measured up to it', async () => {
+    const store = new MemoryStateStore();
+    const agent = buildReactAgent(
+      new ScriptedChat(
+        [
+          {
+            content: null,
+            toolCalls: [{ id: "c1", name: "lookup", arguments: { q: "a" } }],
+            usage: { inputTokens: 100, outputTokens: 10, totalTokens: 110 },
+          },
+          { content: "Done.", usage: { inputTokens: 200, outputTokens: 20, totalTokens: 220 } },
+          { content: "Again.", usage: { inputTokens: 300, outputTokens: 30, totalTokens: 330 } },
+        ],
+        { model: "m-1" },
+      ),
+      { tools: [lookup], stateStore: store },
+    );
+    const first = await agent.invoke(
+      { messages: [HumanMessage({ content: "go" })] },
+      { threadId: "f" },
+    );
+    const main = await agent.history("f");
+    // Fork at event #2 (the commit of the first think), then go on on the branch.
+    expect(main[1]!.type).toBe("step_committed");
+    await agent.fork("f", { eventId: main[1]!.id, branchId: "try-again" });
+    const second = await agent.invoke(null, { threadId: "f", branchId: "try-again" });
+    const events = await agent.history("f", { branchId: "try-again" });
+    const times = events.map((_, i) => 1_000 + 100 * i);
+    const runs = runMetrics(agent.state, at(events, times), agent.name, prices, {
+      branchId: "try-again",
+    });
+    expect(
+      runs.map((r) => ({
+        runId: r.runId,
+        status: r.status,
+        latencyMs: r.latencyMs,
+        modelCalls: r.modelCalls,
+        tokens: r.usage.totalTokens,
+        run: r.spans[0],
+      })),
+    ).toEqual([
+      {
+        runId: first.runId,
+        status: "forked",
+        latencyMs: 100,
+        modelCalls: 1,
+        tokens: 110,
+        run: {
+          id: "run",
+          parentId: null,
+          kind: "run",
+          name: agent.name,
+          step: null,
+          startMs: 0,
+          endMs: 100,
+          status: "forked",
+          detail: "forked: cut at the fork point (main #2)",
+        },
+      },
+      {
+        runId: second.runId,
+        status: "completed",
+        latencyMs: events.length * 100 - 300,
+        modelCalls: 1,
+        tokens: 330, // the scripted model answers its third answer on the branch
+        run: expect.objectContaining({ status: "ok", detail: "completed" }),
+      },
+    ]);
+    // Without the branch given, the branch of the last event is the one read: the same.
+    expect(runMetrics(agent.state, events, agent.name, null)[0]!.status).toBe("forked");
+    // On main the same run is complete; a branch that forked off with no events of its own yet
+    // still cuts it.
+    expect(runMetrics(agent.state, main, agent.name, null)[0]!.status).toBe("completed");
+    expect(
+      runMetrics(agent.state, main.slice(0, 2), agent.name, null, { branchId: "empty-fork" })[0]!
+        .status,
+    ).toBe("forked");
+    expect(runMetrics(agent.state, main.slice(0, 2), agent.name, null)[0]!.status).toBe("running");
+  });
 });

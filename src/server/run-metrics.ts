@@ -32,7 +32,8 @@ export interface TraceSpan {
   step: number | null;
   startMs: number;
   endMs: number;
-  status: "ok" | "error" | "interrupted" | "running";
+  /** `"forked"` only for the run span of a run cut at a fork point (see `RunMetrics.status`). */
+  status: "ok" | "error" | "interrupted" | "running" | "forked";
   /** A short line: a model call's tokens, a tool call's result, a node's error. */
   detail: string;
 }
@@ -60,9 +61,11 @@ export interface RunMetrics {
    * From its last event: `"running"` until a `run_finished` or `run_failed`; `"stopped"` for a
    * run without either that a later run on the branch followed (its process was killed, or
    * its worker died and another took the run over as `<runId>~<n>`): one run at a time holds
-   * a branch, so it is not going on.
+   * a branch, so it is not going on; `"forked"` for a run with no end on this branch because
+   * the branch forked off in the middle of it (its last event is a parent branch's, at or
+   * before the fork point): its metrics stop there.
    */
-  status: "completed" | "interrupted" | "failed" | "running" | "stopped";
+  status: "completed" | "interrupted" | "failed" | "running" | "stopped" | "forked";
   /** When its `run_started` was written, in ms since the epoch. */
   startedAt: number;
   /** From `run_started` to its last event, in ms. */
@@ -106,6 +109,17 @@ interface RunAcc {
   events: StoredEvent[];
   /** Tool results kept in the superstep going on, by task id, then tool call id. */
   kept: Map<string, Record<string, number>>;
+  /** Its last event (for where a forked run was cut). */
+  lastEvent: StoredEvent;
+}
+
+/** Options of {@link runMetrics}. */
+export interface RunMetricsOptions {
+  /**
+   * The branch the events were read from; default: the branch of the last event. A run with
+   * no end whose last event was written on another branch is `"forked"`.
+   */
+  branchId?: string;
 }
 
 function messagesOf(update: unknown): Data[] {
@@ -146,7 +160,8 @@ function callSpans(w: NodeWork, parentId: string, relative: (ms: number) => numb
         id: `model:${String(m.id)}`,
         parentId,
         kind: "model",
-        name: typeof meta.model === "string" ? meta.model : "model",
+        // As the usage totals name a model that reported none.
+        name: typeof meta.model === "string" ? meta.model : "unknown",
         step: w.step,
         startMs: start,
         endMs: end,
@@ -216,7 +231,9 @@ function finish(
       detail:
         acc.status === "stopped"
           ? "stopped: no end in the log (its process died), and a later run started"
-          : acc.status,
+          : acc.status === "forked"
+            ? `forked: cut at the fork point (${acc.lastEvent.branchId} #${acc.lastEvent.seq})`
+            : acc.status,
     },
   ];
   const byNode = new Map<string, NodeWork[]>();
@@ -279,9 +296,13 @@ function finish(
  * A model call is an `AIMessage` a task stored (so a call that failed before its task stored
  * a result is not counted, as in the usage totals); a tool call is a `ToolMessage` a task
  * stored. A task that finished in an earlier run (before an interrupt) counts in that run.
+ * On a fork, a run of the parent branch that has no end before the fork point is
+ * `"forked"`: only its events up to the fork point are on the branch, so it is measured up to
+ * there (and its work before the fork counts in the branch's totals, as in the usage route).
  *
  * @param def - the graph's state definition (`graph.state`).
  * @param prices - a checked price table (`checkPrices`), or `null`: then every `cost` is `null`.
+ * @param options - `branchId`: the branch read (see {@link RunMetricsOptions}).
  * @example runMetrics(graph.state, await graph.history("t1"), "agent", null)[0].nodes[0]
  * // { node: "think", tasks: 2, latencyMs: 812, modelCalls: 2, toolCalls: 0, usage: {...}, cost: null }
  */
@@ -290,16 +311,24 @@ export function runMetrics(
   events: readonly StoredEvent[],
   graphName: string,
   prices: PriceTable | null,
+  options: RunMetricsOptions = {},
 ): RunMetrics[] {
+  const branchId = options.branchId ?? events.at(-1)?.branchId ?? "main";
   const runs = new Map<string, RunAcc>();
   let pos: ThreadPosition = emptyPosition(def);
   for (const e of events) {
     const before = pos;
     pos = foldEvents(def, pos, [e]);
     if (e.type === "run_started") {
-      // A run still "running" when another starts on the branch ended without a word.
+      // A run still "running" when another starts on its branch ended without a word (one
+      // whose last event is on a parent branch was cut by the fork: "forked", below).
       for (const other of runs.values()) {
-        if (other.status === "running" && other.runId !== e.runId) other.status = "stopped";
+        if (
+          other.status === "running" &&
+          other.runId !== e.runId &&
+          other.lastEvent.branchId === e.branchId
+        )
+          other.status = "stopped";
       }
       runs.set(e.runId, {
         runId: e.runId,
@@ -310,12 +339,14 @@ export function runMetrics(
         work: [],
         events: [],
         kept: new Map(),
+        lastEvent: e,
       });
     }
     const acc = runs.get(e.runId);
     if (acc === undefined) continue; // state_updated, rolled_back: no run of their own
     acc.events.push(e);
     acc.last = e.createdAt;
+    acc.lastEvent = e;
     const d: Data = isObject(e.data) ? e.data : {};
     const work = (node: string, taskId: string, status: TraceSpan["status"], detail: string) =>
       acc.work.push({
@@ -368,5 +399,8 @@ export function runMetrics(
     }
   }
   const models = (w: NodeWork) => messagesOf(w.update).filter(isModelAnswer).length;
+  for (const acc of runs.values()) {
+    if (acc.status === "running" && acc.lastEvent.branchId !== branchId) acc.status = "forked";
+  }
   return [...runs.values()].map((acc) => finish(acc, graphName, prices, models));
 }

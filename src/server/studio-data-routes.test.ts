@@ -93,11 +93,11 @@ describe("studio data routes", () => {
     expect(view.status).toBe(200);
     const entries = view.body.entries as { id: string; nodes: string[]; summary: string }[];
     expect(entries.map((e) => `${e.id} [${e.nodes.join(",")}] ${e.summary}`)).toEqual([
-      "t1/main/1 [plan] you: Refund 250",
+      "t1/main/1 [] you: Refund 250",
       "t1/main/2 [plan] ai: A refund of 250 EUR needs approval. · also amount",
       "t1/main/3 [approve] asks approve: Refund 250 EUR?",
       "t1/main/4 [] paused: waiting for approve",
-      "t1/main/5 [approve] answered approve=true",
+      "t1/main/5 [] answered approve=true",
       "t1/main/6 [approve] approved=true",
       "t1/main/7 [reply] ai: Refunded 250 EUR.",
       "t1/main/8 [] completed",

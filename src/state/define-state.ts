@@ -17,6 +17,7 @@ import {
   newMessageId,
   type RemoveMessage,
 } from "./add-messages.js";
+import { issueText } from "./issue-text.js";
 import { messagesCodec } from "./messages-codec.js";
 import { isReplacement, type Replacement } from "./replace.js";
 import type { FieldCodec } from "./update-codec.js";
@@ -221,7 +222,7 @@ function parseOrThrow(
   if (r.success) return r.data;
   // The texts of an error are built only when there is one (this runs for every field written).
   const writer = send ? describeSend(node) : describeWriter(node);
-  const issue = r.error.issues[0]!;
+  const issue = issueText(r.error.issues[0]!, value);
   const where = issue.path.length
     ? ` at ${field}${issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}`
     : "";

@@ -149,7 +149,11 @@ describe("studio history, metrics and threads", () => {
     await expect
       .poll(() => page.locator(".graph-svg g.node.running").getAttribute("data-node"), WAIT)
       .toBe("think");
+    const keys = () => page.locator(".legend .key").allInnerTexts();
+    // The key explains the marks drawn: "running" only while a node runs.
+    expect((await keys())[0]).toBe("running");
     await expect.poll(status, WAIT).toBe("run completed");
+    await expect.poll(keys, WAIT).toEqual(["path of the last run"]);
     await expect
       .poll(
         () =>
@@ -187,7 +191,7 @@ describe("studio history, metrics and threads", () => {
         ),
       ),
     ).toEqual([
-      "#1 | run | think | you: Where is my order A-7?",
+      "#1 | run |  | you: Where is my order A-7?",
       "#2 | step | think | asks for lookup_order(orderId=A-7)",
       '#3 | step | act | lookup_order → {"orderId":"A-7","status":"shipped"}',
       "#4 | step | think | ai: Order A-7 has shipped and is on its way to you.",
@@ -201,6 +205,27 @@ describe("studio history, metrics and threads", () => {
     ]);
     // The conversation shows the thread as it was there.
     await expect.poll(() => page.locator(".time-travel").count(), WAIT).toBe(1);
+    // At 1024 px: the diff's lines wrap inside the panel; "Back to now" stays on one line.
+    await page.setViewportSize({ width: 1024, height: 800 });
+    type Box = { scrollWidth: number; clientWidth: number };
+    expect(
+      await rows
+        .nth(1)
+        .locator(".diff li")
+        .evaluateAll((ls) =>
+          ls.map((l) => (l as unknown as Box).scrollWidth - (l as unknown as Box).clientWidth),
+        ),
+    ).toEqual([0, 0]);
+    // Lines of a button's text: one rect per line box.
+    const oneLine = (selector: string) =>
+      page.locator(selector).evaluate((b) => {
+        const range = b.ownerDocument.createRange();
+        range.selectNodeContents(b);
+        return range.getClientRects().length;
+      });
+    expect(await oneLine(".history-tools .back-to-now")).toBe(1);
+    expect(await oneLine(".time-travel .back-to-now")).toBe(1);
+    await page.setViewportSize({ width: 1440, height: 900 });
     await page.screenshot({ path: join(SCREENSHOTS, "history.png") });
     await page.locator(".history-tools .back-to-now").click();
     await expect.poll(() => page.locator(".time-travel").count(), WAIT).toBe(0);
@@ -210,6 +235,7 @@ describe("studio history, metrics and threads", () => {
     await rows.nth(1).locator(".fork-name").fill("ask-again");
     await rows.nth(1).locator(".fork-button").click();
     await expect.poll(() => page.locator(".branch-select").inputValue(), WAIT).toBe("ask-again");
+    await expect.poll(() => new URL(page.url()).searchParams.get("branch"), WAIT).toBe("ask-again");
     await expect
       .poll(
         () =>
@@ -239,14 +265,24 @@ describe("studio history, metrics and threads", () => {
     );
     // 2,700 in × 150 / 1M + 100 out × 600 / 1M = 0.405 + 0.06
     const cells = await runRow.locator("td").allInnerTexts();
-    expect([cells[1], cells[3], cells[4], cells[5], cells[6], cells[7]]).toEqual([
+    expect([cells[1], cells[3], cells[4], cells[5]]).toEqual([
       "completed",
-      "2",
-      "1",
-      "2,700",
-      "100",
+      "2 / 1",
+      "2.7k / 100",
       "$0.47",
     ]);
+    expect(await runRow.locator("td").nth(4).getAttribute("title")).toBe(
+      "2,700 tokens in, 100 tokens out",
+    );
+    // The tables fit the panel at 1280 px: no horizontal scroll.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    type Box = { scrollWidth: number; clientWidth: number };
+    expect(
+      await page
+        .locator(".metrics")
+        .evaluate((m) => (m as unknown as Box).scrollWidth - (m as unknown as Box).clientWidth),
+    ).toBe(0);
+    await page.setViewportSize({ width: 1440, height: 900 });
     expect(cells[2]).toMatch(/^\d+ ms$|^\d\.\d\d s$/);
     const nodes = await page
       .locator(".metrics-table.nodes tbody tr")
@@ -256,8 +292,8 @@ describe("studio history, metrics and threads", () => {
         ),
       );
     expect(nodes).toEqual([
-      ["think", "2", "ms", "2", "0", "2,700", "100", "$0.47"],
-      ["act", "1", "ms", "0", "1", "0", "0", "$0"],
+      ["think", "2", "ms", "2 / 0", "2.7k / 100", "$0.47"],
+      ["act", "1", "ms", "0 / 1", "0 / 0", "$0"],
     ]);
     expect(
       await page
@@ -272,7 +308,32 @@ describe("studio history, metrics and threads", () => {
       "span kind-node status-ok",
       "span kind-model status-ok",
     ]);
+    expect(await page.locator(".trace .span-name").allInnerTexts()).toEqual([
+      "run orders",
+      "node think",
+      "model gpt-4o-mini",
+      "node act",
+      "tool lookup_order",
+      "node think",
+      "model gpt-4o-mini",
+    ]);
     await page.locator(".panel").screenshot({ path: join(SCREENSHOTS, "metrics.png") });
+    // On the fork made at #2 (mid-run), the main run has no end: "forked", not "running".
+    // (Opened from its address, which also restores a branch.)
+    const threadId = (await page.getByTestId("thread-label").innerText()).replace(/^thread /, "");
+    await page.goto(`${h.server.url}/?thread=${threadId}&branch=ask-again`);
+    await expect.poll(() => page.locator(".branch-select").inputValue(), WAIT).toBe("ask-again");
+    await page.locator('.tab[data-tab="Metrics"]').click();
+    const forked = page.locator(".metrics-table.runs tbody td.status-forked");
+    await expect.poll(() => forked.count(), WAIT).toBe(1);
+    expect(await forked.innerText()).toBe("forked");
+    expect(await page.locator(".trace .span.kind-run .span-detail").innerText()).toBe(
+      "forked: cut at the fork point (main #2)",
+    );
+    await page.goto(`${h.server.url}/?thread=${threadId}&branch=main`);
+    await page.locator('.tab[data-tab="Metrics"]').click();
+    await expect.poll(() => runRow.count(), WAIT).toBe(1);
+    expect(await forked.count()).toBe(0);
   });
 
   it("threads: titled by their first message, searched, deleted", async () => {
@@ -346,7 +407,7 @@ describe("studio model choice", () => {
       .toBe("models that answered: large-model");
     // 10,000 in × 10 / 1M + 1,000 out × 20 / 1M = 0.1 + 0.02
     const cells = await page.locator(".metrics-table.runs tbody tr td").allInnerTexts();
-    expect(cells.slice(3)).toEqual(["1", "0", "10,000", "1,000", "$0.12"]);
+    expect(cells.slice(3)).toEqual(["1 / 0", "10k / 1k", "$0.12"]);
     await page.locator(".panel").screenshot({ path: join(SCREENSHOTS, "model-choice.png") });
     expect(h.errors).toEqual([]);
     expect(h.outside).toEqual([]);

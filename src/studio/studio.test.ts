@@ -35,6 +35,17 @@ describe("studio shell in headless Chromium", () => {
     expect(await page.locator(".threads .list").innerText()).toBe("no threads yet");
     await page.screenshot({ path: `${SCREENSHOTS}empty.png` });
 
+    // An input that does not fit the state: the text stays, the server's message shows under it.
+    const bad = '{"messages": 5}';
+    await page.locator(".composer textarea").fill(bad);
+    await page.locator(".composer button.send").click();
+    await page.getByTestId("composer-error").waitFor(WAIT);
+    expect(await page.getByTestId("composer-error").innerText()).toBe(
+      'StateUpdateError: Invalid update for state field "messages" written by the run input: Invalid input: expected array or object, received number',
+    );
+    expect(await page.locator(".composer textarea").inputValue()).toBe(bad);
+    expect(await page.locator(".chat .msg").count()).toBe(0);
+
     await page.locator(".composer textarea").fill("Refund 250 for order A-1");
     await page.locator(".composer button.send").click();
     await expect.poll(status, WAIT).toBe("run interrupted");
@@ -68,8 +79,27 @@ describe("studio shell in headless Chromium", () => {
       "Refunded 250 EUR.",
     ]);
     expect(await page.locator(".interrupts").count()).toBe(0);
+    expect(await page.locator(".composer-error").count()).toBe(0);
+    // The thread is in the address: a reload shows it again.
+    const threadId = label.replace(/^thread /, "");
+    await expect
+      .poll(() => new URL(page.url()).search, WAIT)
+      .toBe(`?thread=${threadId}&branch=main`);
+    await page.reload();
+    await expect
+      .poll(() => page.locator(".chat .msg").allInnerTexts(), WAIT)
+      .toEqual([
+        "Refund 250 for order A-1",
+        "A refund of 250 EUR needs approval.",
+        "Refunded 250 EUR.",
+      ]);
+    expect(await page.getByTestId("thread-label").innerText()).toBe(label);
     expect(h.errors).toEqual([]);
-    expect(h.failed).toEqual([]);
+    // The refused run (its new thread has no events yet: the state read after it is a 404).
+    expect(h.failed).toEqual([
+      `400 POST /api/threads/${threadId}/runs/stream`,
+      `404 GET /api/threads/${threadId}/state`,
+    ]);
     expect(h.outside).toEqual([]);
   });
 

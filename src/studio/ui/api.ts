@@ -84,7 +84,7 @@ export interface TraceSpan {
   step: number | null;
   startMs: number;
   endMs: number;
-  status: "ok" | "error" | "interrupted" | "running";
+  status: "ok" | "error" | "interrupted" | "running" | "forked";
   detail: string;
 }
 
@@ -102,7 +102,11 @@ export interface NodeMetrics {
 /** A run of `GET /api/threads/:id/metrics`. */
 export interface RunMetrics {
   runId: string;
-  status: "completed" | "interrupted" | "failed" | "running" | "stopped";
+  /**
+   * `"stopped"`: no end in the log and a later run followed (its process died); `"forked"`: a
+   * parent branch's run cut at this branch's fork point (no end on this branch).
+   */
+  status: "completed" | "interrupted" | "failed" | "running" | "stopped" | "forked";
   startedAt: number;
   latencyMs: number;
   modelCalls: number;

@@ -3,6 +3,8 @@
  * snapshot (now, and at the chosen history event), the run going on, and a status line;
  * with the actions every panel calls (run, answer, fork, edit state, choose a thread, a
  * branch or an event). Errors of the server become `status` (`error: true`), never thrown.
+ * The thread and branch shown are kept in the page's address (`?thread=&branch=`, see
+ * url-state.ts) and restored from it on load.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import {
@@ -17,6 +19,7 @@ import {
 } from "./api.ts";
 import { applyRunEvent, emptyRun, type LiveRun } from "./live-run.ts";
 import type { Breakpoints } from "./panel-props.ts";
+import { locationFor, readLocation } from "./url-state.ts";
 
 /** The stream modes the studio asks for: tokens for the text as it comes, tasks for the node running. */
 export const RUN_MODES = ["updates", "custom", "tokens", "tasks"] as const;
@@ -57,6 +60,13 @@ export interface Studio {
   selectEvent(eventId: string | null): Promise<void>;
   /** Start a run (a new thread first when none is shown); resolves when it ended, to its failure or `null`. */
   run(body: Omit<RunRequest, "branchId" | "modes">): Promise<string | null>;
+  /**
+   * {@link run}, telling also whether the server refused the run before it started (`refused`:
+   * a 4xx answer, e.g. an input that does not fit the state; `failure` then is its message).
+   */
+  send(
+    body: Omit<RunRequest, "branchId" | "modes">,
+  ): Promise<{ failure: string | null; refused: boolean }>;
   /** Fork at `eventId`; with `values`, write them into the new branch (`updateState`) too. Resolves to the error, or `null`. */
   fork(eventId: string, values?: Record<string, Json> | null): Promise<string | null>;
   /** Write `values` into the branch shown (`updateState`); resolves to the error, or `null` when done. */
@@ -92,8 +102,10 @@ async function lastFailure(
 export function useStudio(api: StudioApi): Studio {
   const [graph, setGraph] = useState<GraphView | null>(null);
   const [threads, setThreads] = useState<ThreadInfo[]>([]);
-  const [threadId, setThreadId] = useState<string | null>(null);
-  const [branchId, setBranchId] = useState("main");
+  // The thread and branch of the page's address (url-state.ts), then kept in it.
+  const [initial] = useState(() => readLocation(location.search));
+  const [threadId, setThreadId] = useState<string | null>(initial.threadId);
+  const [branchId, setBranchId] = useState(initial.branchId);
   const [snapshot, setSnapshot] = useState<StateSnapshot | null>(null);
   const [eventSnapshot, setEventSnapshot] = useState<StateSnapshot | null>(null);
   const [selectedEventId, setSelectedEventId] = useState<string | null>(null);
@@ -163,6 +175,17 @@ export function useStudio(api: StudioApi): Studio {
     api.tools().then(setTools, () => setTools([]));
     void refreshThreads();
   }, [api, refreshThreads, setStatus, fail, generation]);
+  // The thread of the address on load (and again after an API key was given).
+  useEffect(() => {
+    const { threadId: id, branchId: branch } = where.current;
+    if (id) void reload(id, branch);
+  }, [reload, generation]);
+  useEffect(() => {
+    const search = locationFor(location.search, threadId, branchId);
+    if (search !== location.search) {
+      history.replaceState(history.state, "", `${location.pathname}${search}${location.hash}`);
+    }
+  }, [threadId, branchId]);
   const restart = useCallback(() => setGeneration((g) => g + 1), []);
   const toggleBreakpoint = useCallback((node: string, when: "before" | "after") => {
     setBreakpoints((b) => ({
@@ -206,9 +229,11 @@ export function useStudio(api: StudioApi): Studio {
     [api, fail],
   );
 
-  const run = useCallback(
-    async (body: Omit<RunRequest, "branchId" | "modes">): Promise<string | null> => {
-      if (running.current) return null;
+  const send = useCallback(
+    async (
+      body: Omit<RunRequest, "branchId" | "modes">,
+    ): Promise<{ failure: string | null; refused: boolean }> => {
+      if (running.current) return { failure: null, refused: false };
       running.current = true;
       setStatus("running…");
       setSelectedEventId(null);
@@ -218,6 +243,7 @@ export function useStudio(api: StudioApi): Studio {
       const branch = where.current.branchId;
       const { before, after } = bp.current;
       let failed: string | null = null;
+      let refused = false;
       try {
         if (!id) {
           id = await api.createThread();
@@ -257,6 +283,8 @@ export function useStudio(api: StudioApi): Studio {
         } else setStatus(`run ${outcome.end.status ?? "ended"}`);
       } catch (e) {
         setLive(null);
+        // A 4xx of the run request (not 401: the key form asks again): refused before it ran.
+        refused = e instanceof ApiError && e.status >= 400 && e.status < 500 && e.status !== 401;
         await reload(id, branch);
         failed = fail(e);
       } finally {
@@ -264,9 +292,13 @@ export function useStudio(api: StudioApi): Studio {
         setFailure(failed);
         await refreshThreads();
       }
-      return failed;
+      return { failure: failed, refused };
     },
     [api, reload, refreshThreads, setStatus, fail],
+  );
+  const run = useCallback(
+    async (body: Omit<RunRequest, "branchId" | "modes">) => (await send(body)).failure,
+    [send],
   );
 
   const liveRef = useRef(live);
@@ -345,6 +377,7 @@ export function useStudio(api: StudioApi): Studio {
       selectBranch,
       selectEvent,
       run,
+      send,
       fork,
       updateState,
       setStatus,
@@ -373,6 +406,7 @@ export function useStudio(api: StudioApi): Studio {
       selectBranch,
       selectEvent,
       run,
+      send,
       fork,
       updateState,
       setStatus,

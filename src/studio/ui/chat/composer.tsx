@@ -1,7 +1,9 @@
 /**
  * The message box under the chat: Enter sends, Shift+Enter starts a new line. Text that is a
  * JSON object is sent as the run's `input` instead of a message. Disabled while a
- * run goes on, and while an old state is shown. (A thread with work pending shows the paused
+ * run goes on, and while an old state is shown. When the server refuses the run (a 4xx: the
+ * input does not fit the state), the text typed comes back into the box and the server's
+ * message shows under it. (A thread with work pending shows the paused
  * guard instead: actions/paused-guard.tsx.)
  */
 import { useState } from "preact/hooks";
@@ -11,8 +13,11 @@ export interface ComposerProps {
   running: boolean;
   /** No sending (an old state is shown): the box says to go back to now. */
   disabled?: boolean;
-  /** Send a message, or (text that is a JSON object) the run's input. */
-  onSend(body: { message: string } | { input: Record<string, Json> }): void;
+  /**
+   * Send a message, or (text that is a JSON object) the run's input. Resolves to why the
+   * server refused it (`Type: message`), or `null` when the run went ahead.
+   */
+  onSend(body: { message: string } | { input: Record<string, Json> }): Promise<string | null>;
   /** Stop the run going on (shown while running). */
   onStop?(): void;
 }
@@ -32,15 +37,22 @@ function inputOf(text: string): { input: Record<string, Json> } | null {
 
 export function Composer({ running, disabled = false, onSend, onStop }: ComposerProps) {
   const [text, setText] = useState("");
-  const send = (ev: Event) => {
+  const [refused, setRefused] = useState<string | null>(null);
+  const send = async (ev: Event) => {
     ev.preventDefault();
     const message = text.trim();
     if (!message || running || disabled) return;
     setText("");
-    onSend(inputOf(message) ?? { message });
+    setRefused(null);
+    const why = await onSend(inputOf(message) ?? { message });
+    if (why !== null) {
+      // Refused before it ran: give the text back to fix (unless something new was typed).
+      setText((now) => (now === "" ? text : now));
+      setRefused(why);
+    }
   };
   return (
-    <form class="composer" onSubmit={send}>
+    <form class="composer" onSubmit={(e) => void send(e)}>
       <textarea
         class="message"
         rows={2}
@@ -53,7 +65,7 @@ export function Composer({ running, disabled = false, onSend, onStop }: Composer
         disabled={running || disabled}
         onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
         onKeyDown={(e) => {
-          if (e.key === "Enter" && !e.shiftKey) send(e);
+          if (e.key === "Enter" && !e.shiftKey) void send(e);
         }}
       />
       {running && onStop ? (
@@ -65,6 +77,11 @@ export function Composer({ running, disabled = false, onSend, onStop }: Composer
           Send
         </button>
       )}
+      {refused ? (
+        <p class="composer-error error" role="alert" data-testid="composer-error">
+          {refused}
+        </p>
+      ) : null}
     </form>
   );
 }

@@ -68,7 +68,10 @@ export function Conversation({ studio: s, onOpenTab }: ConversationProps) {
         <Composer
           running={running}
           disabled={s.eventSnapshot !== null}
-          onSend={(body) => void s.run(body)}
+          onSend={async (body) => {
+            const outcome = await s.send(body);
+            return outcome.refused ? outcome.failure : null;
+          }}
           onStop={() => void s.stop()}
         />
       )}

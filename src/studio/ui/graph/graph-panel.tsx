@@ -12,6 +12,7 @@ import type { GraphView, HistoryEntry } from "../api.ts";
 import type { PanelProps } from "../panel-props.ts";
 import "./graph.css";
 import { EDGE_FONT_PX, FONT_PX, type LaidOutEdge, layoutGraph } from "./layout.ts";
+import { legendItems } from "./legend.ts";
 import { currentRunEntries, edgeKey, runPath } from "./run-path.ts";
 
 /** Props of {@link GraphPanel}: the shell's {@link PanelProps}. */
@@ -85,6 +86,12 @@ export function GraphPanel(props: GraphPanelProps) {
   const taken = new Set(path?.edges ?? []);
   const visited = new Set(path?.nodes ?? []);
   const scale = ZOOMS[zoom]!;
+  const legend = legendItems({
+    running: running.size,
+    next: next.size,
+    pathEdges: taken.size,
+    chosenEvent: selectedEventId !== null,
+  });
   return (
     <div class="graph-view">
       <div class="graph-tools">
@@ -105,11 +112,15 @@ export function GraphPanel(props: GraphPanelProps) {
         >
           +
         </button>
-        <span class="muted legend">
-          {graph.nodes.length} nodes · <span class="key-running">running</span> ·{" "}
-          <span class="key-taken">
-            path {selectedEventId ? "to the chosen event" : "of the last run"}
-          </span>
+        <span class="muted legend" data-testid="graph-legend">
+          {graph.nodes.length} nodes
+          {legend.length ? " · key:" : ""}
+          {legend.map((item) => (
+            <span key={item.mark} class={`key key-${item.mark}`}>
+              <span class={`swatch swatch-${item.mark}`} aria-hidden="true" />
+              {item.label}
+            </span>
+          ))}
         </span>
       </div>
       <div class="graph-scroll">

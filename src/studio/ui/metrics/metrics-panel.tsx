@@ -1,14 +1,15 @@
 /**
  * Run metrics: the model in use (and a choice of model for the next run when the server
- * offers several), the models that answered, then one row per run (status, latency, model and tool
- * calls, tokens in / out, cost at the server's prices) with the thread's totals; choosing a run
+ * offers several), the models that answered, then one row per run (status, latency, model / tool
+ * calls, tokens in / out written compactly with the exact counts on hover, cost at the server's
+ * prices) with the thread's totals; choosing a run
  * shows its nodes (the same columns) and its trace as a timeline. Read from `GET …/metrics`,
  * which derives it all from the stored events.
  */
 import { useEffect, useState } from "preact/hooks";
 import type { RunMetrics } from "../api.ts";
 import type { PanelProps } from "../panel-props.ts";
-import { ms, tokens, usd } from "./format.ts";
+import { compactTokens, ms, runLabel, tokens, usd } from "./format.ts";
 import "./metrics.css";
 import { ModelPicker } from "./model-picker.tsx";
 import { TraceView } from "./trace-view.tsx";
@@ -16,7 +17,43 @@ import { TraceView } from "./trace-view.tsx";
 /** Props of {@link MetricsPanel}: the shell's {@link PanelProps}. */
 export type MetricsPanelProps = PanelProps;
 
-const shortRun = (runId: string) => runId.replace(/^run-/, "");
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** The "model / tool" calls cell, the counts spelled out on hover. */
+function Calls({ model, tool }: { model: number; tool: number }) {
+  return (
+    <td title={`${plural(model, "model call")}, ${plural(tool, "tool call")}`}>
+      {model} / {tool}
+    </td>
+  );
+}
+
+/** The "in / out" tokens cell: compact, the exact counts on hover. */
+function Tokens({ input, output }: { input: number; output: number }) {
+  return (
+    <td title={`${tokens(input)} tokens in, ${tokens(output)} tokens out`}>
+      {compactTokens(input)} / {compactTokens(output)}
+    </td>
+  );
+}
+
+const STATUS_TITLE: Record<string, string> = {
+  forked: "this branch forked off in the middle of the run: measured up to the fork point",
+};
+
+/** The header of both tables, after the first column (`run` or `node`) and the second. */
+function Columns({ first, second }: { first: string; second: string }) {
+  return (
+    <tr>
+      <th>{first}</th>
+      <th>{second}</th>
+      <th>latency</th>
+      <th title="model calls / tool calls">calls</th>
+      <th title="tokens in / tokens out">tokens</th>
+      <th>cost</th>
+    </tr>
+  );
+}
 
 function sumCost(runs: RunMetrics[]) {
   if (runs.some((r) => r.cost === null)) return null;
@@ -81,19 +118,10 @@ export function MetricsPanel(props: MetricsPanelProps) {
       </p>
       <table class="metrics-table runs">
         <thead>
-          <tr>
-            <th>run</th>
-            <th>status</th>
-            <th>latency</th>
-            <th>model calls</th>
-            <th>tool calls</th>
-            <th>tokens in</th>
-            <th>tokens out</th>
-            <th>cost</th>
-          </tr>
+          <Columns first="run" second="status" />
         </thead>
         <tbody>
-          {runs.map((r) => (
+          {runs.map((r, i) => (
             <tr
               key={r.runId}
               data-run-id={r.runId}
@@ -101,16 +129,16 @@ export function MetricsPanel(props: MetricsPanelProps) {
               onClick={() => setChosen(r.runId)}
             >
               <td>
-                <button type="button" class="row-button run-button">
-                  {shortRun(r.runId)}
+                <button type="button" class="row-button run-button" title={r.runId}>
+                  {runLabel(r.runId, i)}
                 </button>
               </td>
-              <td class={`status-${r.status}`}>{r.status}</td>
+              <td class={`status-${r.status}`} title={STATUS_TITLE[r.status]}>
+                {r.status}
+              </td>
               <td>{ms(r.latencyMs)}</td>
-              <td>{r.modelCalls}</td>
-              <td>{r.toolCalls}</td>
-              <td>{tokens(r.usage.inputTokens)}</td>
-              <td>{tokens(r.usage.outputTokens)}</td>
+              <Calls model={r.modelCalls} tool={r.toolCalls} />
+              <Tokens input={r.usage.inputTokens} output={r.usage.outputTokens} />
               <td>{usd(r.cost)}</td>
             </tr>
           ))}
@@ -118,12 +146,10 @@ export function MetricsPanel(props: MetricsPanelProps) {
         <tfoot>
           <tr class="total">
             <td>thread</td>
-            <td>{runs.length} runs</td>
+            <td>{plural(runs.length, "run")}</td>
             <td>{ms(total.latencyMs)}</td>
-            <td>{total.modelCalls}</td>
-            <td>{total.toolCalls}</td>
-            <td>{tokens(total.input)}</td>
-            <td>{tokens(total.output)}</td>
+            <Calls model={total.modelCalls} tool={total.toolCalls} />
+            <Tokens input={total.input} output={total.output} />
             <td>{usd(sumCost(runs))}</td>
           </tr>
         </tfoot>
@@ -131,21 +157,12 @@ export function MetricsPanel(props: MetricsPanelProps) {
       {run ? (
         <section class="run-detail" data-run-id={run.runId}>
           <h3>
-            Run {shortRun(run.runId)} by node{" "}
+            Run {runLabel(run.runId, runs.indexOf(run))} by node{" "}
             <span class="muted">started {new Date(run.startedAt).toLocaleTimeString()}</span>
           </h3>
           <table class="metrics-table nodes">
             <thead>
-              <tr>
-                <th>node</th>
-                <th>tasks</th>
-                <th>latency</th>
-                <th>model calls</th>
-                <th>tool calls</th>
-                <th>tokens in</th>
-                <th>tokens out</th>
-                <th>cost</th>
-              </tr>
+              <Columns first="node" second="tasks" />
             </thead>
             <tbody>
               {run.nodes.map((n) => (
@@ -153,10 +170,8 @@ export function MetricsPanel(props: MetricsPanelProps) {
                   <td>{n.node}</td>
                   <td>{n.tasks}</td>
                   <td>{ms(n.latencyMs)}</td>
-                  <td>{n.modelCalls}</td>
-                  <td>{n.toolCalls}</td>
-                  <td>{tokens(n.usage.inputTokens)}</td>
-                  <td>{tokens(n.usage.outputTokens)}</td>
+                  <Calls model={n.modelCalls} tool={n.toolCalls} />
+                  <Tokens input={n.usage.inputTokens} output={n.usage.outputTokens} />
                   <td>{usd(n.cost)}</td>
                 </tr>
               ))}

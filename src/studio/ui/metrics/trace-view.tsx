@@ -1,6 +1,6 @@
 /** A run's trace as a timeline: one row per span (run, nodes, their model and tool calls), bars on a shared time axis. */
 import type { TraceSpan } from "../api.ts";
-import { ms } from "./format.ts";
+import { ms, spanName } from "./format.ts";
 
 export function TraceView({ spans }: { spans: TraceSpan[] }) {
   const total = Math.max(1, ...spans.map((s) => s.endMs));
@@ -17,7 +17,7 @@ export function TraceView({ spans }: { spans: TraceSpan[] }) {
             title={`${s.kind} ${s.name}: ${s.startMs}–${s.endMs} ms${s.detail ? ` · ${s.detail}` : ""}`}
           >
             <div class="span-name">
-              <span class="span-kind">{s.kind}</span> {s.name}
+              <span class="span-kind">{s.kind}</span> {spanName(s)}
             </div>
             <div class="span-track">
               <div class="span-bar" style={{ left: `${left}%`, width: `${width}%` }} />
