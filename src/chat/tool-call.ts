@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { isPlainObject, type JsonObject } from "../json/index.js";
+import { isPlainObject, type JsonObject, MAX_JSON_DEPTH, tooDeep } from "../json/index.js";
 import { lazyObject } from "../lazy.js";
 import { chatSchemas } from "./schemas.js";
 
@@ -29,7 +29,9 @@ export const ToolCallSchema = lazyObject(() => chatSchemas().toolCall);
 /**
  * Parse the JSON argument text of a tool call.
  *
- * Empty text (or `null`) means no arguments. Anything but a JSON object, `null` included, is invalid.
+ * Empty text (or `null`) means no arguments. Anything but a JSON object, `null` included, is
+ * invalid, and so is an object nested deeper than `MAX_JSON_DEPTH` (512) levels: the call then
+ * goes to the tool policy (`toolErrors`) like any invalid arguments, never into the state.
  *
  * @param raw - the argument text the model produced.
  * @returns `[arguments, error]`: the parsed object and `null`, or `{}` and a description of what is wrong.
@@ -47,6 +49,11 @@ export function parseToolArguments(raw: string | null | undefined): [JsonObject,
     const kind =
       parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`;
     return [{}, `Tool arguments must be a JSON object, got ${kind}`];
+  }
+  const deep = tooDeep(parsed, MAX_JSON_DEPTH, "arguments");
+  if (deep !== null) {
+    const at = deep.length > 60 ? `${deep.slice(0, 60)}…` : deep;
+    return [{}, `Tool arguments nest deeper than ${MAX_JSON_DEPTH} levels (at ${at})`];
   }
   return [parsed as JsonObject, null];
 }
