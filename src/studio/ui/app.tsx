@@ -50,9 +50,11 @@ export function App() {
   };
   // The menu lists the thread's fork trees (forks with no events of their own included).
   const [trees, setTrees] = useState<{ threadId: string; trees: BranchNode[] } | null>(null);
+  // (Asked once the thread has events: a thread whose first run is starting has no branches yet.)
+  const hasEvents = (s.snapshot?.lastEventId ?? null) !== null;
   useEffect(() => {
     const id = s.threadId;
-    if (!id) return;
+    if (!id || !hasEvents) return;
     let on = true;
     api.branches(id).then(
       (b) => on && setTrees({ threadId: id, trees: b }),
@@ -61,7 +63,7 @@ export function App() {
     return () => {
       on = false;
     };
-  }, [api, s.threadId, s.branchId, s.revision]);
+  }, [api, s.threadId, s.branchId, s.revision, hasEvents]);
   const branches = branchMenu(trees?.threadId === s.threadId ? trees.trees : [], s.branchId);
 
   return (
