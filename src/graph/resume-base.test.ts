@@ -120,3 +120,58 @@ describe("a failed resume in the fold", () => {
     expect(done.state.out).toEqual(["A/B"]);
   });
 });
+
+describe("a resume with no end in the log (its process was killed)", () => {
+  it("keeps its answers: invoke(null) uses them again, and only a new answer replaces one", async () => {
+    const State = defineState({
+      out: reducer(z.array(z.string()).default([]), (a, b) => [...a, ...b]),
+    });
+    type S = typeof State.State;
+    const seen: string[] = [];
+    const asker = node(
+      (_s: S, ctx) => {
+        const answer = ctx.interrupt<string>("first?");
+        seen.push(answer);
+        return { out: [answer] };
+      },
+      { name: "asker" },
+    );
+    const store = new MemoryStateStore();
+    const graph = new Graph(State, { stateStore: store }).flow(START.to(asker), asker.to(END));
+    await graph.invoke({}, { threadId: "k" });
+    await graph.invoke(null, { threadId: "k", resume: { "0:0#0": "A" } });
+    const events = await store.read("k", "main");
+    expect(events.map((e) => e.type)).toEqual([
+      "run_started",
+      "task_interrupted",
+      "run_finished",
+      "run_started",
+      "step_committed",
+      "run_finished",
+    ]);
+    // A branch whose log ends at the resume's run_started is what a killed process leaves.
+    const resumeStart = events[3]!;
+    expect(resumeStart.data).toMatchObject({ resume: { "0:0#0": "A" } });
+    await graph.fork("k", { eventId: resumeStart.id, branchId: "killed" });
+    const pending = [{ key: "0:0#0", value: "first?", node: "asker", taskId: "0:0" }];
+    expect(await graph.getState("k", { branchId: "killed" })).toEqual({
+      state: { out: [] },
+      step: 0,
+      next: ["asker"],
+      interrupts: pending,
+      status: "interrupted",
+      lastEventId: "k/main/4",
+      breakpoint: null,
+    });
+    const again = await graph.invoke(null, { threadId: "k", branchId: "killed" });
+    expect([again.status, again.state.out]).toEqual(["completed", ["A"]]);
+    await graph.fork("k", { eventId: resumeStart.id, branchId: "replaced" });
+    const replaced = await graph.invoke(null, {
+      threadId: "k",
+      branchId: "replaced",
+      resume: { "0:0#0": "Z" },
+    });
+    expect([replaced.status, replaced.state.out]).toEqual(["completed", ["Z"]]);
+    expect(seen).toEqual(["A", "A", "Z"]);
+  });
+});

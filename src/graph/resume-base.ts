@@ -11,6 +11,10 @@
  * `run_started` until the run ends or commits, and puts it back at its `run_failed`; the log
  * alone says what is undone, so a cold load and a warm one agree.
  *
+ * Only a `run_failed` undoes. A resume whose process died (its `run_started` has no end in the
+ * log) keeps its answers and caches: the next `invoke(null)` runs the paused tasks with them
+ * (how a worker continues a taken-over run); a new answer for a key replaces the kept one.
+ *
  * @module
  */
 import type { InterruptInfo } from "../errors/index.js";

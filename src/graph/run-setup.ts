@@ -397,6 +397,7 @@ export async function runGraph<D extends StateDefinition | null>(
       lastSeq: 0,
       originRunId,
       lastStatus: end.status,
+      runBranchId: branchId,
     };
     setWaiting(folded, pos);
     if (end.status === "interrupted" && end.breakpoint) {

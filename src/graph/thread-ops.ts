@@ -19,7 +19,7 @@ import type { CompiledFlow } from "./compile.js";
 import { loadPosition } from "./journal.js";
 import { checkReadOptions } from "./run-options.js";
 import { type PositionCache, positionsOf } from "./run-setup.js";
-import { emptyPosition, foldEvents, type ThreadPosition } from "./thread-state.js";
+import { emptyPosition, foldEvents, statusOn, type ThreadPosition } from "./thread-state.js";
 
 /** What the thread operations read of a graph. */
 export interface ThreadGraph {
@@ -39,7 +39,10 @@ export interface ThreadSnapshot<S> {
   next: string[];
   /** Interrupts the thread is waiting on. */
   interrupts: InterruptInfo[];
-  /** Status of the last run, or `null` for an empty thread. */
+  /**
+   * Status of the last run, or `null` for an empty thread. On a fork made inside a run (with no
+   * run of its own yet) `"interrupted"`, as a stopped run reads: nothing runs there; `next` is set.
+   */
   status: ThreadPosition["lastStatus"];
   /** Id of the last event, or `null` for an empty thread. */
   lastEventId: string | null;
@@ -100,6 +103,7 @@ export async function getThreadState<S>(
     ).position;
   }
   const snapshot = snapshotOf<S>(position);
+  snapshot.status = statusOn(position, branchId);
   if (options.subgraphs === true && graph.compiled) {
     snapshot.subgraphs = await childStates(graph.compiled, store, position, branchId);
   }

@@ -69,6 +69,23 @@ export interface ThreadPosition extends Waiting {
    * resumed had before it, put back if it fails there (resume-base.ts); absent otherwise.
    */
   resumed?: ResumeBase;
+  /**
+   * The branch the last run's `run_started` was written on; absent for positions a run built
+   * in memory or an older snapshot (see {@link statusOn}).
+   */
+  runBranchId?: string;
+}
+
+/**
+ * The status of the last run as seen from `branchId`: a run that is `"running"` but started on
+ * another branch (an ancestor) was cut by the fork that made `branchId` — nothing runs on this
+ * branch, so it reads `"interrupted"`, as a stopped run does (resumable; `next` is set).
+ */
+export function statusOn(position: ThreadPosition, branchId: string): ThreadPosition["lastStatus"] {
+  const { lastStatus, runBranchId } = position;
+  if (lastStatus === "running" && runBranchId !== undefined && runBranchId !== branchId)
+    return "interrupted";
+  return lastStatus;
 }
 
 /** What a `rolled_back` event does not set: where the log is (the fold keeps it). */
@@ -182,6 +199,7 @@ export function foldEvents(
           else delete pos.resumed;
           pos.answers = { ...pos.answers, ...resume };
           pos.lastStatus = "running";
+          pos.runBranchId = e.branchId;
           break;
         }
         case "task_finished":

@@ -255,6 +255,41 @@ describe("time travel", () => {
       log: ["one"],
     });
   });
+
+  it("a fork made inside a run reads as a stopped run (interrupted, next set), not running, and runs on", async () => {
+    const store = new MemoryStateStore();
+    const a = node(() => ({ log: ["a"] }), { name: "a" });
+    const b = node(() => ({ log: ["b"] }), { name: "b" });
+    const c = node(() => ({ log: ["c"] }), { name: "c" });
+    const g = new Graph(State, { stateStore: store }).flow(
+      START.to(a),
+      a.to(b),
+      b.to(c),
+      c.to(END),
+    );
+    await g.invoke({ count: 1 }, { threadId: "t" });
+    const events = await g.history("t");
+    const firstCommit = events.find((e) => e.type === "step_committed")!;
+    expect(firstCommit.id).toBe("t/main/2");
+    const branch = await g.fork("t", { eventId: firstCommit.id });
+    const forked = await g.getState("t", { branchId: branch.branchId });
+    expect(forked).toEqual({
+      state: { count: 1, log: ["a"] },
+      step: 1,
+      next: ["b"],
+      interrupts: [],
+      status: "interrupted",
+      lastEventId: "t/main/2",
+      breakpoint: null,
+    });
+    // Read at the same event on main, the run was still going there.
+    expect((await g.getState("t", { eventId: firstCommit.id })).status).toBe("running");
+    expect((await g.getState("t")).status).toBe("completed");
+    const r = await g.invoke(null, { threadId: "t", branchId: branch.branchId });
+    expect(r.state).toEqual({ count: 1, log: ["a", "b", "c"] });
+    const after = await g.getState("t", { branchId: branch.branchId });
+    expect([after.status, after.next]).toEqual(["completed", []]);
+  });
 });
 
 describe("leases", () => {

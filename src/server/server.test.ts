@@ -288,6 +288,15 @@ describe("nodestep server: routes", () => {
       parent: { branchId: "main", seq: 2 },
       lastSeq: 2,
     });
+    // Nothing runs on the fresh fork (it was cut inside main's run): it reads as a stopped run.
+    const fresh = await api.get("/api/threads/r1/state?branchId=no");
+    expect(fresh.body).toMatchObject({
+      step: 1,
+      next: ["approve"],
+      interrupts: [],
+      status: "interrupted",
+      lastEventId: "r1/main/2",
+    });
     const again = await api.post("/api/threads/r1/runs", { branchId: "no" });
     expect(again.body).toMatchObject({
       status: "interrupted",

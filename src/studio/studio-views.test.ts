@@ -253,6 +253,16 @@ describe("studio history, metrics and threads", () => {
     await page.locator('.fork-tree li[data-branch="main"] > .branch-button').click();
     await expect.poll(() => page.locator(".branch-select").inputValue(), WAIT).toBe("main");
     await expect.poll(() => rows.count(), WAIT).toBe(5);
+    // Switched away, the fork (no events of its own) stays in the header's menu.
+    await expect
+      .poll(
+        () =>
+          page
+            .locator(".branch-select option")
+            .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)),
+        WAIT,
+      )
+      .toEqual(["main", "ask-again"]);
   });
 
   it("metrics: per run and per node latency, calls, tokens and cost; the trace", async () => {

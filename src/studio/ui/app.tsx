@@ -4,9 +4,10 @@
  * the message box), and tabs on the right: Graph, History, State, Metrics. The Graph, History
  * and Metrics panels get the shell's {@link PanelProps}.
  */
-import { useMemo, useState } from "preact/hooks";
-import { createApi } from "./api.ts";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { type BranchNode, createApi } from "./api.ts";
 import { API_KEY_STORAGE, ApiKeyForm } from "./api-key-form.tsx";
+import { branchMenu } from "./branch-menu.ts";
 import { Conversation } from "./chat/conversation.tsx";
 import { GraphPanel } from "./graph/graph-panel.tsx";
 import { HistoryPanel } from "./history/history-panel.tsx";
@@ -47,7 +48,23 @@ export function App() {
     breakpoints: s.breakpoints,
     onToggleBreakpoint: s.toggleBreakpoint,
   };
-  const branches = s.threads.find((t) => t.threadId === s.threadId)?.branches ?? [s.branchId];
+  // The menu lists the thread's fork trees (forks with no events of their own included).
+  const [trees, setTrees] = useState<{ threadId: string; trees: BranchNode[] } | null>(null);
+  // (Asked once the thread has events: a thread whose first run is starting has no branches yet.)
+  const hasEvents = (s.snapshot?.lastEventId ?? null) !== null;
+  useEffect(() => {
+    const id = s.threadId;
+    if (!id || !hasEvents) return;
+    let on = true;
+    api.branches(id).then(
+      (b) => on && setTrees({ threadId: id, trees: b }),
+      () => on && setTrees(null),
+    );
+    return () => {
+      on = false;
+    };
+  }, [api, s.threadId, s.branchId, s.revision, hasEvents]);
+  const branches = branchMenu(trees?.threadId === s.threadId ? trees.trees : [], s.branchId);
 
   return (
     <div class="studio">
@@ -66,7 +83,7 @@ export function App() {
               value={s.branchId}
               onChange={(e) => void s.selectBranch((e.target as HTMLSelectElement).value)}
             >
-              {(branches.includes(s.branchId) ? branches : [...branches, s.branchId]).map((b) => (
+              {branches.map((b) => (
                 <option key={b} value={b}>
                   {b}
                 </option>
