@@ -259,7 +259,7 @@ describe("studio history, metrics and threads", () => {
         () =>
           page
             .locator(".branch-select option")
-            .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)),
+            .evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value)),
         WAIT,
       )
       .toEqual(["main", "ask-again"]);
