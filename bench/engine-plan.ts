@@ -14,11 +14,13 @@ export interface EnginePlan {
   group: string;
   slowLanggraph?: boolean;
   steadyLanggraph?: boolean;
+  steadyNodestep?: boolean;
 }
 
 /**
  * wide: F = 20, 200 fields; long: N = 30, 300 nodes; threads: 1,000 threads of 10 turns.
- * wide and long are `steadyLanggraph` (LangGraph.js runs once: its 3 runs were within 8%).
+ * wide and long are `steadyLanggraph` (LangGraph.js runs once: its 3 runs were within 8%);
+ * threads `steadyNodestep` too (nodestep's 3 runs of 5–6 s were within 9%).
  */
 export const ENGINE_PLAN: EnginePlan[] = [
   ...(["none", "memory", "sqlite"] as const).flatMap((store): EnginePlan[] => [
@@ -36,6 +38,7 @@ export const ENGINE_PLAN: EnginePlan[] = [
       param: 1000,
       group: "threads",
       slowLanggraph: true,
+      steadyNodestep: true,
     }),
   ),
 ];
