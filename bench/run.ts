@@ -4,6 +4,17 @@
  * (each child warms up on a small run of the same shape first); prints medians and the ratio
  * LangGraph.js / nodestep, the 1,000-turn conversation of issue 3, and the targets.
  *
+ * Repetitions: fast cases run `--reps` times per side (medians). Once: LangGraph.js's slow
+ * cases (`slowLanggraph`: a minute or more), the cases whose 3 runs in the full run of
+ * 2026-12-01 were within 10% of each other (`steadyLanggraph`, `steadyNodestep`), and the
+ * nodestep-only ones. The memory workload fills its stores through `batch` and times 1,000
+ * single puts (bench/memory.ts).
+ *
+ * Expected duration of the full run: about 15 minutes on the 2-core machine (estimated from
+ * the per-case seconds of the 22.8-minute run of 2026-12-01: the plan of child processes
+ * about 11.7 min, memory about 2.3, the rest — import, models, workers, cold, streaming,
+ * postgres-ab — about 1.3); `--quick` a few minutes.
+ *
  * Flags:
  *   --json FILE        write every figure as JSON (one object per workload, store and param)
  *   --only a,b         only these workloads: import (import time, bench/import-time.ts), loop,
