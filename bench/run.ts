@@ -10,9 +10,9 @@
  * nodestep-only ones. The memory workload fills its stores through `batch` and times 1,000
  * single puts (bench/memory.ts).
  *
- * Expected duration of the full run: about 15 minutes on the 2-core machine (estimated from
+ * Expected duration of the full run: about 14.5 minutes on the 2-core machine (estimated from
  * the per-case seconds of the 22.8-minute run of 2026-12-01: the plan of child processes
- * about 11.7 min, memory about 2.3, the rest — import, models, workers, cold, streaming,
+ * about 11.7 min, memory about 1.6, the rest — import, models, workers, cold, streaming,
  * postgres-ab — about 1.3); `--quick` a few minutes.
  *
  * Flags:
