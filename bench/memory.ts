@@ -174,7 +174,8 @@ async function measure(
 /**
  * PostgreSQL's fill with its HNSW index dropped, built again (as the store made it) before
  * the timed puts: inserting 100,000 rows one by one into an HNSW index took minutes, building
- * it over them seconds. The timed puts, gets and searches all run with the index in place.
+ * it over them seconds (with `maintenance_work_mem` 512 MB for that statement, so that the
+ * graph is built in memory). The timed puts, gets and searches all run with the index in place.
  */
 function withIndexBuiltAfterFill(
   ops: Ops,
