@@ -4,6 +4,17 @@
  * (each child warms up on a small run of the same shape first); prints medians and the ratio
  * LangGraph.js / nodestep, the 1,000-turn conversation of issue 3, and the targets.
  *
+ * Repetitions: fast cases run `--reps` times per side (medians). Once: LangGraph.js's slow
+ * cases (`slowLanggraph`: a minute or more), the cases whose 3 runs in the full run of
+ * 2026-12-01 were within 10% of each other (`steadyLanggraph`, `steadyNodestep`), and the
+ * nodestep-only ones. The memory workload fills its stores through `batch` and times 1,000
+ * single puts (bench/memory.ts).
+ *
+ * Expected duration of the full run: about 14.5 minutes on the 2-core machine (estimated from
+ * the per-case seconds of the 22.8-minute run of 2026-12-01: the plan of child processes
+ * about 11.7 min, memory about 1.6, the rest — import, models, workers, cold, streaming,
+ * postgres-ab — about 1.3); `--quick` a few minutes.
+ *
  * Flags:
  *   --json FILE        write every figure as JSON (one object per workload, store and param)
  *   --only a,b         only these workloads: import (import time, bench/import-time.ts), loop,
@@ -47,23 +58,32 @@ interface Plan {
   group: string;
   /** LangGraph.js takes a minute or more here: run it once, and not at all with --quick. */
   slowLanggraph?: boolean;
+  /**
+   * LangGraph.js's figure is steady here (its 3 runs within 10% of each other in the full run
+   * of 2026-12-01): run it once. nodestep still runs `--reps` times.
+   */
+  steadyLanggraph?: boolean;
+  /** The same for nodestep (3 runs within 10%, each of several seconds): run it once. */
+  steadyNodestep?: boolean;
   /** nodestep only (no LangGraph.js counterpart in the plan). */
   nodestepOnly?: boolean;
 }
 
 const PLAN: Plan[] = [
-  { workload: "loop", store: "none", param: 1000, group: "loop" },
+  { workload: "loop", store: "none", param: 1000, group: "loop", steadyLanggraph: true },
   { workload: "loop", store: "none", param: 10000, group: "loop", slowLanggraph: true },
   ...(["none", "memory", "sqlite"] as const).flatMap((store): Plan[] => [
-    { workload: "react", store, param: 50, group: "react" },
+    // LangGraph.js's 3 runs of K = 50 were within 10% on memory and SQLite, 14% with no store.
+    { workload: "react", store, param: 50, group: "react", steadyLanggraph: store !== "none" },
     { workload: "react", store, param: 200, group: "react" },
     { workload: "react", store, param: 1000, group: "react", slowLanggraph: true },
   ]),
   ...(["memory", "sqlite"] as const).flatMap((store): Plan[] => [
-    { workload: "thread", store, param: 200, group: "thread" },
+    // LangGraph.js's 3 runs were within 8% on memory, 18% on SQLite.
+    { workload: "thread", store, param: 200, group: "thread", steadyLanggraph: store === "memory" },
     { workload: "thread", store, param: 1000, group: "thread", slowLanggraph: true },
   ]),
-  { workload: "fanout", store: "none", param: 1000, group: "fanout" },
+  { workload: "fanout", store: "none", param: 1000, group: "fanout", steadyLanggraph: true },
   { workload: "fanout", store: "none", param: 10000, group: "fanout", slowLanggraph: true },
   // The fan-out of 10,000 with maxConcurrency 1, 16 and 10,000 (no limit in effect); param is the limit.
   ...[1, 16, 10000].map(
@@ -75,8 +95,17 @@ const PLAN: Plan[] = [
       nodestepOnly: true,
     }),
   ),
-  { workload: "react", store: "postgres", param: 200, group: "postgres", slowLanggraph: true },
-  { workload: "thread", store: "postgres", param: 200, group: "postgres", slowLanggraph: true },
+  // nodestep's 3 runs of these two were within 2% and 4%.
+  ...(["react", "thread"] as const).map(
+    (workload): Plan => ({
+      workload,
+      store: "postgres",
+      param: 200,
+      group: "postgres",
+      slowLanggraph: true,
+      steadyNodestep: true,
+    }),
+  ),
   // Issue 3's 1,000-turn conversation on PostgreSQL (issue 20, item 3: against PostgresSaver too).
   { workload: "thread", store: "postgres", param: 1000, group: "postgres", slowLanggraph: true },
   // Issue 15: the 1,000-turn conversation with a 100 kB image every 10 turns, nodestep only.
@@ -580,8 +609,8 @@ async function runCases(args: Args): Promise<void> {
     const wantNs = args.impls.includes("nodestep");
     const wantLg =
       args.impls.includes("langgraph") && !p.nodestepOnly && !(args.quick && p.slowLanggraph);
-    const nsReps = args.quick ? 1 : p.nodestepOnly ? 1 : args.reps;
-    const lgReps = args.quick || p.slowLanggraph ? 1 : args.reps;
+    const nsReps = args.quick || p.nodestepOnly || p.steadyNodestep ? 1 : args.reps;
+    const lgReps = args.quick || p.slowLanggraph || p.steadyLanggraph ? 1 : args.reps;
     const reps = Math.max(wantNs ? nsReps : 0, wantLg ? lgReps : 0);
     for (let rep = 0; rep < reps; rep++) {
       // Alternate which implementation goes first.
@@ -623,7 +652,7 @@ async function runCases(args: Args): Promise<void> {
   }
   const minutes = ((performance.now() - started) / 60000).toFixed(1);
   console.log(
-    `\nMedians of ${args.quick ? 1 : args.reps} runs (1 for LangGraph.js's slow cases and the nodestep-only case); ratio = LangGraph.js / nodestep; took ${minutes} min, load average at the end ${loadavg()
+    `\nMedians of ${args.quick ? 1 : args.reps} runs (1 for the nodestep-only and steady cases and LangGraph.js's slow ones, see bench/run.ts); ratio = LangGraph.js / nodestep; took ${minutes} min, load average at the end ${loadavg()
       .map((x) => x.toFixed(2))
       .join(" ")}\n`,
   );
