@@ -107,6 +107,7 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
     "lastStatus",
     "originRunId",
     "passed",
+    "runBranchId",
     "state",
     "step",
     "tasks",
