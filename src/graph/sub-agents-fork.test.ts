@@ -94,4 +94,21 @@ describe("a fork shares the sub-agents submitted before it", () => {
     expect(branch.state.answers).toEqual([`tides done @${mine}`]);
     expect(runs).toEqual(["tides", "tides"]);
   });
+  it("a fork of a fork after the submit polls the same thread and result too; the sub-agent ran once", async () => {
+    const { runs, g } = setup();
+    const main = await g().invoke({ topic: "tides" }, { threadId: "t" });
+    const thread = main.state.handles[0]!.threadId!;
+    const committed = (await g().history("t")).filter((e) => e.type === "step_committed");
+    await g().fork("t", { eventId: committed[0]!.id, branchId: "b" });
+    await g().invoke(null, { threadId: "t", branchId: "b" });
+    // c forks from b's own run start: the handle is in its state, the poll has not run.
+    const bStart = (await g().history("t", { branchId: "b" })).find(
+      (e) => e.type === "run_started" && e.branchId === "b",
+    );
+    await g().fork("t", { eventId: bStart!.id, branchId: "c" });
+    const c = await g().invoke(null, { threadId: "t", branchId: "c" });
+    expect(c.state.handles).toEqual(main.state.handles);
+    expect(c.state.answers).toEqual([`tides done @${thread}`]);
+    expect(runs).toEqual(["tides"]);
+  });
 });

@@ -27,7 +27,7 @@ import {
   parentTaskKey,
 } from "./parent-command.js";
 import { Command } from "./routing.js";
-import { childHead, stableOnFork } from "./stable-fork.js";
+import { childHead, locateStable, stableOnFork } from "./stable-fork.js";
 import type { RunOptions, StreamEvent } from "./types.js";
 
 /** Options of {@link subgraph}: exactly one of `stateIn` with `stateOut`, or `share`. */
@@ -99,7 +99,7 @@ async function handedOff(
  * When the node runs: GraphConfigError if the parent does not declare a `share` field or
  * `"stable"` runs without a thread on a state store; TypeError if `stateOut` returns no plain
  * object; GraphExecutionError if a shared field with a custom reducer changed in the child, or
- * a `"stable"` child starts on a parent branch forked from another branch than "main" (not paused there), or is already running.
+ * the child's thread is already running.
  *
  * @example
  * ```ts
@@ -166,27 +166,19 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
           );
         }
         threadId = `${ctx.threadId}:${name}`;
-        if (childBranch === "main") {
-          // Where the child was before this call: a fork of the parent from before the call
-          // starts the branch's child there (see stable-fork.ts).
-          if (!("childBefore" in cache)) {
-            cache.childBefore = await childHead(store, threadId, "main");
-            await ctx.saveCache();
+        if (childBranch !== "main") {
+          if (inherited && typeof cache.childEvent === "string") {
+            // Paused as of the fork: a branch of the thread it paused on (below).
+            if (typeof cache.childThread === "string") threadId = cache.childThread;
+          } else {
+            // The branch's child location, or (its first call) one as of the fork: see stable-fork.ts.
+            const on =
+              (await locateStable(store, ctx.threadId, childBranch, threadId)) ??
+              (await stableOnFork(store, ctx.threadId, childBranch, name, threadId, cache));
+            threadId = on.threadId;
+            if (on.kind === "own") cache.childOwnBranch = "main";
+            else delete cache.childOwnBranch;
           }
-        } else if (
-          !(inherited && typeof cache.childEvent === "string") &&
-          !(await store.getBranch(threadId, childBranch))
-        ) {
-          const on = await stableOnFork(store, ctx.threadId, childBranch, name, threadId, cache);
-          if (on.kind === "refused") {
-            throw new GraphExecutionError(
-              `subgraph "${name}": a "stable" child cannot start on the forked parent branch "${ctx.branchId}": ${on.why}, so its state as of the fork is not known; fork from "main", or use childThread "fresh"`,
-              { graph: ctx.graphName, node: name, step: ctx.step },
-            );
-          }
-          threadId = on.threadId;
-          if (on.kind === "own") cache.childOwnBranch = "main";
-          else delete cache.childOwnBranch;
         }
       } else {
         // A child thread made on another branch is that branch's, unless it paused as of the fork.
@@ -219,6 +211,12 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       // The child thread's branch the child runs on (see childOwnBranch above).
       const runBranch =
         typeof cache.childOwnBranch === "string" ? cache.childOwnBranch : childBranch;
+      if (childThread === "stable" && !("childBefore" in cache)) {
+        // Where the child was before this call, on every branch: a fork of the parent from
+        // before the call starts the fork's child there (see stable-fork.ts).
+        cache.childBefore = await childHead(store as StateStore, threadId as string, runBranch);
+        await ctx.saveCache();
+      }
       const prefix = `${ctx.taskId}/`;
       const answers: Record<string, JsonValue> = {};
       for (const [k, v] of Object.entries(ctx.resumeValues))
