@@ -36,6 +36,13 @@ export const runJobSchema = z.object({
   onBusyTimeoutMs: z.number().int().nonnegative().optional(),
   /** Set by the first worker that takes the job: the branch's `lastSeq` before the run. */
   startSeq: z.number().int().nonnegative().optional(),
+  /**
+   * Set by a worker that hands the run back to the queue (it closes with the run going): the
+   * branch's `lastSeq` once the run it stopped had ended there. The worker that takes the run
+   * over continues it when the run's last end in the store is at or before this seq, and takes
+   * a later end (`run_finished`, `run_failed`) as the run's own: it is not run again.
+   */
+  handedOverAt: z.number().int().nonnegative().optional(),
   /** How many times a worker found the thread busy while taking the run over. */
   busyRetries: z.number().int().nonnegative().optional(),
 });

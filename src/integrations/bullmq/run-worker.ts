@@ -281,13 +281,38 @@ async function processRun(
     let lastStart = -1;
     for (let i = 0; i < after.length; i++) if (after[i]!.type === "run_started") lastStart = i;
     if (lastStart >= 0) {
-      if (after.slice(lastStart).some((e) => e.type === "run_finished")) {
+      // The run's end in the store: a run_finished or run_failed after its last start, and
+      // after the point where a worker handed the run back (that stopped run's run_failed is
+      // not the run's end; the run goes on).
+      const handedOverAt = data.handedOverAt ?? -1;
+      const ended = after
+        .slice(lastStart)
+        .find(
+          (e) => (e.type === "run_finished" || e.type === "run_failed") && e.seq > handedOverAt,
+        );
+      if (ended?.type === "run_finished") {
         // The dead worker finished the run but not its stream.
         const end = await endOf(c, threadId, branchId);
         if (seq === 0) append("run", { threadId, branchId, runId });
         append("end", end, end.status === "interrupted" ? "interrupted" : "done");
         await flush();
         return { status: end.status === "interrupted" ? "interrupted" : "done" };
+      }
+      if (ended !== undefined) {
+        // The dead worker stored the run's failure but died before its stream said so: the
+        // stream ends with that error, as the dead worker's would have; nothing runs again.
+        const stored = (ended.data as { error?: { name?: unknown; message?: unknown } } | null)
+          ?.error;
+        const type = typeof stored?.name === "string" ? stored.name : "Error";
+        const message = typeof stored?.message === "string" ? stored.message : "";
+        const status: FinalStatus =
+          type === "RunCancelledError" || (await cancelRequested(c.redis, c.keys, runId))
+            ? "cancelled"
+            : "error";
+        if (seq === 0) append("run", { threadId, branchId, runId });
+        append("error", { error: { type, message } }, status);
+        await flush();
+        return { status };
       }
       // Its run started (and stopped: killed, handed back, or failed without a word in the
       // stream): continue it from its last committed superstep.
@@ -335,8 +360,11 @@ async function processRun(
   } catch (e) {
     if (e instanceof UnrecoverableError) throw e;
     if (c.handingOver && token !== undefined) {
-      // Another worker takes it over (a takeover: `resumed`, then the rest of the run).
+      // Another worker takes it over (a takeover: `resumed`, then the rest of the run). The
+      // stopped run's end (its run_failed) is stored by now: the taker continues after it.
       await flush();
+      const handedOverAt = (await c.store.getBranch(threadId, branchId))?.lastSeq ?? 0;
+      await job.updateData({ ...data, handedOverAt });
       await job.moveToDelayed(Date.now(), token);
       throw new DelayedError();
     }
