@@ -201,6 +201,8 @@ export interface TaskHost {
 /** The engine's implementation of {@link NodeContext}. */
 export class TaskContext<C = unknown> implements NodeContext<C> {
   #interrupts = 0;
+  /** Whether the node read an answer (`ctx.interrupt` returned one, or it read `resumeValues`). */
+  usedAnswers = false;
   constructor(
     readonly graphName: string,
     readonly runId: string,
@@ -217,7 +219,7 @@ export class TaskContext<C = unknown> implements NodeContext<C> {
     readonly stateSchema: StateDefinition | null,
     readonly streamModes: readonly StreamMode[],
     readonly cache: JsonObject,
-    readonly resumeValues: Readonly<Record<string, JsonValue>>,
+    private readonly answers: Readonly<Record<string, JsonValue>>,
     readonly signal: AbortSignal,
     private readonly host: TaskHost,
     private readonly runContext: { value: C | undefined; given: boolean },
@@ -234,6 +236,14 @@ export class TaskContext<C = unknown> implements NodeContext<C> {
     return this.runContext.value as C;
   }
 
+  get resumeValues(): Readonly<Record<string, JsonValue>> {
+    for (const _ in this.answers) {
+      this.usedAnswers = true;
+      break;
+    }
+    return this.answers;
+  }
+
   get hasContext(): boolean {
     return this.runContext.given;
   }
@@ -248,7 +258,10 @@ export class TaskContext<C = unknown> implements NodeContext<C> {
       interruptKey(options, `Node "${this.node}" of graph "${this.graphName}"`) ??
       `${this.taskId}#${this.#interrupts}`;
     this.#interrupts++;
-    if (Object.hasOwn(this.resumeValues, key)) return this.resumeValues[key] as T;
+    if (Object.hasOwn(this.answers, key)) {
+      this.usedAnswers = true;
+      return this.answers[key] as T;
+    }
     throw new GraphInterrupt([{ key, value }]);
   }
 

@@ -45,7 +45,11 @@ export interface RetryPolicy {
   retryOn?: ((error: unknown) => boolean) | ReadonlyArray<abstract new (...args: never[]) => Error>;
 }
 
-/** A node's result cache: a key from the node's input, and a time to live. */
+/**
+ * A node's result cache: a key from the node's input, and a time to live. A task that pauses,
+ * or that read an interrupt answer, stores nothing (its result is not its input's alone), and
+ * a task resumed with answers is not served from the cache (docs/node-policies.md).
+ */
 export interface CachePolicy {
   /** The key of an input state; default a SHA-256 of its JSON (keys sorted). */
   key?: (state: Record<string, unknown>) => string;

@@ -103,17 +103,28 @@ async function runWithPolicies(
   const { graph, pos, opts } = run;
   let cacheKey: string | null = null;
   const cachePolicy = cn.node.cache;
-  if (cachePolicy && graph.nodeCache) {
+  // A task that paused in this superstep and now runs with answers: its result depends on
+  // them, so it is neither served from the cache by its input nor stored there (below).
+  let resumed = false;
+  for (const _ in pos.answers) {
+    resumed = pos.caches.has(t.id);
+    break;
+  }
+  if (cachePolicy && graph.nodeCache && !resumed) {
     const input = t.payload ? { ...pos.state, ...t.payload } : pos.state;
     cacheKey = `${nodeCachePrefix(graph.name, cn.name)}${cachePolicy.key ? cachePolicy.key(input) : stableHash(input)}`;
     const hit = await graph.nodeCache.get(cacheKey);
     if (hit !== null) return { kind: "done", ...(hit as unknown as TaskOutcome), cached: true };
   }
+  let ctx: TaskContext | null = null;
+  const seen = (c: TaskContext) => {
+    ctx = c;
+  };
   const policy = retry ? resolvedRetry(retry, cn.name) : null;
   for (let attempt = 1; ; attempt++) {
     let r: TaskResult;
     try {
-      r = await attemptTask(run, t, cn, scope);
+      r = await attemptTask(run, t, cn, scope, cacheKey !== null ? seen : undefined);
     } catch (e) {
       if (!policy || attempt >= policy.maxAttempts || opts.signal.aborted || !policy.retryOn(e))
         throw e;
@@ -121,7 +132,9 @@ async function runWithPolicies(
       if (opts.signal.aborted) throw e;
       continue;
     }
-    if (r.kind === "done" && !r.toParent && cacheKey !== null && graph.nodeCache) {
+    // A result that read an answer is the answer's, not the input's alone: not stored.
+    const answered = (ctx as TaskContext | null)?.usedAnswers === true;
+    if (r.kind === "done" && !r.toParent && !answered && cacheKey !== null && graph.nodeCache) {
       await graph.nodeCache.set(
         cacheKey,
         { update: r.update, routes: r.routes } as unknown as JsonValue,
@@ -150,6 +163,7 @@ function attemptTask(
   t: TaskSpec,
   cn: CompiledNode,
   scope: TraceScope | null,
+  seen?: (ctx: TaskContext) => void,
 ): TaskResult | Promise<TaskResult> {
   const { graph, pos, opts, host, step } = run;
   // The node's own copy of what it receives: the state, with a Send's payload over it.
@@ -186,6 +200,7 @@ function attemptTask(
     scope,
     graph.memoryStore,
   );
+  seen?.(ctx);
   const started = timeoutMs !== null ? performance.now() : 0;
   let ret: unknown;
   try {
