@@ -93,12 +93,18 @@ function rowBytes(e: StoredEvent): number {
   );
 }
 
-/** The store, counting what its reads return. */
-function counted(store: StateStore): {
-  store: StateStore;
-  read: { bytes: number; events: number; snapshot: boolean; snapshotSeq: number };
-} {
-  const read = { bytes: 0, events: 0, snapshot: false, snapshotSeq: 0 };
+/** What a load read: the events and the snapshot the store returned, counted after the load. */
+interface Reads {
+  events: StoredEvent[];
+  snapshot: { seq: number; data: unknown } | null;
+}
+
+/**
+ * The store, keeping what its reads return (`read`, `getEvent`, `loadSnapshot`); the bytes are
+ * counted afterwards by {@link bytesOf}, so that counting is not part of the measured load.
+ */
+function counted(store: StateStore): { store: StateStore; reads: Reads } {
+  const reads: Reads = { events: [], snapshot: null };
   const proxy = new Proxy(store, {
     get(target, key, receiver) {
       const v = Reflect.get(target, key, receiver);
@@ -106,33 +112,36 @@ function counted(store: StateStore): {
       if (key === "read") {
         return async (...a: unknown[]) => {
           const out = (await v.apply(target, a)) as StoredEvent[];
-          read.events += out.length;
-          for (const e of out) read.bytes += rowBytes(e);
+          for (const e of out) reads.events.push(e);
           return out;
         };
       }
       if (key === "getEvent") {
         return async (...a: unknown[]) => {
           const e = (await v.apply(target, a)) as StoredEvent | null;
-          if (e) read.bytes += rowBytes(e);
+          if (e) reads.events.push(e);
           return e;
         };
       }
       if (key === "loadSnapshot") {
         return async (...a: unknown[]) => {
           const s = (await v.apply(target, a)) as { seq: number; data: unknown } | null;
-          if (s) {
-            read.snapshot = true;
-            read.snapshotSeq = s.seq;
-            read.bytes += Buffer.byteLength(JSON.stringify(s.data)) + 8;
-          }
+          if (s) reads.snapshot = s;
           return s;
         };
       }
       return v.bind(target);
     },
   });
-  return { store: proxy, read };
+  return { store: proxy, reads };
+}
+
+/** Bytes of what a load read, as `sizeBytes` counts them (a snapshot: its data JSON and 8). */
+function bytesOf(reads: Reads): number {
+  let n = 0;
+  for (const e of reads.events) n += rowBytes(e);
+  if (reads.snapshot) n += Buffer.byteLength(JSON.stringify(reads.snapshot.data)) + 8;
+  return n;
 }
 
 function openStore(kind: "sqlite" | "postgres", where: string): StateStore {
@@ -151,7 +160,7 @@ async function child(kind: "sqlite" | "postgres", where: string): Promise<void> 
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const raw = openStore(kind, where);
-  const { store, read } = counted(raw);
+  const { store, reads } = counted(raw);
   const snap = await agentOn(store).getState("bench");
   const firstMs = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
@@ -163,18 +172,19 @@ async function child(kind: "sqlite" | "postgres", where: string): Promise<void> 
   const secondMs = performance.now() - t1;
   await again.close();
   const stateBytes = jsonBytes(snap.state);
+  const bytesRead = bytesOf(reads);
   const out: ColdLoad = {
     store: kind,
     events: branch?.lastSeq ?? 0,
     firstMs,
     firstCpuMs: (cpu.user + cpu.system) / 1000,
     secondMs,
-    bytesRead: read.bytes,
+    bytesRead,
     stateBytes,
-    readRatio: read.bytes / stateBytes,
-    eventsRead: read.events,
-    snapshot: read.snapshot,
-    snapshotSeq: read.snapshotSeq,
+    readRatio: bytesRead / stateBytes,
+    eventsRead: reads.events.length,
+    snapshot: reads.snapshot !== null,
+    snapshotSeq: reads.snapshot?.seq ?? 0,
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
