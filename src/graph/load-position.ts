@@ -69,7 +69,7 @@ export async function loadPosition(
   );
   const position = foldEvents(def, base ?? emptyPosition(def), events);
   if (keep && events.length >= SNAPSHOT_AFTER_EVENTS && branch) {
-    // This load had to fold a long tail: keep a snapshot so the next cold load does not.
+    // This run's load had to fold a long tail: keep a snapshot so the next cold load does not.
     // Large parts that events of the branch hold are kept as references, not repeated.
     try {
       indexParts(events, parts);
@@ -103,7 +103,7 @@ export const SNAPSHOT_AFTER_RUN_EVENTS = 128;
  * more past its snapshot, keep a snapshot of the run's final position (the position the run's
  * events fold to: the next warm run continues from the same object). A position that holds a
  * large binary part is not kept so (the run does not know which events hold its parts; the
- * next cold load folds and keeps a snapshot that refers to them). Best effort, like every
+ * next run's cold load folds and keeps a snapshot that refers to them). Best effort, like every
  * snapshot: a failed write changes nothing.
  * @returns the seq of the branch's snapshot afterwards.
  */
