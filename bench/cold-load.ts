@@ -6,8 +6,12 @@
  * the store returned (event rows and snapshot: data JSON and text columns, as `sizeBytes`
  * counts them) against the state's own JSON, and the events read.
  *
- * `node --import tsx bench/cold-load.ts [--json FILE] [--events N]`; also the `cold` group of
- * `npm run bench` (`--only cold`).
+ * Also printed: where the first load's ms went (opening the store, each store call, the rest:
+ * checking the snapshot, folding the tail, copying the state out). Module loading is not in
+ * it: the child first reads a thread that does not exist (bench/import-time.ts measures imports).
+ *
+ * `node --import tsx bench/cold-load.ts [--json FILE] [--events N] [--reps N]`; also the `cold`
+ * group of `npm run bench` (`--only cold`).
  *
  * @module
  */
@@ -53,7 +57,22 @@ export interface ColdLoad {
   snapshot: boolean;
   /** Seq of the snapshot the thread's runs kept (0: none). */
   snapshotSeq: number;
+  /**
+   * Where the first load's time went, wall and CPU ms: opening the store (`new Store(...)`;
+   * PostgreSQL connects on its first query, so its connection is in the first call), each
+   * store call the load made (summed by method), and the rest (`rest`: building the agent,
+   * checking the snapshot, folding the tail, copying the state out).
+   */
+  phases: Record<string, { ms: number; cpuMs: number }>;
 }
+
+/** Wall and CPU ms since `from`. */
+function since(from: { t: number; c: NodeJS.CpuUsage }): { ms: number; cpuMs: number } {
+  const c = process.cpuUsage(from.c);
+  return { ms: performance.now() - from.t, cpuMs: (c.user + c.system) / 1000 };
+}
+
+const now = () => ({ t: performance.now(), c: process.cpuUsage() });
 
 class FakeChat implements Chat {
   readonly model = "fake";
@@ -93,46 +112,86 @@ function rowBytes(e: StoredEvent): number {
   );
 }
 
-/** The store, counting what its reads return. */
+/** The store's reading methods, timed and kept by {@link counted} (others pass through). */
+const TIMED = new Set<string | symbol>(["getBranch", "loadSnapshot", "read", "getEvent"]);
+
+/** What a load read: the events and the snapshot the store returned, counted after the load. */
+interface Reads {
+  events: StoredEvent[];
+  snapshot: { seq: number; data: unknown } | null;
+}
+
+/**
+ * The store, keeping what its reads return (`read`, `getEvent`, `loadSnapshot`); the bytes are
+ * counted afterwards by {@link bytesOf}, so that counting is not part of the measured load.
+ */
 function counted(store: StateStore): {
   store: StateStore;
-  read: { bytes: number; events: number; snapshot: boolean; snapshotSeq: number };
+  reads: Reads;
+  phases: Record<string, { ms: number; cpuMs: number }>;
 } {
-  const read = { bytes: 0, events: 0, snapshot: false, snapshotSeq: 0 };
+  const reads: Reads = { events: [], snapshot: null };
+  const phases: Record<string, { ms: number; cpuMs: number }> = {};
+  const timed = (name: string, f: (...a: unknown[]) => Promise<unknown>) => {
+    return async (...a: unknown[]) => {
+      const from = now();
+      try {
+        return await f(...a);
+      } finally {
+        const d = since(from);
+        const p = phases[name] ?? { ms: 0, cpuMs: 0 };
+        phases[name] = p;
+        p.ms += d.ms;
+        p.cpuMs += d.cpuMs;
+      }
+    };
+  };
   const proxy = new Proxy(store, {
     get(target, key, receiver) {
       const v = Reflect.get(target, key, receiver);
       if (typeof v !== "function") return v;
-      if (key === "read") {
-        return async (...a: unknown[]) => {
-          const out = (await v.apply(target, a)) as StoredEvent[];
-          read.events += out.length;
-          for (const e of out) read.bytes += rowBytes(e);
-          return out;
-        };
-      }
-      if (key === "getEvent") {
-        return async (...a: unknown[]) => {
-          const e = (await v.apply(target, a)) as StoredEvent | null;
-          if (e) read.bytes += rowBytes(e);
-          return e;
-        };
-      }
-      if (key === "loadSnapshot") {
-        return async (...a: unknown[]) => {
-          const s = (await v.apply(target, a)) as { seq: number; data: unknown } | null;
-          if (s) {
-            read.snapshot = true;
-            read.snapshotSeq = s.seq;
-            read.bytes += Buffer.byteLength(JSON.stringify(s.data)) + 8;
-          }
-          return s;
-        };
-      }
-      return v.bind(target);
+      if (!TIMED.has(key)) return v.bind(target);
+      return timed(String(key), wrap(target, key, v));
     },
   });
-  return { store: proxy, read };
+  return { store: proxy, reads, phases };
+
+  function wrap(
+    target: StateStore,
+    key: string | symbol,
+    v: (...a: unknown[]) => unknown,
+  ): (...a: unknown[]) => Promise<unknown> {
+    if (key === "read") {
+      return async (...a: unknown[]) => {
+        const out = (await v.apply(target, a)) as StoredEvent[];
+        for (const e of out) reads.events.push(e);
+        return out;
+      };
+    }
+    if (key === "getEvent") {
+      return async (...a: unknown[]) => {
+        const e = (await v.apply(target, a)) as StoredEvent | null;
+        if (e) reads.events.push(e);
+        return e;
+      };
+    }
+    if (key === "loadSnapshot") {
+      return async (...a: unknown[]) => {
+        const s = (await v.apply(target, a)) as { seq: number; data: unknown } | null;
+        if (s) reads.snapshot = s;
+        return s;
+      };
+    }
+    return async (...a: unknown[]) => v.apply(target, a);
+  }
+}
+
+/** Bytes of what a load read, as `sizeBytes` counts them (a snapshot: its data JSON and 8). */
+function bytesOf(reads: Reads): number {
+  let n = 0;
+  for (const e of reads.events) n += rowBytes(e);
+  if (reads.snapshot) n += Buffer.byteLength(JSON.stringify(reads.snapshot.data)) + 8;
+  return n;
 }
 
 function openStore(kind: "sqlite" | "postgres", where: string): StateStore {
@@ -148,13 +207,18 @@ async function child(kind: "sqlite" | "postgres", where: string): Promise<void> 
   const warm = openStore(kind, where);
   await agentOn(warm).getState("nobody");
   await warm.close();
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
+  const start = now();
   const raw = openStore(kind, where);
-  const { store, read } = counted(raw);
+  const open = since(start);
+  const { store, reads, phases } = counted(raw);
   const snap = await agentOn(store).getState("bench");
-  const firstMs = performance.now() - t0;
-  const cpu = process.cpuUsage(c0);
+  const first = since(start);
+  const firstMs = first.ms;
+  const rest = { ms: first.ms - open.ms, cpuMs: first.cpuMs - open.cpuMs };
+  for (const p of Object.values(phases)) {
+    rest.ms -= p.ms;
+    rest.cpuMs -= p.cpuMs;
+  }
   const branch = await raw.getBranch("bench", "main");
   await raw.close();
   const t1 = performance.now();
@@ -163,18 +227,20 @@ async function child(kind: "sqlite" | "postgres", where: string): Promise<void> 
   const secondMs = performance.now() - t1;
   await again.close();
   const stateBytes = jsonBytes(snap.state);
+  const bytesRead = bytesOf(reads);
   const out: ColdLoad = {
     store: kind,
     events: branch?.lastSeq ?? 0,
     firstMs,
-    firstCpuMs: (cpu.user + cpu.system) / 1000,
+    firstCpuMs: first.cpuMs,
     secondMs,
-    bytesRead: read.bytes,
+    bytesRead,
     stateBytes,
-    readRatio: read.bytes / stateBytes,
-    eventsRead: read.events,
-    snapshot: read.snapshot,
-    snapshotSeq: read.snapshotSeq,
+    readRatio: bytesRead / stateBytes,
+    eventsRead: reads.events.length,
+    snapshot: reads.snapshot !== null,
+    snapshotSeq: reads.snapshot?.seq ?? 0,
+    phases: { open, ...phases, rest },
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
@@ -211,7 +277,7 @@ function runChild(kind: string, where: string): Promise<ColdLoad> {
   });
 }
 
-/** Write the threads, then load each from new processes (`reps` each); the median run. */
+/** Write the threads, then load each from new processes (`reps` each); the median run (by first-load CPU ms). */
 export async function coldLoads(events = 10_000, reps = 3): Promise<ColdLoad[]> {
   const tmp = tempDir("nodestep-cold-");
   const path = `${tmp.dir}/threads.db`;
@@ -242,7 +308,7 @@ export async function coldLoads(events = 10_000, reps = 3): Promise<ColdLoad[]> 
         await s.close();
         runs.push(await runChild(kind, where));
       }
-      runs.sort((a, b) => a.firstMs - b.firstMs);
+      runs.sort((a, b) => a.firstCpuMs - b.firstCpuMs);
       out.push(runs[Math.floor(runs.length / 2)]!);
     }
   } finally {
@@ -284,6 +350,24 @@ export function coldLoadTable(rows: ColdLoad[]): string {
   );
 }
 
+/** Where the first loads' ms went: one row per store, wall (CPU) ms per phase. */
+export function coldPhaseTable(rows: ColdLoad[]): string {
+  const names = [...new Set(rows.flatMap((r) => Object.keys(r.phases)))];
+  const head = ["store", ...names];
+  const lines = rows.map((r) => [
+    r.store,
+    ...names.map((n) => {
+      const p = r.phases[n];
+      return p ? `${p.ms.toFixed(1)} (${p.cpuMs.toFixed(1)})` : "";
+    }),
+  ]);
+  const w = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (c: string[]) => `| ${c.map((x, i) => x.padEnd(w[i]!)).join(" | ")} |`;
+  return [fmt(head), `|${w.map((x) => "-".repeat(x + 2)).join("|")}|`, ...lines.map(fmt)].join(
+    "\n",
+  );
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [mode, kind, where] = process.argv.slice(2);
   if (mode === "child") await child(kind as "sqlite" | "postgres", where!);
@@ -296,9 +380,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const args = process.argv.slice(2);
     const json = args.includes("--json") ? args[args.indexOf("--json") + 1] : undefined;
     const n = args.includes("--events") ? Number(args[args.indexOf("--events") + 1]) : 10_000;
-    const rows = await coldLoads(n);
+    const reps = args.includes("--reps") ? Number(args[args.indexOf("--reps") + 1]) : 3;
+    const rows = await coldLoads(n, reps);
     console.log(`Cold load of a ${n.toLocaleString("en-US")}-event thread (issue 20, item 6)\n`);
     console.log(coldLoadTable(rows));
+    console.log(
+      "\nFirst load by phase, wall ms (CPU ms): open = new Store(...); then each store call; rest = agent, fold, copy\n",
+    );
+    console.log(coldPhaseTable(rows));
     if (json) writeFileSync(json, `${JSON.stringify(rows, null, 2)}\n`);
   }
 }

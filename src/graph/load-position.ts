@@ -1,7 +1,8 @@
 /**
  * Loading a branch's position: the graph's in-memory position when it is current, else the
- * branch's snapshot plus the events after it, folded (`foldEvents`). A load that folds a long
- * tail writes a snapshot (large parts that events hold kept as references).
+ * branch's snapshot plus the events after it, folded (`foldEvents`). A run's load that folds a
+ * long tail writes a snapshot (large parts that events hold kept as references); a read
+ * (`getState`) writes nothing.
  *
  * @module
  */
@@ -25,20 +26,27 @@ export interface CachedPosition {
   snapshotSeq: number;
 }
 
-/** Load a branch's position: the process cache when it is current, else the snapshot plus the tail. */
+/**
+ * Load a branch's position: the process cache when it is current, else the snapshot plus the
+ * tail. With `keep` (a run's load, the default), a load that folded {@link SNAPSHOT_AFTER_EVENTS}
+ * events or more writes a snapshot; a read (`getState`: `keep` false) never writes, so reading
+ * a thread costs what it reads and works on a store another process writes.
+ */
 export async function loadPosition(
   store: StateStore,
   def: StateDefinition | null,
   threadId: string,
   branchId: string,
   cache: Map<string, CachedPosition> | null,
+  keep = true,
 ): Promise<CachedPosition> {
   const key = `${threadId}\u0000${branchId}`;
   const branch = await store.getBranch(threadId, branchId);
   const cached = coldMode.on ? undefined : cache?.get(key);
   if (cached && branch && cached.position.lastSeq === branch.lastSeq) return cached;
   const snapshot = branch ? await store.loadSnapshot(threadId, branchId) : null;
-  let base = emptyPosition(def);
+  // The empty position (the definition's defaults, made by zod) only when no snapshot is used.
+  let base: ThreadPosition | null = null;
   let snapshotSeq = 0;
   const folder = definitionKey(def);
   const parts: PartIndex = new Map();
@@ -59,9 +67,9 @@ export async function loadPosition(
     branchId,
     snapshotSeq > 0 ? { afterSeq: snapshotSeq } : {},
   );
-  const position = foldEvents(def, base, events);
-  if (events.length >= SNAPSHOT_AFTER_EVENTS && branch) {
-    // This load had to fold a long tail: keep a snapshot so the next cold load does not.
+  const position = foldEvents(def, base ?? emptyPosition(def), events);
+  if (keep && events.length >= SNAPSHOT_AFTER_EVENTS && branch) {
+    // This run's load had to fold a long tail: keep a snapshot so the next cold load does not.
     // Large parts that events of the branch hold are kept as references, not repeated.
     try {
       indexParts(events, parts);
@@ -84,17 +92,18 @@ export async function loadPosition(
  * new one (see {@link snapshotAfterRun}), so that a new process loading a long thread reads
  * the snapshot and at most about this many events (plus the last run's), however many runs
  * wrote them. The price: a run that crosses it encodes and writes the whole position (about
- * once per this many events); 512 keeps a cold load's tail fold small next to reading the
- * snapshot (issue 20: a 10,000-event thread's tail is then about 250 events, not 1,800).
+ * once per this many events). 128 keeps a cold load's tail fold small next to parsing the
+ * snapshot (issue 20: a 10,000-event thread's tail is then about 70 events, not 255 as with
+ * 512), for about a tenth more CPU in writing that thread (docs/performance.md).
  */
-export const SNAPSHOT_AFTER_RUN_EVENTS = 512;
+export const SNAPSHOT_AFTER_RUN_EVENTS = 128;
 
 /**
  * After a run that completed: when the branch grew {@link SNAPSHOT_AFTER_RUN_EVENTS} events or
  * more past its snapshot, keep a snapshot of the run's final position (the position the run's
  * events fold to: the next warm run continues from the same object). A position that holds a
  * large binary part is not kept so (the run does not know which events hold its parts; the
- * next cold load folds and keeps a snapshot that refers to them). Best effort, like every
+ * next run's cold load folds and keeps a snapshot that refers to them). Best effort, like every
  * snapshot: a failed write changes nothing.
  * @returns the seq of the branch's snapshot afterwards.
  */

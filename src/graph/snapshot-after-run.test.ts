@@ -54,14 +54,14 @@ const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
 describe("snapshots kept by runs", () => {
   it("keeps none before the branch grew SNAPSHOT_AFTER_RUN_EVENTS events, then one that the events fold to", async () => {
-    expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(512);
+    expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(128);
     const store = new MemoryStateStore();
     const g = loop(store);
-    await g.invoke({ limit: 400 }, { threadId: "t" });
+    await g.invoke({ limit: 100 }, { threadId: "t" });
     const after1 = (await store.getBranch("t", "main"))!.lastSeq;
     expect(after1).toBeLessThan(SNAPSHOT_AFTER_RUN_EVENTS);
     expect(await store.loadSnapshot("t", "main")).toBe(null);
-    await g.invoke({ limit: 600 }, { threadId: "t" });
+    await g.invoke({ limit: 200 }, { threadId: "t" });
     const last = (await store.getBranch("t", "main"))!.lastSeq;
     expect(last).toBeGreaterThanOrEqual(SNAPSHOT_AFTER_RUN_EVENTS);
     const snap = await store.loadSnapshot("t", "main");
@@ -70,7 +70,7 @@ describe("snapshots kept by runs", () => {
     const { definition, ...kept } = snap!.data as Record<string, unknown>;
     expect(typeof definition).toBe("string");
     expect(json(kept)).toEqual(json(folded.position));
-    expect((kept as { state: S }).state.count).toBe(600);
+    expect((kept as { state: S }).state.count).toBe(200);
   });
 
   it("lets a new process read the snapshot and the tail only, with the same state", async () => {

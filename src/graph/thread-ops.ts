@@ -99,7 +99,14 @@ export async function getThreadState<S>(
       });
     }
     position = (
-      await loadPosition(store, graph.state, threadId, branchId, positionsOf(positions, store))
+      await loadPosition(
+        store,
+        graph.state,
+        threadId,
+        branchId,
+        positionsOf(positions, store),
+        false,
+      )
     ).position;
   }
   const snapshot = snapshotOf<S>(position);

@@ -27,6 +27,7 @@ import {
   when,
 } from "../../src/graph/index.js";
 import { SNAPSHOT_AFTER_EVENTS } from "../../src/graph/journal.js";
+import { loadPosition } from "../../src/graph/load-position.js";
 import type { JsonValue } from "../../src/json/index.js";
 import { applyUpdate, prepareUpdate } from "../../src/state/define-state.js";
 import {
@@ -747,10 +748,13 @@ describeStores("the compact log folds back to the live state", (fx) => {
     const events = await store.read("t", "main");
     expect(events.length).toBeGreaterThanOrEqual(SNAPSHOT_AFTER_EVENTS);
     await expectFolds(fx, store, (s) => new Graph(State, { stateStore: s }), live);
-    expect(await store.loadSnapshot("t", "main")).not.toBeNull();
-    // Another graph continues from the snapshot plus the tail; the first graph continues after it.
+    // Readers write nothing: each cold load above folded the whole log.
+    expect(await store.loadSnapshot("t", "main")).toBeNull();
+    // Another graph continues the thread: its load folds the log and keeps a snapshot; the
+    // first graph continues after it, and the cold readers below read the snapshot plus the tail.
     const other = make(await fx.reopen(store));
     await live.run(other, { n: 40 });
+    expect((await store.loadSnapshot("t", "main"))?.seq).toBe(events.length);
     await live.run(make(store), { n: 80, parity: null });
     await expectFolds(fx, store, (s) => new Graph(State, { stateStore: s }), live);
   });
@@ -979,8 +983,11 @@ describeStores("the compact log folds back to the live state", (fx) => {
     await fork.run(make(store), null);
     await fork.run(make(await fx.reopen(store)), { i: 0 });
     await expectFolds(fx, store, plain, fork);
-    expect(await store.loadSnapshot("t", "f")).not.toBeNull();
+    // Readers keep no snapshot; the next run's load folds the fork's log and keeps one.
+    expect(await store.loadSnapshot("t", "f")).toBeNull();
+    const folded = (await store.getBranch("t", "f"))!.lastSeq;
     await fork.run(make(await fx.reopen(store)), { i: 20 });
+    expect((await store.loadSnapshot("t", "f"))?.seq).toBe(folded);
     await expectFolds(fx, store, plain, fork);
   });
 
@@ -1026,7 +1033,8 @@ describeStores("the compact log folds back to the live state", (fx) => {
     };
     const live = new Live("t");
     await live.run(make(store), {});
-    // A plain-object reader folds the compact messages as they are stored, and keeps a snapshot.
+    // A plain-object reader folds the compact messages as they are stored (and writes nothing);
+    // a plain-object graph's run would keep a snapshot of that fold: its load does.
     const other = await fx.reopen(store);
     const raw = (await new Graph(null, { stateStore: other }).getState("t")).state;
     expect((raw.messages as object[])[0]).toEqual({
@@ -1034,16 +1042,30 @@ describeStores("the compact log folds back to the live state", (fx) => {
       id: expect.any(String),
       content: "m69",
     });
-    expect(await other.loadSnapshot("t", "main")).not.toBeNull();
-    // So does a reader whose state has one more field.
+    expect(await other.loadSnapshot("t", "main")).toBeNull();
+    await loadPosition(other, null, "t", "main", null);
+    const plainKept = await other.loadSnapshot("t", "main");
+    expect(plainKept?.seq).toBe((await other.getBranch("t", "main"))!.lastSeq);
+    const plainDefinition = (plainKept!.data as { definition: string }).definition;
+    await expectFolds(fx, store, (s) => new Graph(AgentState, { stateStore: s }), live);
+    // So does a reader whose state has one more field (its run's load keeps its own snapshot).
     const Extended = AgentState.extend({ extra: z.number().default(1) });
     const extended = (
       await new Graph(Extended, { stateStore: await fx.reopen(store) }).getState("t")
     ).state;
     expect(json(extended)).toBe(json({ ...JSON.parse(live.last!), extra: 1 }));
+    await loadPosition(await fx.reopen(store), Extended, "t", "main", null);
+    const extendedKept = (await store.loadSnapshot("t", "main"))!.data as { definition: string };
+    expect(extendedKept.definition).not.toBe(plainDefinition);
     await expectFolds(fx, store, (s) => new Graph(AgentState, { stateStore: s }), live);
-    // The graph's own reader left a snapshot of its own, which the next one uses; the run goes on from it.
+    // The graph's own run keeps a snapshot of its own (its load folds the log), which the next
+    // readers use; the run goes on from it.
     await live.run(make(await fx.reopen(store)), { messages: [HumanMessage({ content: "" })] });
+    const own = (await store.loadSnapshot("t", "main"))!.data as { definition: string };
+    expect([
+      own.definition === plainDefinition,
+      own.definition === extendedKept.definition,
+    ]).toEqual([false, false]);
     await expectFolds(fx, store, (s) => new Graph(AgentState, { stateStore: s }), live);
   });
 

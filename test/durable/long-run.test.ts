@@ -3,8 +3,8 @@
  * alive"), checked by structure rather than by timing or heap sizes: over 2,000 agent turns on
  * a MemoryStateStore, every turn appends the same events of the same size, the log is never
  * read again after the first turn (the graph keeps one folded position per thread), and the
- * folded positions kept in snapshots (by a run past 4,096 events, and by a cold load) hold no
- * per-step data once a run has completed.
+ * folded positions kept in snapshots (by runs, every SNAPSHOT_AFTER_RUN_EVENTS events) hold no
+ * per-step data once a run has completed; a cold read writes nothing.
  */
 import { expect, it } from "vitest";
 import { buildReactAgent, runAgent } from "../../src/agents/index.js";
@@ -71,16 +71,15 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
   expect(size(runs[TURNS - 1]!) - size(runs[9]!)).toBeGreaterThanOrEqual(0);
 
   // A graph that keeps the thread's position in memory writes a snapshot only when a run ends
-  // its branch SNAPSHOT_AFTER_RUN_EVENTS (512) events past the last one: at the end of every
-  // 171st turn (3 events a turn: seq 513, 1,026, … 5,643). A cold load (a new graph, as in a
-  // new process) reads the last one and folds the tail (357 events), and keeps a snapshot of
-  // the folded position without per-step data, so the next cold load reads only what comes after.
-  expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(512);
-  const byRuns = Array.from({ length: 11 }, (_, i) => 513 * (i + 1));
+  // its branch SNAPSHOT_AFTER_RUN_EVENTS (128) events past the last one: at the end of every
+  // 43rd turn (3 events a turn: seq 129, 258, … 5,934). A cold load (a new graph, as in a new
+  // process) reads the last one and folds the tail (66 events), and writes nothing.
+  expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(128);
+  const byRuns = Array.from({ length: 46 }, (_, i) => 129 * (i + 1));
   expect(store.snapshots.map((s) => s.seq)).toEqual(byRuns);
   const cold = buildReactAgent(echo, { tools: [], stateStore: store });
   expect((await cold.getState("long")).state.messages).toHaveLength(2 * TURNS);
-  expect(store.snapshots.map((s) => s.seq)).toEqual([...byRuns, 3 * TURNS]);
+  expect(store.snapshots.map((s) => s.seq)).toEqual(byRuns);
   // Reads: the first turn's, this test's own (above), and the cold load's one read of the tail.
   expect(store.reads).toBe(3);
   for (const kept of store.snapshots) {

@@ -1,0 +1,162 @@
+/**
+ * Issue 20, item 6 (cold load), on the memory store, SQLite and PostgreSQL: a new process (a
+ * new graph over a new store instance) reads a long conversation through the snapshot its runs
+ * kept plus the tail after it, and gets exactly what a fold of every stored event gives (the
+ * store is the truth: a snapshot only saves work); and reading a thread writes nothing.
+ */
+import { expect, it } from "vitest";
+import { buildReactAgent } from "../../src/agents/index.js";
+import type { Chat, ChatResponseInit } from "../../src/chat/types.js";
+import { SNAPSHOT_AFTER_EVENTS, SNAPSHOT_AFTER_RUN_EVENTS } from "../../src/graph/load-position.js";
+import { HumanMessage } from "../../src/index.js";
+import type { Snapshot, StateStore, StoredEvent } from "../../src/stores/types.js";
+import { describeStores } from "./stores.js";
+
+/** Answers "answer N" to the N-th call. */
+function chat(): Chat {
+  let n = 0;
+  return {
+    model: "count",
+    async complete(): Promise<ChatResponseInit> {
+      n += 1;
+      return { content: `answer ${n}`, toolCalls: [] };
+    },
+    stream() {
+      throw new Error("not used");
+    },
+  };
+}
+
+/** What a store was asked: every method called, and what its reads returned. */
+interface Calls {
+  methods: string[];
+  snapshots: (Snapshot | null)[];
+  reads: { afterSeq: number; events: number }[];
+}
+
+/** The store, recording its calls. */
+function recorded(store: StateStore): { store: StateStore; calls: Calls } {
+  const calls: Calls = { methods: [], snapshots: [], reads: [] };
+  const proxy = new Proxy(store, {
+    get(target, key, receiver) {
+      const v = Reflect.get(target, key, receiver);
+      if (typeof v !== "function") return v;
+      return (...args: unknown[]) => {
+        calls.methods.push(String(key));
+        const out = v.apply(target, args);
+        if (key === "loadSnapshot") {
+          return (out as Promise<Snapshot | null>).then((s) => {
+            calls.snapshots.push(s);
+            return s;
+          });
+        }
+        if (key === "read") {
+          const options = (args[2] ?? {}) as { afterSeq?: number };
+          return (out as Promise<StoredEvent[]>).then((events) => {
+            calls.reads.push({ afterSeq: options.afterSeq ?? 0, events: events.length });
+            return events;
+          });
+        }
+        return out;
+      };
+    },
+  });
+  return { store: proxy, calls };
+}
+
+/** The store with its snapshots hidden: a load folds every event. */
+function eventsOnly(store: StateStore): StateStore {
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      if (key === "loadSnapshot") return async () => null;
+      if (key === "saveSnapshot") return async () => {};
+      const v = Reflect.get(target, key, receiver);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
+
+/** A turn writes 3 events (run_started, step_committed, run_finished). */
+const EVENTS_PER_TURN = 3;
+
+async function converse(store: StateStore, turns: number): Promise<void> {
+  const agent = buildReactAgent(chat(), { tools: [], stateStore: store });
+  for (let t = 1; t <= turns; t++) {
+    await agent.invoke(
+      { messages: [HumanMessage({ content: `question ${t}` })] },
+      { threadId: "c" },
+    );
+  }
+}
+
+describeStores("cold load", (fx) => {
+  it("through the runs' snapshot plus the tail gives exactly what a fold of every event gives", async () => {
+    const store = await fx.open();
+    // Past one snapshot kept by a run, and a tail of 20 turns after it.
+    const turns = Math.ceil(SNAPSHOT_AFTER_RUN_EVENTS / EVENTS_PER_TURN) + 20;
+    await converse(store, turns);
+    const last = (await store.getBranch("c", "main"))!.lastSeq;
+    expect(last).toBe(turns * EVENTS_PER_TURN);
+    const kept = (await store.loadSnapshot("c", "main"))!.seq;
+    const snapshotTurns = Math.ceil(SNAPSHOT_AFTER_RUN_EVENTS / EVENTS_PER_TURN);
+    expect(kept).toBe(snapshotTurns * EVENTS_PER_TURN);
+
+    const { store: cold, calls } = recorded(await fx.reopen(store));
+    const viaSnapshot = await buildReactAgent(chat(), { tools: [], stateStore: cold }).getState(
+      "c",
+    );
+    // It read the snapshot and the events after it, nothing more.
+    expect(calls.snapshots.map((s) => s?.seq)).toEqual([kept]);
+    expect(calls.reads).toEqual([{ afterSeq: kept, events: last - kept }]);
+
+    const replay = await buildReactAgent(chat(), {
+      tools: [],
+      stateStore: eventsOnly(await fx.reopen(store)),
+    }).getState("c");
+    expect(viaSnapshot).toEqual(replay);
+    // Key for key, in the same order.
+    expect(JSON.stringify(viaSnapshot)).toBe(JSON.stringify(replay));
+    expect(viaSnapshot.state.messages).toHaveLength(2 * turns);
+    expect(viaSnapshot.state.messages.at(-1)).toEqual({
+      type: "ai",
+      id: viaSnapshot.state.messages.at(-1)!.id,
+      content: `answer ${turns}`,
+      refusal: null,
+      toolCalls: [],
+      reasoning: [],
+      finishReason: null,
+      usage: {},
+    });
+    expect([viaSnapshot.status, viaSnapshot.next, viaSnapshot.lastEventId]).toEqual([
+      "completed",
+      [],
+      `c/main/${last}`,
+    ]);
+  });
+
+  it("a read writes nothing, even when it folds a long tail", async () => {
+    const store = await fx.open();
+    // Fewer events than a run's snapshot needs, more than a run's load keeps one for.
+    const turns = Math.ceil(SNAPSHOT_AFTER_EVENTS / EVENTS_PER_TURN) + 5;
+    expect(turns * EVENTS_PER_TURN).toBeLessThan(SNAPSHOT_AFTER_RUN_EVENTS);
+    await converse(store, turns);
+    expect(await store.loadSnapshot("c", "main")).toBeNull();
+
+    const { store: cold, calls } = recorded(await fx.reopen(store));
+    const agent = buildReactAgent(chat(), { tools: [], stateStore: cold });
+    const state = await agent.getState("c");
+    expect(state.state.messages).toHaveLength(2 * turns);
+    // Asked only what reads: the branch, its snapshot, its events.
+    expect(calls.methods).toEqual(["getBranch", "loadSnapshot", "read"]);
+    expect(calls.reads).toEqual([{ afterSeq: 0, events: turns * EVENTS_PER_TURN }]);
+    // And the store holds what it held.
+    expect(await store.loadSnapshot("c", "main")).toBeNull();
+    expect((await store.getBranch("c", "main"))!.lastSeq).toBe(turns * EVENTS_PER_TURN);
+
+    // A run's load of the same thread keeps a snapshot of what it folded.
+    const before = calls.methods.length;
+    await agent.invoke({ messages: [HumanMessage({ content: "one more" })] }, { threadId: "c" });
+    expect(calls.methods.slice(before)).toContain("saveSnapshot");
+    expect((await store.loadSnapshot("c", "main"))!.seq).toBe(turns * EVENTS_PER_TURN);
+  });
+});
