@@ -26,7 +26,6 @@ import {
   type EventRow,
   encodeEvents,
   encodeSnapshot,
-  eventRowBytes,
   isDeleted,
   listBounds,
   MAIN_BRANCH,
@@ -39,6 +38,7 @@ import {
   underLeases,
   unknownBranch,
   unknownEvent,
+  utf8Bytes,
 } from "../../stores/internal.js";
 import { isGone, thisProcess } from "../../stores/liveness.js";
 import type {
@@ -243,20 +243,29 @@ export class SqliteStateStore implements StateStore {
           events: ReturnType<typeof encodeEvents>,
           expected: number,
         ): StoredEvent[] => {
-          const branch = s.getBranch.get(threadId, branchId) as BranchRow | undefined;
-          if (!branch) {
-            if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
-            if (expected !== 0) throw concurrentWrite(threadId, branchId, expected, 0);
-            if (events.length === 0) return [];
-            s.insertBranch.run(threadId, branchId, null, null, 0);
-          } else if (branch.last_seq !== expected) {
-            throw concurrentWrite(threadId, branchId, expected, branch.last_seq);
+          if (events.length === 0) {
+            checkExpected(s, threadId, branchId, expected);
+            return [];
           }
-          if (events.length === 0) return [];
+          const n = events.length;
           const createdAt = Date.now();
-          let bytes = 0;
-          const out: StoredEvent[] = new Array(events.length);
-          for (let i = 0; i < events.length; i++) {
+          // The key columns' bytes, counted once for every row (see eventRowBytes).
+          const keyBytes = utf8Bytes(threadId) + utf8Bytes(branchId);
+          let bytes = n * keyBytes;
+          for (let i = 0; i < n; i++) bytes += events[i]!.bytes;
+          // The sequence check and the branch's advance in one statement (no read first): it
+          // changes no row when the branch is elsewhere or does not exist yet, and then the
+          // branch is read to say which (the transaction rolls the rest back when that throws).
+          if (
+            s.advanceBranch.run(expected + n, createdAt, bytes, threadId, branchId, expected)
+              .changes !== 1
+          ) {
+            checkExpected(s, threadId, branchId, expected);
+            // A "main" that does not exist yet at 0: its row, already at its new last seq.
+            s.insertBranch.run(threadId, branchId, expected + n, createdAt, bytes);
+          }
+          const out: StoredEvent[] = new Array(n);
+          for (let i = 0; i < n; i++) {
             const e = events[i]!;
             const seq = expected + 1 + i;
             s.insertEvent.run(
@@ -271,20 +280,9 @@ export class SqliteStateStore implements StateStore {
               e.data,
               createdAt,
             );
-            bytes += eventRowBytes(threadId, branchId, e);
             const row: EventRow = { seq, ...e, createdAt };
             out[i] = decodeEvent(threadId, branchId, row);
           }
-          const changed = s.advanceBranch.run(
-            expected + events.length,
-            createdAt,
-            bytes,
-            threadId,
-            branchId,
-            expected,
-          ).changes;
-          // Cannot happen inside an IMMEDIATE transaction; kept as a guard for hand-edited files.
-          if (changed !== 1) throw concurrentWrite(threadId, branchId, expected, -1);
           return out;
         },
       )
@@ -740,7 +738,7 @@ function prepare(db: Database.Database) {
       "SELECT parent_branch, parent_seq, last_seq FROM branches WHERE thread_id = ? AND branch_id = ?",
     ),
     insertBranch: db.prepare(
-      "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq, updated_at, bytes) VALUES (?, ?, NULL, NULL, ?, ?, ?)",
     ),
     insertBranchIfNew: db.prepare(
       "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -876,6 +874,26 @@ function setUpSchema(db: Database.Database, path: string): void {
       if (!columns.has(c.split(" ")[0]!)) db.exec(`ALTER TABLE leases ADD COLUMN ${c}`);
     }
   }).immediate();
+}
+
+/**
+ * Inside an append's transaction: throw unless the branch is at `expected`, or is a "main" that
+ * does not exist yet and `expected` is 0 (then the caller creates it).
+ * @throws UnknownBranchError for a missing branch other than "main"; ConcurrentWriteError.
+ */
+function checkExpected(
+  s: ReturnType<typeof prepare>,
+  threadId: string,
+  branchId: string,
+  expected: number,
+): void {
+  const branch = s.getBranch.get(threadId, branchId) as BranchRow | undefined;
+  if (!branch) {
+    if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
+    if (expected !== 0) throw concurrentWrite(threadId, branchId, expected, 0);
+  } else if (branch.last_seq !== expected) {
+    throw concurrentWrite(threadId, branchId, expected, branch.last_seq);
+  }
 }
 
 /** The branch and its parents, branch first; `null` when the branch does not exist. */

@@ -1,0 +1,205 @@
+/**
+ * SqliteStateStore's append path as the file holds it: the `branches` row an append leaves
+ * (last seq, update time, logical bytes), the rows of `events`, and what a refused append
+ * leaves (nothing). The store contract (sqlite-state-store.test.ts) checks what `append`
+ * returns and `read` gives back.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { ConcurrentWriteError, UnknownBranchError } from "../../errors/index.js";
+import { encodeEvents, eventRowBytes } from "../../stores/internal.js";
+import type { NewEvent } from "../../stores/types.js";
+import { SqliteStateStore } from "./index.js";
+
+const dir = mkdtempSync(join(tmpdir(), "nodestep-sqlite-append-"));
+let n = 0;
+const fresh = () => join(dir, `store-${++n}.db`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function ev(step: number, data: NewEvent["data"]): NewEvent {
+  return { type: "step_committed", runId: "r1", step, taskId: null, node: null, data };
+}
+
+/** Logical bytes of these events' rows on this thread and branch (as sizeBytes counts them). */
+function rowBytes(threadId: string, branchId: string, events: NewEvent[]): number {
+  return encodeEvents(threadId, branchId, events).reduce(
+    (sum, e) => sum + eventRowBytes(threadId, branchId, e),
+    0,
+  );
+}
+
+interface Row {
+  branch_id: string;
+  parent_branch: string | null;
+  parent_seq: number | null;
+  last_seq: number;
+  updated_at: number;
+  bytes: number;
+}
+
+function rows(path: string): { branches: Row[]; events: unknown[] } {
+  const db = new Database(path, { readonly: true });
+  try {
+    return {
+      branches: db
+        .prepare(
+          "SELECT branch_id, parent_branch, parent_seq, last_seq, updated_at, bytes FROM branches ORDER BY rowid",
+        )
+        .all() as Row[],
+      events: db
+        .prepare(
+          "SELECT thread_id, branch_id, seq, type, run_id, step, task_id, node, data FROM events ORDER BY rowid",
+        )
+        .all(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe("SqliteStateStore append (the rows it writes)", () => {
+  it("creates main at its new last seq with the append's time and bytes, then advances it", async () => {
+    const path = fresh();
+    const store = new SqliteStateStore({ path });
+    const first = [ev(0, { a: 1 }), ev(1, { b: "two" })];
+    const stored = await store.append("t", "main", first, 0);
+    expect(rows(path).branches).toEqual([
+      {
+        branch_id: "main",
+        parent_branch: null,
+        parent_seq: null,
+        last_seq: 2,
+        updated_at: stored[0]!.createdAt,
+        bytes: rowBytes("t", "main", first),
+      },
+    ]);
+    const second = [ev(2, { c: [3] })];
+    const more = await store.append("t", "main", second, 2);
+    expect(rows(path).branches).toEqual([
+      {
+        branch_id: "main",
+        parent_branch: null,
+        parent_seq: null,
+        last_seq: 3,
+        updated_at: more[0]!.createdAt,
+        bytes: rowBytes("t", "main", first) + rowBytes("t", "main", second),
+      },
+    ]);
+    expect(rows(path).events).toEqual([
+      {
+        thread_id: "t",
+        branch_id: "main",
+        seq: 1,
+        type: "step_committed",
+        run_id: "r1",
+        step: 0,
+        task_id: null,
+        node: null,
+        data: '{"a":1}',
+      },
+      {
+        thread_id: "t",
+        branch_id: "main",
+        seq: 2,
+        type: "step_committed",
+        run_id: "r1",
+        step: 1,
+        task_id: null,
+        node: null,
+        data: '{"b":"two"}',
+      },
+      {
+        thread_id: "t",
+        branch_id: "main",
+        seq: 3,
+        type: "step_committed",
+        run_id: "r1",
+        step: 2,
+        task_id: null,
+        node: null,
+        data: '{"c":[3]}',
+      },
+    ]);
+    expect(await store.sizeBytes()).toBe(
+      rowBytes("t", "main", first) + rowBytes("t", "main", second),
+    );
+    await store.close();
+  });
+
+  it("counts the key columns of every row in bytes (multi-byte thread and branch ids)", async () => {
+    const path = fresh();
+    const store = new SqliteStateStore({ path });
+    const events = [ev(0, 1), ev(1, 2), ev(2, 3)];
+    await store.append("thread-é€", "main", events, 0);
+    const fork = await store.createBranch("thread-é€", "thread-é€/main/2", "fork-ü");
+    await store.append("thread-é€", "fork-ü", [ev(2, "x")], 2);
+    const { branches } = rows(path);
+    expect(branches.map((b) => [b.branch_id, b.parent_branch, b.parent_seq, b.last_seq])).toEqual([
+      ["main", null, null, 3],
+      ["fork-ü", "main", 2, 3],
+    ]);
+    expect(fork.lastSeq).toBe(2);
+    expect(branches.map((b) => b.bytes)).toEqual([
+      rowBytes("thread-é€", "main", events),
+      rowBytes("thread-é€", "fork-ü", [ev(2, "x")]),
+    ]);
+    // Each row counts its thread id's 12 UTF-8 bytes and its branch id's (4 for main, 7 here).
+    expect(rowBytes("thread-é€", "fork-ü", [ev(2, "x")])).toBe(
+      rowBytes("t", "b", [ev(2, "x")]) + 11 + 6,
+    );
+    await store.close();
+  });
+
+  it("leaves the rows as they were when the append is refused", async () => {
+    const path = fresh();
+    const store = new SqliteStateStore({ path });
+    await store.append("t", "main", [ev(0, 1)], 0);
+    const before = rows(path);
+    for (const expected of [0, 2, 7]) {
+      const err = await store.append("t", "main", [ev(1, 2), ev(2, 3)], expected).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ConcurrentWriteError);
+      expect((err as Error).message).toBe(
+        `Branch "main" of thread "t" is at seq 1, not ${expected}: another writer appended since this one read it. Nothing was written; reload the branch and retry.`,
+      );
+    }
+    // A new thread's first append must expect 0: it says the branch is at 0.
+    const stale = await store.append("new", "main", [ev(0, 1)], 4).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(stale).toBeInstanceOf(ConcurrentWriteError);
+    expect((stale as Error).message).toBe(
+      'Branch "main" of thread "new" is at seq 0, not 4: another writer appended since this one read it. Nothing was written; reload the branch and retry.',
+    );
+    const unknown = await store.append("t", "nope", [ev(0, 1)], 0).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(unknown).toBeInstanceOf(UnknownBranchError);
+    expect((unknown as Error).message).toBe(
+      'Thread "t" has no branch "nope". Branches other than "main" are made with createBranch.',
+    );
+    expect(rows(path)).toEqual(before);
+    await store.close();
+  });
+
+  it("checks an empty append like any other and writes nothing for it", async () => {
+    const path = fresh();
+    const store = new SqliteStateStore({ path });
+    expect(await store.append("t", "main", [], 0)).toEqual([]);
+    expect(rows(path)).toEqual({ branches: [], events: [] });
+    await store.append("t", "main", [ev(0, 1)], 0);
+    const before = rows(path);
+    expect(await store.append("t", "main", [], 1)).toEqual([]);
+    await expect(store.append("t", "main", [], 0)).rejects.toBeInstanceOf(ConcurrentWriteError);
+    await expect(store.append("t", "other", [], 0)).rejects.toBeInstanceOf(UnknownBranchError);
+    expect(rows(path)).toEqual(before);
+    await store.close();
+  });
+});
