@@ -74,6 +74,7 @@ export async function threadsNodestep(threads: number, kind: StoreKind): Promise
     const heap0 = heapBytesAfterGc();
     const rss0 = process.memoryUsage().rss;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     await runPool(threads, SCRIPT_THREADS.concurrency, async (i) => {
       const threadId = `r${run}-t${i}`;
       let messages: unknown[] = [];
@@ -84,6 +85,7 @@ export async function threadsNodestep(threads: number, kind: StoreKind): Promise
       finals[i] = messages;
     });
     const totalMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
     const rss1 = process.memoryUsage().rss;
     for (const m of finals) {
       if (m.length !== 4 * SCRIPT_THREADS.turns)
@@ -115,6 +117,11 @@ export async function threadsNodestep(threads: number, kind: StoreKind): Promise
       // The heap the idle threads keep (the JSON string above, one byte a character, not counted).
       idleBytesPerThread: Math.round(idle / threads),
       idleBytesPerThreadBeyondMessages: Math.round((idle - held - kept) / threads),
+      // Stricter: the memory store holds the messages' JSON text once; the rest is beyond.
+      idleBytesPerThreadBeyondMessageText: Math.round(
+        (idle - (kind === "memory" ? json.length : 0) - kept) / threads,
+      ),
+      cpuUsPerTurn: (cpu.user + cpu.system) / turns,
       rssGrowthKbPerThread: (rss1 - rss0) / 1024 / threads,
       logicalBytes: logical,
     };
