@@ -7,7 +7,9 @@
  * idle thread keeps after the run: the heap with every thread finished, per thread, and that
  * less what the process holds of the messages (the memory store's JSON text of its events;
  * the final messages of the threads whose positions the graph keeps, as much heap as a copy of
- * them takes on its own). LangGraph.js's side: bench/threads-langgraph.ts.
+ * them takes on its own), and the stricter figure the target checks: that less only the
+ * messages' own JSON text (once, for the memory store) and those final messages. Also the CPU
+ * time of the conversations per turn. LangGraph.js's side: bench/threads-langgraph.ts.
  *
  * @module
  */
