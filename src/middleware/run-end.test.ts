@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildReactAgent } from "../agents/react-agent.js";
 import { HumanMessage, ScriptedChat } from "../chat/index.js";
-import { MemoryStateStore } from "../stores/memory-state-store.js";
+import { MemoryStateStore, memoryStoreView } from "../stores/memory-state-store.js";
 import { tool } from "../tools/tool.js";
 import { ModelCallLimitMiddleware } from "./model-call-limit.js";
 import type { ToolLimitMiddleware } from "./tool-limit.js";
@@ -89,6 +89,27 @@ describe("per-run middleware state ends with the run (onRunEnd)", () => {
     await agent.invoke(null, { threadId: "t1" });
     await agent.invoke(null, { threadId: "t1" });
     expect(calls.tracked()).toBe(0);
+  });
+
+  it("drops the budget when the run completes in a new graph object over a new store instance (cold)", async () => {
+    const calls = ModelCallLimitMiddleware({ maxModelCalls: 5 });
+    const store = new MemoryStateStore();
+    const first = agentOf(1, store, [calls]).agent;
+    const paused = await first.invoke(ask("go"), { threadId: "t1", interruptAfter: ["think"] });
+    expect(paused.status).toBe("interrupted");
+    expect(calls.tracked()).toBe(1);
+    // The resume folds the thread from the store: its originRunId is the paused run's.
+    const view = memoryStoreView(store)!;
+    const second = buildReactAgent(new ScriptedChat(["Done."]), {
+      tools: [lookup],
+      stateStore: view,
+      middleware: [calls],
+    });
+    const resumed = await second.invoke(null, { threadId: "t1" });
+    expect(resumed.status).toBe("completed");
+    expect(resumed.state.messages.at(-1)!.content).toBe("Done.");
+    expect(calls.tracked()).toBe(0);
+    expect(calls.used(paused.runId)).toBe(0);
   });
 
   it("tells every middleware once per completed run, in order, past a hook that throws", async () => {
