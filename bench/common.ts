@@ -78,8 +78,20 @@ export interface Figures {
   idleBytesPerThread?: number;
   /** threads: the heap a copy of one thread's final messages takes on its own, in bytes. */
   messagesHeapBytesPerThread?: number;
-  /** threads: {@link idleBytesPerThread} less {@link messagesHeapBytesPerThread}. */
+  /**
+   * threads: {@link idleBytesPerThread} less what the process holds of the messages: the
+   * store's own text of the threads' events (a memory store's logical bytes: every event's
+   * JSON and fields, not only the messages'), and the heap of the message lists a graph keeps.
+   */
   idleBytesPerThreadBeyondMessages?: number;
+  /**
+   * threads: the stricter figure: {@link idleBytesPerThread} less the messages' own JSON text
+   * (once, for a store in the process's memory) and the heap of the message lists a graph
+   * keeps; the events' framing (types, run ids, times, `next`, ids) counts as beyond.
+   */
+  idleBytesPerThreadBeyondMessageText?: number;
+  /** threads: CPU time (user + system) of the conversations (the pool only) per turn, in µs. */
+  cpuUsPerTurn?: number;
   /** threads: RSS growth over the run, per thread, in kB. */
   rssGrowthKbPerThread?: number;
   /** Peak resident set size of the worker process, in MB (`process.resourceUsage().maxRSS`). */

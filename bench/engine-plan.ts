@@ -121,11 +121,11 @@ export function engineTargets(rows: readonly EngineRow[]): EngineCheck[] {
     const t = find("threads", store, 1000);
     if (!t?.nodestep) continue;
     const r = t.ratio.usPerTurn;
-    const idle = t.nodestep.idleBytesPerThreadBeyondMessages!;
+    const idle = t.nodestep.idleBytesPerThreadBeyondMessageText!;
     out.push({
       target: `threads (${store}): ≥ 100× LangGraph.js's turns per second; ≤ 2 kB per idle thread beyond its messages`,
       holds: idle > 2048 || (r !== undefined && r < 100) ? false : r === undefined ? null : true,
-      detail: `${Math.round(t.nodestep.turnsPerSec!)} turns/s (LangGraph.js ${t.langgraph ? Math.round(t.langgraph.turnsPerSec!) : "–"}), ratio ${ratio(r)}; idle thread ${idle} B beyond its messages' ${t.nodestep.messagesHeapBytesPerThread} B`,
+      detail: `${Math.round(t.nodestep.turnsPerSec!)} turns/s (LangGraph.js ${t.langgraph ? Math.round(t.langgraph.turnsPerSec!) : "–"}), ratio ${ratio(r)}, CPU ${n1(t.nodestep.cpuUsPerTurn)} µs/turn (LangGraph.js ${n1(t.langgraph?.cpuUsPerTurn)}); idle thread ${idle} B beyond its messages' JSON text (${t.nodestep.idleBytesPerThreadBeyondMessages} B beyond the stored events' text)`,
     });
   }
   return out;
@@ -140,7 +140,9 @@ export function threadsMemoryTable(rows: readonly EngineRow[]): string {
     "turns/s",
     "idle heap / thread",
     "messages' heap / thread",
-    "beyond messages / thread",
+    "beyond stored text / thread",
+    "beyond messages' text / thread",
+    "CPU µs / turn",
     "RSS growth / thread",
     "peak RSS MB",
   ];
@@ -160,6 +162,8 @@ export function threadsMemoryTable(rows: readonly EngineRow[]): string {
         `${((s.idleBytesPerThread ?? 0) / 1024).toFixed(1)} kB`,
         `${((s.messagesHeapBytesPerThread ?? 0) / 1024).toFixed(1)} kB`,
         `${((s.idleBytesPerThreadBeyondMessages ?? 0) / 1024).toFixed(1)} kB`,
+        `${((s.idleBytesPerThreadBeyondMessageText ?? 0) / 1024).toFixed(1)} kB`,
+        (s.cpuUsPerTurn ?? 0).toFixed(0),
         `${(s.rssGrowthKbPerThread ?? 0).toFixed(1)} kB`,
         String(Math.round(s.peakRssMb ?? 0)),
       ]);

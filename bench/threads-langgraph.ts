@@ -123,6 +123,7 @@ export async function threadsLanggraph(
     const heap0 = heapBytesAfterGc();
     const rss0 = process.memoryUsage().rss;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     await runPool(threads, SCRIPT_THREADS.concurrency, async (i) => {
       const config = { configurable: { thread_id: `r${run}-t${i}` } };
       let messages: BaseMessage[] = [];
@@ -133,6 +134,7 @@ export async function threadsLanggraph(
       finals[i] = messages;
     });
     const totalMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
     const rss1 = process.memoryUsage().rss;
     for (const m of finals) {
       if (m.length !== 4 * SCRIPT_THREADS.turns)
@@ -159,6 +161,11 @@ export async function threadsLanggraph(
       idleBytesPerThreadBeyondMessages: Math.round(
         (heapIdle - heap0 - json.length - s.held()) / threads,
       ),
+      // Stricter, as nodestep's: MemorySaver holds the messages' JSON text once; the rest is beyond.
+      idleBytesPerThreadBeyondMessageText: Math.round(
+        (heapIdle - heap0 - json.length - (kind === "memory" ? json.length : 0)) / threads,
+      ),
+      cpuUsPerTurn: (cpu.user + cpu.system) / turns,
       rssGrowthKbPerThread: (rss1 - rss0) / 1024 / threads,
     };
   } finally {

@@ -7,7 +7,9 @@
  * idle thread keeps after the run: the heap with every thread finished, per thread, and that
  * less what the process holds of the messages (the memory store's JSON text of its events;
  * the final messages of the threads whose positions the graph keeps, as much heap as a copy of
- * them takes on its own). LangGraph.js's side: bench/threads-langgraph.ts.
+ * them takes on its own), and the stricter figure the target checks: that less only the
+ * messages' own JSON text (once, for the memory store) and those final messages. Also the CPU
+ * time of the conversations per turn. LangGraph.js's side: bench/threads-langgraph.ts.
  *
  * @module
  */
@@ -74,6 +76,7 @@ export async function threadsNodestep(threads: number, kind: StoreKind): Promise
     const heap0 = heapBytesAfterGc();
     const rss0 = process.memoryUsage().rss;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     await runPool(threads, SCRIPT_THREADS.concurrency, async (i) => {
       const threadId = `r${run}-t${i}`;
       let messages: unknown[] = [];
@@ -84,6 +87,7 @@ export async function threadsNodestep(threads: number, kind: StoreKind): Promise
       finals[i] = messages;
     });
     const totalMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
     const rss1 = process.memoryUsage().rss;
     for (const m of finals) {
       if (m.length !== 4 * SCRIPT_THREADS.turns)
@@ -115,6 +119,11 @@ export async function threadsNodestep(threads: number, kind: StoreKind): Promise
       // The heap the idle threads keep (the JSON string above, one byte a character, not counted).
       idleBytesPerThread: Math.round(idle / threads),
       idleBytesPerThreadBeyondMessages: Math.round((idle - held - kept) / threads),
+      // Stricter: the memory store holds the messages' JSON text once; the rest is beyond.
+      idleBytesPerThreadBeyondMessageText: Math.round(
+        (idle - (kind === "memory" ? json.length : 0) - kept) / threads,
+      ),
+      cpuUsPerTurn: (cpu.user + cpu.system) / turns,
       rssGrowthKbPerThread: (rss1 - rss0) / 1024 / threads,
       logicalBytes: logical,
     };

@@ -50,6 +50,7 @@ import { MemoryNodeCache, type NodeCache } from "./policies.js";
 import { type PositionCache, positionsOf, rememberPosition } from "./position-cache.js";
 import { planRollback, positionAfter, rollbackEventData } from "./rollback.js";
 import { Command } from "./routing.js";
+import { notifyRunEnd } from "./run-end.js";
 import { newRunId } from "./run-id.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
 import { scheduleStart } from "./schedule.js";
@@ -231,6 +232,9 @@ export async function runGraph<D extends StateDefinition | null>(
         ? (end.breakpoint ?? childBreakpoint(pos.step, pos.tasks, end.results))
         : null,
   });
+  // A completed run's end, told to the middleware (what they keep per run can go).
+  const runEnded = (): void =>
+    notifyRunEnd(graph.middleware, { graphName: graph.name, runId, originRunId, threadId });
 
   if (!command) checkInputFields(graph.name, input, graph.inputFields);
   if (threadId === null) {
@@ -245,7 +249,9 @@ export async function runGraph<D extends StateDefinition | null>(
       answers: {},
     };
     await scheduleStart(engine, pos, 0);
-    return result(pos, await loop(pos, null));
+    const end = await loop(pos, null);
+    if (end.status === "completed") runEnded();
+    return result(pos, end);
   }
 
   const store = runStore as StateStore;
@@ -437,6 +443,7 @@ export async function runGraph<D extends StateDefinition | null>(
       cached.snapshotSeq = await snapshotAfterRun(store, graph.state, threadId, branchId, cached);
     }
     rememberPosition(positions, store, threadId, branchId, cached);
+    if (end.status === "completed") runEnded();
     return result(pos, end);
   } finally {
     await journal.close();

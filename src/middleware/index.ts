@@ -73,7 +73,12 @@ export {
   type ToolRetryOptions,
   type ToolRetryPolicy,
 } from "./tool-retry.js";
-export type { Middleware, ModelMiddlewareContext, ToolMiddlewareContext } from "./types.js";
+export type {
+  Middleware,
+  ModelMiddlewareContext,
+  RunEndInfo,
+  ToolMiddlewareContext,
+} from "./types.js";
 export {
   UsageBudgetMiddleware,
   type UsageBudgetOptions,

@@ -373,6 +373,7 @@ describe("ModelCallLimitMiddleware", () => {
     const limit = ModelCallLimitMiddleware({ maxModelCalls: 2 });
     const store = new MemoryStateStore();
     const origins: string[] = [];
+    let usedAtEnd = -1;
     const ask = node(
       async (_s: Record<string, unknown>, ctx) => {
         origins.push(ctx.originRunId);
@@ -393,6 +394,7 @@ describe("ModelCallLimitMiddleware", () => {
           node: ctx,
           state: s,
         });
+        usedAtEnd = limit.used(ctx.originRunId);
         return {};
       },
       { name: "again" },
@@ -408,7 +410,10 @@ describe("ModelCallLimitMiddleware", () => {
     const resumed = await g.invoke(null, { threadId: "t", resume: { k: "yes" } });
     expect(resumed.status).toBe("completed");
     expect(origins).toEqual([first.runId, first.runId]);
-    expect(limit.used(first.runId)).toBe(2);
+    // the resume's call counted on the paused run's budget, which ended with the run (onRunEnd)
+    expect(usedAtEnd).toBe(2);
+    expect(limit.used(first.runId)).toBe(0);
+    expect(limit.tracked()).toBe(0);
     // a new run on the thread starts a fresh budget
     const next = await g.invoke({ x: 2 }, { threadId: "t" });
     expect(next.status).toBe("interrupted");

@@ -5,7 +5,7 @@
  */
 import type { ChatRequest } from "../chat/types.js";
 import { ModelCallLimitError, ValueError } from "../errors/index.js";
-import type { Middleware, ModelMiddlewareContext } from "./types.js";
+import type { Middleware, ModelMiddlewareContext, RunEndInfo } from "./types.js";
 
 /** Options of {@link ModelCallLimitMiddleware}. */
 export interface ModelCallLimitOptions {
@@ -22,9 +22,16 @@ export interface ModelCallLimitMiddleware extends Middleware {
   beforeModel(request: ChatRequest, ctx: ModelMiddlewareContext): undefined;
   /** Model calls counted so far for a run id (`originRunId`). */
   used(runId: string): number;
+  /** Drops the budget of the run that completed (`run.originRunId`): nothing can resume it. */
+  onRunEnd(run: RunEndInfo): void;
+  /** How many budgets it holds: runs that are going on, paused, failed or stopped (at most 10,000). */
+  tracked(): number;
 }
 
-/** How many runs a limiter remembers; the oldest is forgotten first. */
+/**
+ * How many runs' budgets a limiter holds; past that the oldest is forgotten first. A completed
+ * run's budget is dropped when it ends (`onRunEnd`).
+ */
 const MAX_TRACKED = 10_000;
 
 interface Budget {
@@ -42,7 +49,7 @@ interface Budget {
  *
  * Counting: per run and its resumes, keyed by `ctx.node.originRunId`, in a map held by this
  * middleware instance, so a resume shares the budget of the run it continues and a new run on
- * the thread starts a fresh one. A task that runs again on resume (same task id, a later run)
+ * the thread starts a fresh one; a run's budget ends when the run completes (`onRunEnd`). A task that runs again on resume (same task id, a later run)
  * repeats the calls it made before it paused; those are not counted twice. The count lives in
  * this process. Place it first, so no other hook runs for a refused call.
  *
@@ -104,6 +111,12 @@ export function ModelCallLimitMiddleware(options: ModelCallLimitOptions): ModelC
     },
     used(runId: string): number {
       return budgets.get(runId)?.count ?? 0;
+    },
+    onRunEnd(run: RunEndInfo): void {
+      budgets.delete(run.originRunId);
+    },
+    tracked(): number {
+      return budgets.size;
     },
   };
 }

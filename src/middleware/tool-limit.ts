@@ -5,7 +5,7 @@
  */
 import { ToolDeniedError, ValueError } from "../errors/index.js";
 import type { JsonObject } from "../json/index.js";
-import type { Middleware, ToolMiddlewareContext } from "./types.js";
+import type { Middleware, RunEndInfo, ToolMiddlewareContext } from "./types.js";
 
 /** Options of {@link ToolLimitMiddleware}. */
 export interface ToolLimitOptions {
@@ -20,11 +20,19 @@ export interface ToolLimitMiddleware extends Middleware {
   readonly maxToolCalls: number;
   /** Counts the call and throws `ToolDeniedError` past the budget. */
   beforeTool(args: JsonObject, ctx: ToolMiddlewareContext): undefined;
-  /** Tool calls counted so far for a thread id (or a run id for a run without a thread). */
+  /** Tool calls counted so far for a run (its `originRunId`; outside a graph, `""`). */
   used(key: string): number;
+  /** Drops the budget of the run that completed (`run.originRunId`): nothing can resume it. */
+  onRunEnd(run: RunEndInfo): void;
+  /** How many budgets it holds: runs that are going on, paused, failed or stopped (at most 10,000). */
+  tracked(): number;
 }
 
-/** How many threads (or thread-less runs) a limiter remembers; the oldest is forgotten first. */
+/**
+ * How many budgets a limiter holds; past that the oldest is forgotten first. A completed run's
+ * budget is dropped when it ends (`onRunEnd`), so these are the runs that are going on, paused,
+ * failed or were stopped (any of which may be resumed).
+ */
 const MAX_TRACKED = 10_000;
 
 interface Budget {
@@ -32,8 +40,8 @@ interface Budget {
   /**
    * `"<taskId>#<toolCallId>"` → whether that call was allowed; a call seen again (on resume) is
    * not counted twice. The first call is held in `firstId` / `firstAllowed` and a map is made
-   * only for a second one: most runs make few calls, and the budgets of finished runs stay
-   * until {@link MAX_TRACKED} newer ones push them out (a map each cost about 300 bytes a run).
+   * only for a second one: most runs make few calls, and the budgets of paused or failed runs
+   * stay until {@link MAX_TRACKED} newer ones push them out (a map each cost about 300 bytes a run).
    */
   firstId: string | null;
   firstAllowed: boolean;
@@ -67,7 +75,8 @@ function recordCall(b: Budget, id: string, allowed: boolean): void {
  * Counting: per run and its resumes (`ctx.toolContext.originRunId`; run ids are unique), in a map
  * held by this middleware instance, so a resume shares the budget of the run it continues and
  * a new run on the thread starts a fresh one (outside a graph, all calls of the instance share
- * one budget). A tool call
+ * one budget). A run's budget ends when the run completes (`onRunEnd`); a paused, failed or
+ * stopped run keeps it for its resume. A tool call
  * already counted (same task id and tool call id: a call that runs again on resume) is not
  * counted twice and gets the same decision. Calls without a tool call id always count. The
  * count lives in this process: a run resumed in another process starts its count again. Parallel calls are counted
@@ -135,6 +144,12 @@ export function ToolLimitMiddleware(options: ToolLimitOptions): ToolLimitMiddlew
     },
     used(key: string): number {
       return budgets.get(key)?.count ?? 0;
+    },
+    onRunEnd(run: RunEndInfo): void {
+      budgets.delete(run.originRunId);
+    },
+    tracked(): number {
+      return budgets.size;
     },
   };
 }

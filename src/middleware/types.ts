@@ -13,6 +13,7 @@
 import type { Message } from "../chat/messages.js";
 import type { ChatRequest, ChatResponse } from "../chat/types.js";
 import type { NodeContext } from "../graph/context.js";
+import type { RunEndInfo } from "../graph/run-end.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { AnyTool, ToolContext } from "../tools/types.js";
 
@@ -59,6 +60,12 @@ export interface ToolMiddlewareContext {
  *   once or more and return its result. Each `next` call is one attempt. A call whose result
  *   is stored is never run again, so it never reaches this hook again.
  * - `tools()`: tools this middleware gives the model (added by `buildReactAgent`).
+ * - `onRunEnd(run)`: the graph's run `run.runId` (which continues `run.originRunId`) has
+ *   completed: state the middleware keeps per run and its resumes (`ToolLimitMiddleware`'s
+ *   budgets) can go. Not called for a run that pauses, fails or is stopped (it may be resumed).
+ *   Called once per completed run of every graph the middleware is on, after its last event
+ *   is stored; what it throws is ignored (the run has ended). Unlike LangChain's `afterAgent`,
+ *   it cannot change the state.
  */
 export interface Middleware {
   /** Name for errors and docs. */
@@ -91,4 +98,7 @@ export interface Middleware {
     ctx: ToolMiddlewareContext,
   ): Promise<JsonValue>;
   tools?(): ReadonlyArray<AnyTool>;
+  onRunEnd?(run: RunEndInfo): void;
 }
+
+export type { RunEndInfo };

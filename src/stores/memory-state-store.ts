@@ -33,6 +33,7 @@ import {
   unknownBranch,
   unknownEvent,
 } from "./internal.js";
+import { emptyRows, pushRow, type RowLog, rowAt, rowCount } from "./memory-rows.js";
 import type {
   BranchInfo,
   DeleteThreadOptions,
@@ -47,8 +48,8 @@ import type {
 interface MemBranch {
   branchId: string;
   parent: { branchId: string; seq: number } | null;
-  /** The branch's own events; `rows[i].seq === start + 1 + i`. */
-  rows: EventRow[];
+  /** The branch's own events; the `i`-th has seq `start + 1 + i`. */
+  rows: RowLog;
   /** Seq before the first own event (the fork point, or 0). */
   start: number;
   /** Time of the branch's last own event, in ms, or 0. */
@@ -175,12 +176,12 @@ export class MemoryStateStore implements StateStore {
       if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
       if (expectedLastSeq !== 0) throw concurrentWrite(threadId, branchId, expectedLastSeq, 0);
       if (encoded.length === 0) return [];
-      branch = { branchId, parent: null, rows: [], start: 0, updatedAt: 0, bytes: 0 };
+      branch = { branchId, parent: null, rows: emptyRows(), start: 0, updatedAt: 0, bytes: 0 };
       const t: MemThread = thread ?? { branches: new Map() };
       t.branches.set(branchId, branch);
       if (!thread) this.#data.threads.set(threadId, t);
     }
-    const lastSeq = branch.start + branch.rows.length;
+    const lastSeq = branch.start + rowCount(branch.rows);
     if (lastSeq !== expectedLastSeq) {
       throw concurrentWrite(threadId, branchId, expectedLastSeq, lastSeq);
     }
@@ -199,7 +200,7 @@ export class MemoryStateStore implements StateStore {
         data: e.data,
         createdAt,
       };
-      branch.rows.push(row);
+      pushRow(branch.rows, row);
       const bytes = eventRowBytes(threadId, branchId, e);
       branch.bytes += bytes;
       this.#data.eventBytes += bytes;
@@ -234,7 +235,7 @@ export class MemoryStateStore implements StateStore {
         branchId: b.branchId,
         parentBranch: b.parent?.branchId ?? null,
         parentSeq: b.parent?.seq ?? null,
-        lastSeq: b.start + b.rows.length,
+        lastSeq: b.start + rowCount(b.rows),
       });
       b = b.parent ? thread.branches.get(b.parent.branchId) : undefined;
     }
@@ -243,7 +244,7 @@ export class MemoryStateStore implements StateStore {
     for (const s of segments) {
       const b = thread.branches.get(s.branchId)!;
       for (let seq = s.after + 1; seq <= s.upto; seq++) {
-        out.push(decodeEvent(threadId, s.branchId, b.rows[seq - b.start - 1]!));
+        out.push(decodeEvent(threadId, s.branchId, rowAt(b.rows, seq - b.start - 1, seq)));
       }
     }
     return out;
@@ -262,8 +263,8 @@ export class MemoryStateStore implements StateStore {
     const p = parseEventId(eventId);
     if (!p) return null;
     const b = this.#data.threads.get(p.threadId)?.branches.get(p.branchId);
-    const row = b?.rows[p.seq - b.start - 1];
-    return row ? decodeEvent(p.threadId, p.branchId, row) : null;
+    if (!b || p.seq <= b.start || p.seq > b.start + rowCount(b.rows)) return null;
+    return decodeEvent(p.threadId, p.branchId, rowAt(b.rows, p.seq - b.start - 1, p.seq));
   }
 
   /**
@@ -282,7 +283,7 @@ export class MemoryStateStore implements StateStore {
     const p = parseEventId(fromEventId);
     const thread = this.#data.threads.get(threadId);
     const from = p && p.threadId === threadId ? thread?.branches.get(p.branchId) : undefined;
-    if (!p || !thread || !from || p.seq <= from.start || p.seq > from.start + from.rows.length) {
+    if (!p || !thread || !from || p.seq <= from.start || p.seq > from.start + rowCount(from.rows)) {
       throw unknownEvent(threadId, fromEventId);
     }
     let id = newBranchIdArg;
@@ -295,7 +296,7 @@ export class MemoryStateStore implements StateStore {
     const branch: MemBranch = {
       branchId: id,
       parent: { branchId: p.branchId, seq: p.seq },
-      rows: [],
+      rows: emptyRows(),
       start: p.seq,
       updatedAt: 0,
       bytes: 0,
@@ -315,7 +316,7 @@ export class MemoryStateStore implements StateStore {
     const data = encodeSnapshot(threadId, branchId, snapshot);
     const b = this.#data.threads.get(threadId)?.branches.get(branchId);
     if (!b) throw unknownBranch(threadId, branchId);
-    const lastSeq = b.start + b.rows.length;
+    const lastSeq = b.start + rowCount(b.rows);
     if (snapshot.seq > lastSeq) throw snapshotBeyondEnd(threadId, branchId, snapshot.seq, lastSeq);
     const key = keyOf(threadId, branchId);
     const old = this.#data.snapshots.get(key);
@@ -490,7 +491,7 @@ function info(threadId: string, b: MemBranch): BranchInfo {
     threadId,
     branchId: b.branchId,
     parent: b.parent ? { ...b.parent } : null,
-    lastSeq: b.start + b.rows.length,
+    lastSeq: b.start + rowCount(b.rows),
   };
 }
 
