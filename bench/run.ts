@@ -10,13 +10,23 @@
  * nodestep-only ones. The memory workload fills its stores through `batch` and times 1,000
  * single puts (bench/memory.ts).
  *
+ * The children run bench/worker.ts compiled (bundled once per run by bench/worker-build.ts),
+ * not under tsx: tsx's loader thread added 35–55 MB to each child's peak RSS and 1.5 s (nodestep)
+ * to 2.4 s (LangGraph.js) of CPU to each child's start, over some 135 children.
+ *
  * Expected duration of the full run: about 14.5 minutes on the 2-core machine (estimated from
  * the per-case seconds of the 22.8-minute run of 2026-12-01: the plan of child processes
  * about 11.7 min, memory about 1.6, the rest — import, models, workers, cold, streaming,
- * postgres-ab — about 1.3); `--quick` a few minutes.
+ * postgres-ab — about 1.3), less the children's tsx start (about 4 CPU-minutes over the plan:
+ * not yet measured end to end); `--quick` a few minutes. Each part prints its seconds
+ * (`[cases: 58.9 s]`), the run ends with the seconds of every part and the total, and the
+ * JSON keeps both (`parts`, `totalSeconds`) and each case's child seconds (`cases[].seconds`).
  *
  * Flags:
- *   --json FILE        write every figure as JSON (one object per workload, store and param)
+ *   --json FILE        write every figure of every table as one JSON object (bench/results.ts:
+ *                      machine, parts and their seconds, the cases with their targets, import,
+ *                      models, memory, workers, cold, streaming, postgres-ab; null for a part
+ *                      that did not run), kept current after each case and part
  *   --only a,b         only these workloads: import (import time, bench/import-time.ts), loop,
  *                      react, thread, fanout, postgres, parts (issue 15: 1,000 turns with an
  *                      image every 10 turns, memory and SQLite, nodestep only), memory
