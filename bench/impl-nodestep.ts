@@ -4,7 +4,25 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import pg from "pg";
+// From the package itself, not bench/nodestep-api.ts: that module re-exports the SQLite and
+// PostgreSQL stores, and a bundle that imports it loads pg and better-sqlite3 in every worker
+// (bench/worker-build.ts); openStore imports those stores on first use instead.
+import {
+  buildReactAgent,
+  defineState,
+  END,
+  Graph,
+  HumanMessage,
+  MemoryStateStore,
+  node,
+  reducer,
+  Send,
+  START,
+  type StateStore,
+  tool,
+  when,
+} from "nodestep";
+import type { Chat, ChatResponseInit, ChatStreamChunk, ContentPart } from "nodestep/chat";
 import { z } from "zod";
 import {
   appendInPlace,
@@ -23,27 +41,6 @@ import {
   tempDir,
   warmUp,
 } from "./common.js";
-import {
-  buildReactAgent,
-  type Chat,
-  type ChatResponseInit,
-  type ChatStreamChunk,
-  type ContentPart,
-  defineState,
-  END,
-  Graph,
-  HumanMessage,
-  MemoryStateStore,
-  node,
-  PostgresStateStore,
-  reducer,
-  Send,
-  SqliteStateStore,
-  START,
-  type StateStore,
-  tool,
-  when,
-} from "./nodestep-api.js";
 import { schemaBytes } from "./pg-bytes.js";
 
 /**
@@ -82,6 +79,11 @@ export interface OpenStore {
   close(): Promise<void>;
 }
 
+/**
+ * Open a store of `kind`. The SQLite and PostgreSQL stores (and pg, better-sqlite3) are
+ * imported on first use, as an application that uses one store loads only that one: a run on
+ * the memory store does not carry their modules in its RSS.
+ */
 export async function openStore(kind: StoreKind): Promise<OpenStore> {
   switch (kind) {
     case "none":
@@ -92,6 +94,7 @@ export async function openStore(kind: StoreKind): Promise<OpenStore> {
       return { store, bytes: size, logical: size, close: () => store.close() };
     }
     case "sqlite": {
+      const { SqliteStateStore } = await import("nodestep/sqlite");
       const tmp = tempDir("nodestep-bench-");
       const store = new SqliteStateStore({ path: `${tmp.dir}/threads.db` });
       return {
@@ -109,6 +112,10 @@ export async function openStore(kind: StoreKind): Promise<OpenStore> {
       };
     }
     case "postgres": {
+      const [{ PostgresStateStore }, { default: pg }] = await Promise.all([
+        import("nodestep/postgres"),
+        import("pg"),
+      ]);
       const schema = freshSchema("nodestep_bench");
       const store = new PostgresStateStore({ connectionString: POSTGRES_URL, schema });
       const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });

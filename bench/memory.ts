@@ -5,7 +5,7 @@
  * InMemoryStore beside the in-memory one for the same operations (put, get, search with a
  * query). Every store embeds with the same deterministic 64-dimension HashEmbeddings, so the
  * figures are the stores' own cost. `npm run bench` runs it last (`--only memory` alone); or
- * `node --import tsx bench/memory.ts [--quick] [--sizes 10000,100000] [--stores memory,langgraph,sqlite,postgres,postgres-exact]`
+ * `node --import tsx bench/memory.ts [--quick] [--sizes 10000,100000] [--stores memory,langgraph,sqlite,postgres,postgres-exact] [--json FILE]`
  * (`postgres-exact`, PostgreSQL in exact mode also on a server with pgvector, is not in the default list).
  *
  * Each store is filled with N − 1,000 items through `batch` (chunks of 250 puts, 4 chunks in
@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { InMemoryStore as LangGraphInMemoryStore } from "@langchain/langgraph";
@@ -128,11 +128,33 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
+/** One line of the table (`--json` writes these): latencies in ms, the fill in seconds. */
+export interface MemoryRow {
+  store: string;
+  items: number;
+  /** Mean of the last 1,000 puts, one by one. */
+  putMeanMs: number;
+  getP50Ms: number;
+  getP95Ms: number;
+  searchP50Ms: number;
+  searchP95Ms: number;
+  /** This process's CPU per search. */
+  searchCpuMs: number;
+  /** Seconds the untimed fill (through `batch`) took. */
+  fillSeconds: number;
+}
+
+/** A row as the printed table's line. */
+function memoryLine(r: MemoryRow): string {
+  const f = (x: number) => x.toFixed(3).padStart(9);
+  return `${r.store.padEnd(26)} ${String(r.items).padStart(7)} ${f(r.putMeanMs)} ${f(r.getP50Ms)} ${f(r.getP95Ms)} ${f(r.searchP50Ms)} ${f(r.searchP95Ms)} ${f(r.searchCpuMs)} ${r.fillSeconds.toFixed(1).padStart(7)}`;
+}
+
 async function measure(
   name: string | (() => string),
   n: number,
   make: () => Promise<Ops>,
-): Promise<string> {
+): Promise<MemoryRow> {
   const ops = await make();
   try {
     const timed = Math.min(TIMED_PUTS, n);
@@ -163,9 +185,17 @@ async function measure(
     }
     const cpu = process.cpuUsage(cpu0);
     if (typeof name === "function") name = name();
-    const cpuMs = (cpu.user + cpu.system) / 1000 / 50;
-    const f = (x: number) => x.toFixed(3).padStart(9);
-    return `${name.padEnd(26)} ${String(n).padStart(7)} ${f(putMs)} ${f(pct(gets, 50))} ${f(pct(gets, 95))} ${f(pct(searches, 50))} ${f(pct(searches, 95))} ${f(cpuMs)} ${fillS.toFixed(1).padStart(7)}`;
+    return {
+      store: name,
+      items: n,
+      putMeanMs: putMs,
+      getP50Ms: pct(gets, 50),
+      getP95Ms: pct(gets, 95),
+      searchP50Ms: pct(searches, 50),
+      searchP95Ms: pct(searches, 95),
+      searchCpuMs: (cpu.user + cpu.system) / 1000 / 50,
+      fillSeconds: fillS,
+    };
   } finally {
     await ops.close();
   }
@@ -238,16 +268,21 @@ async function main(): Promise<void> {
   console.log(
     `${"store".padEnd(26)} ${"items".padStart(7)} ${"put mean".padStart(9)} ${"get p50".padStart(9)} ${"get p95".padStart(9)} ${"srch p50".padStart(9)} ${"srch p95".padStart(9)} ${"srch cpu".padStart(9)} ${"fill s".padStart(7)}`,
   );
+  const rows: MemoryRow[] = [];
+  const print = (r: MemoryRow) => {
+    rows.push(r);
+    console.log(memoryLine(r));
+  };
   try {
     for (const n of sizes) {
       if (stores.includes("memory"))
-        console.log(
+        print(
           await measure("nodestep InMemory", n, async () => ours(new InMemoryStore({ index }))),
         );
       if (stores.includes("langgraph"))
-        console.log(await measure("LangGraph InMemory", n, async () => langgraph()));
+        print(await measure("LangGraph InMemory", n, async () => langgraph()));
       if (stores.includes("sqlite"))
-        console.log(
+        print(
           await measure("nodestep SQLite", n, async () =>
             ours(new SqliteMemoryStore({ path: join(dir, `m${n}.db`), index })),
           ),
@@ -260,7 +295,7 @@ async function main(): Promise<void> {
         const schema = `nodestep_bench_memory_${vectorIndex}_${n}`;
         await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
         let store: PostgresMemoryStore | null = null;
-        console.log(
+        print(
           await measure(
             () => `nodestep PostgreSQL ${store?.vectorMode === "pgvector" ? "pgvector" : "exact"}`,
             n,
@@ -283,6 +318,8 @@ async function main(): Promise<void> {
     await admin.end();
     rmSync(dir, { recursive: true, force: true });
   }
+  const json = arg("--json");
+  if (json) writeFileSync(json, `${JSON.stringify(rows, null, 2)}\n`);
 }
 
 await main();

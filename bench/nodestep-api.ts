@@ -1,7 +1,10 @@
 /**
  * Every nodestep import of the benchmarks, in one place: the package root and its subpaths
  * ("nodestep", "nodestep/chat", "nodestep/sqlite", "nodestep/postgres"), resolved to src/ through
- * tsconfig.json's `paths`, which tsx reads (the workers run with `node --import tsx`).
+ * tsconfig.json's `paths`, which tsx and esbuild read (the workers run compiled, see
+ * bench/worker-build.ts; the other scripts with `node --import tsx`). bench/impl-nodestep.ts
+ * imports the package directly (and "nodestep/sqlite", "nodestep/postgres" on first use of
+ * those stores), so that a worker on the memory store does not load pg and better-sqlite3.
  *
  * @module
  */

@@ -10,13 +10,23 @@
  * nodestep-only ones. The memory workload fills its stores through `batch` and times 1,000
  * single puts (bench/memory.ts).
  *
+ * The children run bench/worker.ts compiled (bundled once per run by bench/worker-build.ts),
+ * not under tsx: tsx's loader thread added 35–55 MB to each child's peak RSS and 1.5 s (nodestep)
+ * to 2.4 s (LangGraph.js) of CPU to each child's start, over some 135 children.
+ *
  * Expected duration of the full run: about 14.5 minutes on the 2-core machine (estimated from
  * the per-case seconds of the 22.8-minute run of 2026-12-01: the plan of child processes
  * about 11.7 min, memory about 1.6, the rest — import, models, workers, cold, streaming,
- * postgres-ab — about 1.3); `--quick` a few minutes.
+ * postgres-ab — about 1.3), less the children's tsx start (about 4 CPU-minutes over the plan:
+ * not yet measured end to end); `--quick` a few minutes. Each part prints its seconds
+ * (`[cases: 58.9 s]`), the run ends with the seconds of every part and the total, and the
+ * JSON keeps both (`parts`, `totalSeconds`) and each case's child seconds (`cases[].seconds`).
  *
  * Flags:
- *   --json FILE        write every figure as JSON (one object per workload, store and param)
+ *   --json FILE        write every figure of every table as one JSON object (bench/results.ts:
+ *                      machine, parts and their seconds, the cases with their targets, import,
+ *                      models, memory, workers, cold, streaming, postgres-ab; null for a part
+ *                      that did not run), kept current after each case and part
  *   --only a,b         only these workloads: import (import time, bench/import-time.ts), loop,
  *                      react, thread, fanout, postgres, parts (issue 15: 1,000 turns with an
  *                      image every 10 turns, memory and SQLite, nodestep only), memory
@@ -34,7 +44,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import {
@@ -46,8 +56,29 @@ import {
   type TurnSample,
   type Workload,
 } from "./common.js";
-import { ENGINE_PLAN, engineTargets, engineUnit, threadsMemoryTable } from "./engine-plan.js";
+import { ENGINE_PLAN, threadsMemoryTable } from "./engine-plan.js";
 import { importTimeReport, measureImportTime } from "./import-time.js";
+import {
+  checkTargets,
+  conversationTable,
+  fmt,
+  mainTable,
+  partsTable,
+  type Row,
+  type Side,
+  targetsTable,
+  unitOf,
+} from "./report.js";
+import {
+  type BenchInput,
+  benchJson,
+  type Machine,
+  PARTS,
+  type Part,
+  type PartTime,
+  partsSummary,
+} from "./results.js";
+import { buildWorker } from "./worker-build.js";
 
 /** One line of the plan. */
 interface Plan {
@@ -122,21 +153,6 @@ const PLAN: Plan[] = [
   ...ENGINE_PLAN,
 ];
 
-/** Median figures of one side. */
-type Side = Omit<Figures, "impl" | "workload" | "store" | "param"> & { runs: number };
-
-/** One object of the JSON output. */
-interface Row {
-  workload: Workload;
-  store: StoreKind;
-  param: number;
-  nodestep: Side | null;
-  langgraph: Side | null;
-  /** LangGraph.js / nodestep for each figure both sides have. */
-  ratio: Record<string, number>;
-  errors?: string[];
-}
-
 interface Args {
   json: string | null;
   only: string[] | null;
@@ -188,16 +204,12 @@ function selected(p: Plan, only: string[] | null): boolean {
   return only.some((o) => names.includes(o));
 }
 
-const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
-
-/** Run one child; resolve its figures, or an error message. */
-function runChild(impl: Impl, p: Plan): Promise<Figures | string> {
+/** Run one child (`worker`: the compiled bench/worker.ts); resolve its figures, or an error message. */
+function runChild(worker: string, impl: Impl, p: Plan): Promise<Figures | string> {
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", WORKER, impl, p.workload, p.store, String(p.param)],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const child = spawn(process.execPath, [worker, impl, p.workload, p.store, String(p.param)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -265,281 +277,31 @@ function ratios(ns: Side | null, lg: Side | null): Record<string, number> {
   return out;
 }
 
-// ---- formatting ----
-
-function fmt(x: number | undefined | null, digits = 0): string {
-  if (x === undefined || x === null || Number.isNaN(x)) return "–";
-  if (Math.abs(x) >= 100 || digits === 0) return Math.round(x).toLocaleString("en-US");
-  return x.toFixed(digits);
-}
-
-function fmtBytes(x: number | undefined): string {
-  if (x === undefined) return "–";
-  if (x >= 1e6) return `${(x / 1e6).toFixed(1)} MB`;
-  if (x >= 1e3) return `${(x / 1e3).toFixed(1)} kB`;
-  return `${x} B`;
-}
-
-function fmtRatio(x: number | undefined): string {
-  if (x === undefined) return "–";
-  return x >= 10 ? `${Math.round(x).toLocaleString("en-US")}×` : `${x.toFixed(2)}×`;
-}
-
-function unitOf(w: Workload): {
-  field: "usPerStep" | "usPerTurn" | "usPerInvoke" | "totalMs";
-  label: string;
-} {
-  const engine = engineUnit(w);
-  if (engine) return engine;
-  switch (w) {
-    case "loop":
-      return { field: "usPerStep", label: "µs/step" };
-    case "react":
-      return { field: "usPerTurn", label: "µs/turn" };
-    case "thread":
-      return { field: "usPerInvoke", label: "µs/invoke (last 10%)" };
-    case "fanout":
-      return { field: "totalMs", label: "ms total" };
-    case "fanout-limit":
-      return { field: "totalMs", label: "ms total, N = 10,000, param = maxConcurrency" };
-    case "parts":
-      return { field: "usPerTurn", label: "µs/turn (all turns)" };
-    default:
-      throw new Error(`no unit for workload ${w}`);
-  }
-}
-
-/** The conversation with images (issue 15): time per turn, and bytes stored against the images' own. */
-function partsTable(rows: Row[]): string {
-  return table(
-    [
-      "store",
-      "T",
-      "µs/turn",
-      "µs/invoke (last 10%)",
-      "µs image / text turn (median)",
-      "images",
-      "image bytes",
-      "bytes stored",
-      "stored / images",
-      "copies of each image",
-    ],
-    rows
-      .filter((r) => r.workload === "parts" && r.nodestep)
-      .map((r) => {
-        const ns = r.nodestep!;
-        const images = ns.images ?? 0;
-        return [
-          r.store,
-          r.param.toLocaleString("en-US"),
-          fmt(ns.usPerTurn, 1),
-          fmt(ns.usPerInvoke, 1),
-          `${fmt(ns.usPerImageTurn, 1)} / ${fmt(ns.usPerTextTurn, 1)}`,
-          String(images),
-          fmtBytes(ns.imageBytes),
-          fmtBytes(ns.bytesStored),
-          ns.imageBytes ? `${((ns.bytesStored ?? 0) / ns.imageBytes).toFixed(3)}×` : "–",
-          images > 0 ? ((ns.imageCopies ?? 0) / images).toFixed(2) : "–",
-        ];
-      }),
-  );
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
-  return [
-    line(header),
-    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
-    ...rows.map(line),
-  ].join("\n");
-}
-
-function mainTable(rows: Row[]): string {
-  return table(
-    [
-      "workload",
-      "store",
-      "N/K/T",
-      "unit",
-      "nodestep",
-      "LangGraph.js",
-      "ratio",
-      "CPU ratio",
-      "RSS MB ns / lg",
-      "stored ns / lg",
-    ],
-    rows.map((r) => {
-      const u = unitOf(r.workload);
-      const ns = r.nodestep;
-      const lg = r.langgraph;
-      return [
-        r.workload,
-        r.store,
-        r.param.toLocaleString("en-US"),
-        u.label,
-        fmt(ns?.[u.field], 1),
-        fmt(lg?.[u.field], 1),
-        fmtRatio(r.ratio[u.field]),
-        fmtRatio(r.ratio.cpuMs),
-        `${fmt(ns?.peakRssMb)} / ${fmt(lg?.peakRssMb)}`,
-        r.store === "none" ? "–" : `${fmtBytes(ns?.bytesStored)} / ${fmtBytes(lg?.bytesStored)}`,
-      ];
-    }),
-  );
-}
-
-function conversationTable(rows: Row[]): string {
-  const out: string[][] = [];
-  for (const r of rows) {
-    if (r.workload !== "thread" || (r.param < 1000 && r.store !== "postgres")) continue;
-    for (const [impl, side] of [
-      ["nodestep", r.nodestep],
-      ["LangGraph.js", r.langgraph],
-    ] as const) {
-      if (!side?.samples) continue;
-      out.push([
-        `${r.store} (T = ${r.param})`,
-        impl,
-        ...side.samples.flatMap((s) => [
-          `${s.turn}: ${fmt(s.usPerTurn)} µs, ${fmtBytes(s.bytesWritten)}`,
-        ]),
-      ]);
-    }
-  }
-  const width = Math.max(0, ...out.map((r) => r.length - 2));
-  return table(
-    [
-      "store",
-      "impl",
-      ...Array.from({ length: width }, (_, i) => `turn ${i + 1} sampled: time/turn, bytes written`),
-    ],
-    out.map((r) => [...r, ...Array.from({ length: width + 2 - r.length }, () => "")]),
-  );
-}
-
-// ---- targets ----
-
-interface TargetCheck {
-  target: string;
-  holds: boolean | null;
-  detail: string;
-}
-
-function checkTargets(rows: Row[]): TargetCheck[] {
-  const find = (w: Workload, s: StoreKind, p: number) =>
-    rows.find((r) => r.workload === w && r.store === s && r.param === p);
-  const checks: TargetCheck[] = [];
-  const add = (target: string, holds: boolean | null, detail: string) =>
-    checks.push({ target, holds, detail });
-  // false if any part fails; null (cannot tell) if a part needs a LangGraph.js figure that is missing.
-  const all = (xs: (boolean | null)[]) =>
-    xs.some((x) => x === false) ? false : xs.some((x) => x === null) ? null : true;
-
-  const l1 = find("loop", "none", 1000);
-  const l10 = find("loop", "none", 10000);
-  if (l1?.nodestep && l10?.nodestep) {
-    const r1 = l1.ratio.usPerStep ?? null;
-    const r10 = l10.ratio.usPerStep ?? null;
-    const flat = l10.nodestep.usPerStep! / l1.nodestep.usPerStep!;
-    add(
-      "loop: ≥ 100× faster per superstep (≈ 5 µs or less), flat from N = 1,000 to 10,000",
-      all([
-        r1 === null ? null : r1 >= 100,
-        r10 === null ? null : r10 >= 100,
-        l10.nodestep.usPerStep! <= 5,
-        flat <= 1.5,
-      ]),
-      `${fmt(l1.nodestep.usPerStep, 1)} / ${fmt(l10.nodestep.usPerStep, 1)} µs per step; ratio ${fmtRatio(r1 ?? undefined)} / ${fmtRatio(r10 ?? undefined)}; N=10,000 vs 1,000: ${flat.toFixed(2)}×`,
-    );
-  }
-  const rm = find("react", "memory", 1000);
-  if (rm?.nodestep) {
-    const r = rm.ratio.usPerTurn ?? null;
-    const bytes = rm.nodestep.bytesStored! / rm.nodestep.messagesJsonBytes!;
-    add(
-      "react K = 1,000, memory store: ≥ 100× faster per turn; bytes stored ≤ 1.5× the final message list's JSON",
-      all([r === null ? null : r >= 100, bytes <= 1.5]),
-      `${fmt(rm.nodestep.usPerTurn)} µs per turn, ratio ${fmtRatio(r ?? undefined)}; stored ${fmtBytes(rm.nodestep.bytesStored)} = ${bytes.toFixed(2)}× the messages' JSON (${fmtBytes(rm.nodestep.messagesJsonBytes)}); LangGraph.js ${fmtBytes(rm.langgraph?.bytesStored)}`,
-    );
-  }
-  const rs = find("react", "sqlite", 1000);
-  const rs50 = find("react", "sqlite", 50);
-  if (rs?.nodestep && rs50?.nodestep) {
-    const r = rs.ratio.usPerTurn ?? null;
-    const file = rs.nodestep.bytesStored! / rs.nodestep.messagesJsonBytes!;
-    const growth = rs.nodestep.usPerTurn! / rs50.nodestep.usPerTurn!;
-    add(
-      "react K = 1,000, SQLite: ≥ 50× faster per turn; file ≤ 2× the messages' JSON; per turn at K = 1,000 within 1.5× of K = 50",
-      all([r === null ? null : r >= 50, file <= 2, growth <= 1.5]),
-      `${fmt(rs.nodestep.usPerTurn)} µs per turn, ratio ${fmtRatio(r ?? undefined)}; file ${fmtBytes(rs.nodestep.bytesStored)} = ${file.toFixed(2)}× the messages' JSON; K=1,000 vs K=50: ${growth.toFixed(2)}×`,
-    );
-  }
-  for (const store of ["memory", "sqlite"] as const) {
-    const t = find("thread", store, 1000);
-    const t2 = find("thread", store, 200);
-    if (t?.nodestep && t2?.nodestep) {
-      const r = t.ratio.usPerInvoke ?? null;
-      const s = t.nodestep.samples ?? [];
-      const first = s.find((x) => x.turn === 100);
-      const last = s.find((x) => x.turn === 1000);
-      const flat = t.nodestep.usPerInvoke! / t2.nodestep.usPerInvoke!;
-      add(
-        `thread T = 1,000 (${store}): ≥ 50× faster per invoke at the end; flat in T`,
-        all([r === null ? null : r >= 50, flat <= 1.5]),
-        `${fmt(t.nodestep.usPerInvoke)} µs per invoke at the end, ratio ${fmtRatio(r ?? undefined)}; T=1,000 vs T=200: ${flat.toFixed(2)}×; bytes per turn at 100 / 1,000: ${fmtBytes(first?.bytesWritten)} / ${fmtBytes(last?.bytesWritten)}`,
-      );
-    }
-  }
-  const f1 = find("fanout", "none", 1000);
-  const f10 = find("fanout", "none", 10000);
-  if (f1?.nodestep && f10?.nodestep) {
-    const r = f10.ratio.totalMs ?? null;
-    const growth = f10.nodestep.totalMs / f1.nodestep.totalMs;
-    // Time ∝ N^k between the two sizes: k = 1 is linear, 2 quadratic. A linear engine still
-    // spends a little more per task at N = 10,000 (its tasks outgrow the CPU caches and the
-    // young generation), so k up to 1.3 (20×) counts as linear.
-    const k = Math.log10(growth);
-    const lg =
-      f1.langgraph && f10.langgraph
-        ? Math.log10(f10.langgraph.totalMs / f1.langgraph.totalMs)
-        : null;
-    add(
-      "fanout N = 10,000: ≥ 500× faster; time grows linearly with N (N^k from 1,000 to 10,000, k ≤ 1.3)",
-      all([r === null ? null : r >= 500, k <= 1.3]),
-      `${fmt(f10.nodestep.totalMs)} ms, ratio ${fmtRatio(r ?? undefined)}; N=10,000 vs 1,000: ${growth.toFixed(1)}×, k = ${k.toFixed(2)} (linear 1, quadratic 2${lg === null ? "" : `; LangGraph.js ${lg.toFixed(2)}`}); ${fmt((f1.nodestep.totalMs * 1000) / 1000, 2)} / ${fmt((f10.nodestep.totalMs * 1000) / 10000, 2)} µs per task`,
-    );
-  }
-  const peaks = (["memory", "sqlite", "postgres"] as const)
-    .map((s) => find("react", s, 1000))
-    .filter((r): r is Row => r?.nodestep != null);
-  if (peaks.length > 0) {
-    add(
-      "peak RSS, react K = 1,000 with a store: ≤ 150 MB",
-      peaks.every((r) => r.nodestep!.peakRssMb <= 150),
-      peaks.map((r) => `${r.store} ${fmt(r.nodestep!.peakRssMb)} MB`).join(", "),
-    );
-  }
-  checks.push(...engineTargets(rows));
-  return checks;
-}
-
-function targetsTable(checks: TargetCheck[]): string {
-  return table(
-    ["target", "holds", "measured"],
-    checks.map((c) => [
-      c.target,
-      c.holds === null ? "n/a (no LangGraph.js run)" : c.holds ? "yes" : "NO",
-      c.detail,
-    ]),
-  );
-}
-
 // ---- main ----
 
 const USAGE = `usage: npm run bench -- [--json FILE] [--only a,b] [--quick] [--impl nodestep|langgraph] [--reps N]
   --only takes workloads (import, loop, react, thread, fanout, postgres, parts, memory, models, cold, streaming, postgres-ab, workers, wide, long, threads), workload/store (react/sqlite)
   or workload/store/param (react/memory/1000); see the header of bench/run.ts`;
+
+/**
+ * The parts that run as scripts of their own (each in one process): their flags, and those
+ * of `--quick`. Each prints its table and, given `--json F`, writes its figures to F.
+ */
+const OWN: Record<
+  Exclude<Part, "cases" | "models" | "import">,
+  { file: string; quick: string[] }
+> = {
+  memory: { file: "./memory.ts", quick: ["--quick"] },
+  workers: { file: "./workers-runs.ts", quick: ["--quick"] },
+  cold: { file: "./cold-load.ts", quick: ["--reps", "1"] },
+  streaming: { file: "./streaming.ts", quick: ["--reps", "2"] },
+  "postgres-ab": { file: "./postgres-ab.ts", quick: ["--reps", "1"] },
+};
+
+/** `FILE.<part>.json` for a `--json FILE` (`FILE` without its `.json`). */
+function partFile(json: string, part: Part): string {
+  return json.replace(/(\.json)?$/, `.${part}.json`);
+}
 
 async function main(): Promise<void> {
   let args: Args;
@@ -550,111 +312,171 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  // The workers workload runs last, in its own process (bench/workers-runs.ts).
-  const workers = args.only === null || args.only.includes("workers");
-  const rest = args.only?.filter((o) => o !== "workers") ?? null;
-  if (rest === null || rest.length > 0) await runCases({ ...args, only: rest });
-  if (workers) await runOwnProcess("./workers-runs.ts", args.quick);
-}
-
-async function runCases(args: Args): Promise<void> {
-  const wantImport = args.only === null || args.only.includes("import");
-  const memory = args.only === null || args.only.includes("memory");
-  if (args.only?.length === 1 && memory) return runMemoryWorkload(args.quick);
-  const plan = PLAN.filter((p) => selected(p, args.only));
-  if (plan.length === 0 && args.only?.includes("models") && !wantImport && !memory) {
-    const { modelOverheadRows, modelOverheadTable } = await import("./models.js");
-    console.log(
-      "Per-call overhead of the AI SDK adapter and of fallbackChat (issue 16; median of 5 rounds)\n",
-    );
-    console.log(modelOverheadTable(await modelOverheadRows(args.quick ? 2_000 : 20_000)));
-    return;
-  }
-  if (plan.length === 0 && !wantImport && !memory) {
-    process.stderr.write(`bench: no case matches --only ${args.only?.join(",")}\n${USAGE}\n`);
+  const only = args.only;
+  const wants = (part: Part) => only === null || only.includes(part);
+  const plan = PLAN.filter((p) => selected(p, only));
+  const unknown = (only ?? []).filter(
+    (o) => !PARTS.includes(o as Part) && !PLAN.some((p) => selected(p, [o])),
+  );
+  if (unknown.length > 0 || (only !== null && plan.length === 0 && !PARTS.some(wants))) {
+    process.stderr.write(`bench: no case matches --only ${unknown.join(",")}\n${USAGE}\n`);
     process.exitCode = 2;
     return;
   }
-  const machine = {
+  const machine: Machine = {
     cpu: cpus()[0]?.model ?? "unknown",
     cores: availableParallelism(),
     node: process.version,
-    loadAtStart: loadavg()
-      .map((x) => x.toFixed(2))
-      .join(" "),
+    loadAtStart: load(),
+    loadAtEnd: "",
   };
   console.log(
     `nodestep vs LangGraph.js: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load average ${machine.loadAtStart}`,
   );
-  if (wantImport) {
-    const importRows = measureImportTime({ reps: args.quick ? 5 : 15 });
-    console.log(`\nImport time (issue 12), medians of ${importRows[0]!.runs} runs\n`);
-    console.log(importTimeReport(importRows));
-    if (args.json)
-      writeFileSync(
-        args.json.replace(/(\.json)?$/, ".import.json"),
-        `${JSON.stringify(importRows, null, 2)}\n`,
+  const parts: PartTime[] = [];
+  const collected: Omit<BenchInput, "machine" | "parts"> = { own: {} };
+  const writeJson = () => {
+    if (!args.json) return;
+    const out = benchJson({ machine: { ...machine, loadAtEnd: load() }, parts, ...collected });
+    writeFileSync(args.json, `${JSON.stringify(out, null, 2)}\n`);
+  };
+  /** Run one part, print and keep its seconds, and write the JSON so far. */
+  const part = async (name: Part, run: () => Promise<void>) => {
+    const t0 = performance.now();
+    await run();
+    const seconds = (performance.now() - t0) / 1000;
+    parts.push({ part: name, seconds });
+    console.log(`\n[${name}: ${seconds.toFixed(1)} s]`);
+    writeJson();
+  };
+
+  if (wants("import"))
+    await part("import", async () => {
+      const rows = measureImportTime({ reps: args.quick ? 5 : 15 });
+      console.log(`\nImport time (issue 12), medians of ${rows[0]!.runs} runs\n`);
+      console.log(importTimeReport(rows));
+      collected.own!.import = rows;
+    });
+  if (plan.length > 0)
+    await part("cases", async () => {
+      const rows = await runPlan(plan, args, (r) => {
+        collected.cases = r;
+        writeJson();
+      });
+      printCases(rows, args);
+      collected.cases = rows;
+      collected.targets = checkTargets(rows);
+    });
+  if (wants("models"))
+    await part("models", async () => {
+      const { modelOverheadRows, modelOverheadTable } = await import("./models.js");
+      console.log(
+        "\nPer-call overhead of the AI SDK adapter and of fallbackChat (issue 16; median of 5 rounds)\n",
       );
-    if (plan.length === 0) {
-      if (memory) await runMemoryWorkload(args.quick);
-      return;
-    }
+      const rows = await modelOverheadRows(args.quick ? 2_000 : 20_000);
+      console.log(modelOverheadTable(rows));
+      collected.models = rows;
+    });
+  for (const [name, own] of Object.entries(OWN) as [
+    keyof typeof OWN,
+    (typeof OWN)[keyof typeof OWN],
+  ][]) {
+    if (!wants(name)) continue;
+    await part(name, async () => {
+      const file = args.json ? partFile(args.json, name) : null;
+      const extra = [...(file ? ["--json", file] : []), ...(args.quick ? own.quick : [])];
+      console.log("");
+      if (!(await runOwnProcess(own.file, extra))) process.exitCode = 1;
+      if (file && existsSync(file)) {
+        collected.own![name] = JSON.parse(readFileSync(file, "utf8"));
+        rmSync(file);
+      }
+    });
   }
-  const started = performance.now();
+  machine.loadAtEnd = load();
+  console.log(`\nSeconds per part, load average at the end ${machine.loadAtEnd}\n`);
+  console.log(partsSummary(parts));
+  writeJson();
+  if (args.json) console.log(`\nWrote ${args.json}`);
+}
+
+function load(): string {
+  return loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
+}
+
+/**
+ * Run the plan's cases, each in child processes of the compiled worker; `progress` gets the
+ * rows after each case (so that a run stopped halfway still leaves its figures).
+ */
+async function runPlan(plan: Plan[], args: Args, progress: (rows: Row[]) => void): Promise<Row[]> {
+  // The children run bench/worker.ts compiled, not under tsx (bench/worker-build.ts says why).
+  const worker = await buildWorker();
   const rows: Row[] = [];
-  for (const p of plan) {
-    const nsRuns: Figures[] = [];
-    const lgRuns: Figures[] = [];
-    const errors: string[] = [];
-    const wantNs = args.impls.includes("nodestep");
-    const wantLg =
-      args.impls.includes("langgraph") && !p.nodestepOnly && !(args.quick && p.slowLanggraph);
-    const nsReps = args.quick || p.nodestepOnly || p.steadyNodestep ? 1 : args.reps;
-    const lgReps = args.quick || p.slowLanggraph || p.steadyLanggraph ? 1 : args.reps;
-    const reps = Math.max(wantNs ? nsReps : 0, wantLg ? lgReps : 0);
-    for (let rep = 0; rep < reps; rep++) {
-      // Alternate which implementation goes first.
-      const order: Impl[] = rep % 2 === 0 ? ["nodestep", "langgraph"] : ["langgraph", "nodestep"];
-      for (const impl of order) {
-        const want = impl === "nodestep" ? wantNs && rep < nsReps : wantLg && rep < lgReps;
-        if (!want) continue;
-        const t0 = performance.now();
-        const result = await runChild(impl, p);
-        const secs = ((performance.now() - t0) / 1000).toFixed(1);
-        if (typeof result === "string") {
-          errors.push(`${impl}: ${result}`);
-          console.log(
-            `  ${p.workload}/${p.store}/${p.param} ${impl} #${rep + 1}: FAILED (${secs} s) ${result}`,
-          );
-        } else {
-          (impl === "nodestep" ? nsRuns : lgRuns).push(result);
-          const u = unitOf(p.workload);
-          console.log(
-            `  ${p.workload}/${p.store}/${p.param} ${impl} #${rep + 1}: ${fmt(result[u.field], 1)} ${u.label} (${secs} s)`,
-          );
-        }
+  try {
+    for (const p of plan) {
+      rows.push(await runCase(worker.entry, p, args));
+      progress(rows);
+    }
+  } finally {
+    worker.remove();
+  }
+  return rows;
+}
+
+/** One case of the plan: its repetitions on both sides, alternating; the medians. */
+async function runCase(worker: string, p: Plan, args: Args): Promise<Row> {
+  const nsRuns: Figures[] = [];
+  const lgRuns: Figures[] = [];
+  const seconds: { nodestep: number[]; langgraph: number[] } = { nodestep: [], langgraph: [] };
+  const errors: string[] = [];
+  const wantNs = args.impls.includes("nodestep");
+  const wantLg =
+    args.impls.includes("langgraph") && !p.nodestepOnly && !(args.quick && p.slowLanggraph);
+  const nsReps = args.quick || p.nodestepOnly || p.steadyNodestep ? 1 : args.reps;
+  const lgReps = args.quick || p.slowLanggraph || p.steadyLanggraph ? 1 : args.reps;
+  const reps = Math.max(wantNs ? nsReps : 0, wantLg ? lgReps : 0);
+  for (let rep = 0; rep < reps; rep++) {
+    // Alternate which implementation goes first.
+    const order: Impl[] = rep % 2 === 0 ? ["nodestep", "langgraph"] : ["langgraph", "nodestep"];
+    for (const impl of order) {
+      const want = impl === "nodestep" ? wantNs && rep < nsReps : wantLg && rep < lgReps;
+      if (!want) continue;
+      const t0 = performance.now();
+      const result = await runChild(worker, impl, p);
+      const secs = (performance.now() - t0) / 1000;
+      seconds[impl].push(Math.round(secs * 10) / 10);
+      const label = `  ${p.workload}/${p.store}/${p.param} ${impl} #${rep + 1}`;
+      if (typeof result === "string") {
+        errors.push(`${impl}: ${result}`);
+        console.log(`${label}: FAILED (${secs.toFixed(1)} s) ${result}`);
+      } else {
+        (impl === "nodestep" ? nsRuns : lgRuns).push(result);
+        const u = unitOf(p.workload);
+        console.log(`${label}: ${fmt(result[u.field], 1)} ${u.label} (${secs.toFixed(1)} s)`);
       }
     }
-    const nodestep = medianSide(nsRuns);
-    const langgraph = medianSide(lgRuns);
-    const row: Row = {
-      workload: p.workload,
-      store: p.store,
-      param: p.param,
-      nodestep,
-      langgraph,
-      ratio: ratios(nodestep, langgraph),
-    };
-    if (errors.length > 0) row.errors = errors;
-    rows.push(row);
-    // Keep the file current, so that a run stopped halfway still leaves its figures.
-    if (args.json) writeFileSync(args.json, `${JSON.stringify(rows, null, 2)}\n`);
   }
-  const minutes = ((performance.now() - started) / 60000).toFixed(1);
+  const nodestep = medianSide(nsRuns);
+  const langgraph = medianSide(lgRuns);
+  const row: Row = {
+    workload: p.workload,
+    store: p.store,
+    param: p.param,
+    nodestep,
+    langgraph,
+    ratio: ratios(nodestep, langgraph),
+    seconds,
+  };
+  if (errors.length > 0) row.errors = errors;
+  return row;
+}
+
+/** The plan's tables and its targets. */
+function printCases(rows: Row[], args: Args): void {
   console.log(
-    `\nMedians of ${args.quick ? 1 : args.reps} runs (1 for the nodestep-only and steady cases and LangGraph.js's slow ones, see bench/run.ts); ratio = LangGraph.js / nodestep; took ${minutes} min, load average at the end ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(" ")}\n`,
+    `\nMedians of ${args.quick ? 1 : args.reps} runs (1 for the nodestep-only and steady cases and LangGraph.js's slow ones, see bench/run.ts); ratio = LangGraph.js / nodestep; load average at the end ${load()}\n`,
   );
   console.log(mainTable(rows));
   if (rows.some((r) => r.workload === "thread")) {
@@ -682,89 +504,18 @@ async function runCases(args: Args): Promise<void> {
     );
     console.log(targetsTable(checks));
   }
-  if (args.only === null || args.only.includes("models")) {
-    const { modelOverheadRows, modelOverheadTable } = await import("./models.js");
-    console.log(
-      "\nPer-call overhead of the AI SDK adapter and of fallbackChat (issue 16; median of 5 rounds)\n",
-    );
-    console.log(modelOverheadTable(await modelOverheadRows(args.quick ? 2_000 : 20_000)));
-  }
-  if (args.json) {
-    writeFileSync(args.json, `${JSON.stringify(rows, null, 2)}\n`);
-    console.log(`\nWrote ${args.json}`);
-  }
-  if (memory) await runMemoryWorkload(args.quick);
 }
 
-/** The `memory` workload (bench/memory.ts) in its own process; `--quick`: 10,000 items only. */
-function runMemoryWorkload(quick: boolean): Promise<void> {
-  return runOwnProcess("./memory.ts", quick);
-}
-
-/** A workload script of bench/ in its own process, with `--quick` when given. */
-function runOwnProcess(script: string, quick: boolean): Promise<void> {
+/** A workload script of bench/ in its own process (under tsx), with `extra` flags; whether it exited 0. */
+function runOwnProcess(script: string, extra: string[]): Promise<boolean> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        fileURLToPath(new URL(script, import.meta.url)),
-        ...(quick ? ["--quick"] : []),
-      ],
+      ["--import", "tsx", fileURLToPath(new URL(script, import.meta.url)), ...extra],
       { stdio: "inherit" },
     );
-    child.on("exit", (code) => {
-      if (code !== 0) process.exitCode = 1;
-      resolve();
-    });
+    child.on("exit", (code) => resolve(code === 0));
   });
 }
 
-/**
- * Issue 20's workloads that run as scripts of their own (each in one process, both sides
- * alternating in it): `cold` (bench/cold-load.ts), `streaming` (bench/streaming.ts) and
- * `postgres-ab` (bench/postgres-ab.ts). Each prints its table; with `--json FILE` it writes
- * `FILE` with `.<group>.json` for `.json`.
- */
-const SCRIPTS = [
-  { group: "cold", file: "./cold-load.ts", quick: ["--reps", "1"] },
-  { group: "streaming", file: "./streaming.ts", quick: ["--reps", "2"] },
-  { group: "postgres-ab", file: "./postgres-ab.ts", quick: ["--reps", "1"] },
-] as const;
-
-async function runScripts(argv: string[]): Promise<void> {
-  let args: Args;
-  try {
-    args = parseArgs(argv);
-  } catch {
-    return;
-  }
-  for (const s of SCRIPTS) {
-    if (args.only !== null && !args.only.includes(s.group)) continue;
-    const extra = [
-      ...(args.json ? ["--json", args.json.replace(/(\.json)?$/, `.${s.group}.json`)] : []),
-      ...(args.quick ? s.quick : []),
-    ];
-    console.log("");
-    await new Promise<void>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        ["--import", "tsx", fileURLToPath(new URL(s.file, import.meta.url)), ...extra],
-        { stdio: "inherit" },
-      );
-      child.on("exit", (code) => {
-        if (code !== 0) process.exitCode = 1;
-        resolve();
-      });
-    });
-  }
-}
-
-const only = (() => {
-  const i = process.argv.indexOf("--only");
-  return i < 0 ? null : (process.argv[i + 1] ?? "").split(",").filter(Boolean);
-})();
-// `--only` naming nothing but these scripts' groups runs only them.
-if (only === null || !only.every((o) => SCRIPTS.some((s) => s.group === o))) await main();
-await runScripts(process.argv.slice(2));
+await main();

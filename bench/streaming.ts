@@ -60,6 +60,14 @@ export interface StreamFigure {
   cpuOverheadUsPerToken: number;
   /** Events received per second (wall). */
   eventsPerSecond: number;
+  /**
+   * Median ms per run that the event loop was idle (waiting in the poll phase:
+   * `performance.eventLoopUtilization`). 0 means the run never waited on anything (no timer,
+   * no I/O): its wall time beyond its CPU time is time the OS gave the CPU to other processes.
+   */
+  loopIdleMs: number;
+  /** Median involuntary context switches per run (the OS preempted this process). */
+  preemptions: number;
   /** Peak RSS of the process so far, MB. */
   peakRssMb: number;
 }
@@ -80,15 +88,21 @@ interface Sample {
   ms: number;
   cpuMs: number;
   events: number;
+  idleMs: number;
+  preemptions: number;
 }
 
 async function timed(fn: () => Promise<number>): Promise<Sample> {
+  const s0 = process.resourceUsage().involuntaryContextSwitches;
+  const elu0 = performance.eventLoopUtilization();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const events = await fn();
   const ms = performance.now() - t0;
   const c = process.cpuUsage(c0);
-  return { ms, cpuMs: (c.user + c.system) / 1000, events };
+  const idleMs = performance.eventLoopUtilization(elu0).idle;
+  const preemptions = process.resourceUsage().involuntaryContextSwitches - s0;
+  return { ms, cpuMs: (c.user + c.system) / 1000, events, idleMs, preemptions };
 }
 
 /** Count SSE events (`data:` lines) or UI chunks in a streamed response body. */
@@ -199,6 +213,8 @@ export async function streamingFigures(tokens = 10_000, reps = 5): Promise<Strea
       cpu: (median(s.map((x) => x.cpuMs)) * 1000) / tokens,
       events: median(s.map((x) => x.events)),
       ms: median(s.map((x) => x.ms)),
+      idleMs: median(s.map((x) => x.idleMs)),
+      preemptions: median(s.map((x) => x.preemptions)),
     };
   };
   const nsBase = med("nodestep chat.stream alone");
@@ -215,6 +231,8 @@ export async function streamingFigures(tokens = 10_000, reps = 5): Promise<Strea
       overheadUsPerToken: m.us - b.us,
       cpuOverheadUsPerToken: m.cpu - b.cpu,
       eventsPerSecond: m.events / (m.ms / 1000),
+      loopIdleMs: m.idleMs,
+      preemptions: m.preemptions,
       peakRssMb: process.resourceUsage().maxRSS / 1024,
     };
   });
@@ -230,6 +248,8 @@ export function streamingTable(rows: StreamFigure[]): string {
     "overhead µs/token",
     "CPU overhead µs/token",
     "events/s",
+    "loop idle ms/run",
+    "preempted/run",
   ];
   const lines = rows.map((r) => [
     r.case,
@@ -239,6 +259,8 @@ export function streamingTable(rows: StreamFigure[]): string {
     r.overheadUsPerToken.toFixed(2),
     r.cpuOverheadUsPerToken.toFixed(2),
     Math.round(r.eventsPerSecond).toLocaleString("en-US"),
+    r.loopIdleMs.toFixed(1),
+    String(Math.round(r.preemptions)),
   ]);
   const ns = rows.find((r) => r.case === "nodestep graph.stream tokens");
   const lg = rows.find((r) => r.case === "LangGraph.js graph.stream messages");

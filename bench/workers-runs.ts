@@ -12,14 +12,14 @@
  * are the steadier ones; the wall figures are indicative only.
  *
  * `npm run bench -- --only workers [--quick]`; alone: `node --import tsx bench/workers-runs.ts
- * [--quick] [--runs 200]`. Needs Redis on 127.0.0.1:6379 and PostgreSQL (NODESTEP_BENCH_PG,
+ * [--quick] [--runs 200] [--json FILE]`. Needs Redis on 127.0.0.1:6379 and PostgreSQL (NODESTEP_BENCH_PG,
  * default postgres://postgres@127.0.0.1:5432/test); a random schema and key prefix, removed after.
  *
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -198,7 +198,11 @@ export function workersTable(rows: WorkersRow[]): string {
 
 if (process.argv[1] === self) {
   const { values } = parseArgs({
-    options: { quick: { type: "boolean", default: false }, runs: { type: "string" } },
+    options: {
+      quick: { type: "boolean", default: false },
+      runs: { type: "string" },
+      json: { type: "string" },
+    },
   });
   const runs = Number(values.runs ?? (values.quick ? 50 : 200));
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be an integer ≥ 1`);
@@ -210,4 +214,5 @@ if (process.argv[1] === self) {
       .join(" ")} (wall figures indicative on a shared machine)\n`,
   );
   console.log(workersTable(rows));
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(rows, null, 2)}\n`);
 }
