@@ -7,6 +7,7 @@
  */
 export {
   buildReactAgent,
+  type Durability,
   defineState,
   END,
   Graph,
