@@ -47,12 +47,25 @@ describeStores("durability: the events each mode stores", (fx) => {
       const probe = durabilityGraphWithProbe(store, dir, async () => {
         during = (await store.read("t", "main")).map((e) => e.type);
       });
-      const r = await probe.invoke({ log: ["start"] }, { threadId: "t", durability: mode });
+      const checkpoints: (string | null)[] = [];
+      const r = await probe.invoke(
+        { log: ["start"] },
+        {
+          threadId: "t",
+          durability: mode,
+          modes: ["checkpoints"],
+          onEvent: (e) => checkpoints.push((e.data as { eventId: string | null }).eventId),
+        },
+      );
       expect(r.status).toBe("completed");
       expect(r.state).toEqual({ log: ["start", "a", "b", "c", "d"] });
       const events = await (await fx.reopen(store)).read("t", "main");
       stored[mode] = events.map(shape);
       seen[mode] = during;
+      // Each checkpoint names its commit's event, held or in flight included.
+      expect(checkpoints).toEqual(
+        events.filter((e) => e.type === "step_committed").map((e) => e.id),
+      );
       const state = await g.getState("t");
       expect(state.lastEventId).toBe(events[events.length - 1]!.id);
     }
