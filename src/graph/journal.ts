@@ -207,6 +207,10 @@ export class ThreadJournal implements RunJournal {
    * it: the run kept the event loop busy), the append waits for a renewal in place, which
    * succeeds when the lease is still this run's in the store, and stops the run with
    * `LeaseLostError`, writing nothing, when another owner took it.
+   *
+   * In `"async"` and `"exit"` mode (see `durability.ts`) an append that is not the run's `end`
+   * resolves without waiting for the store (held, or sent unawaited); `end` sends whatever is
+   * held with it and waits. An unawaited append that failed rejects every later one.
    */
   append(events: NewEvent[], end = false): Promise<void> {
     if (this.#closed) return Promise.resolve();
