@@ -10,6 +10,7 @@
  */
 export {
   buildReactAgent,
+  type Durability,
   defineState,
   END,
   Graph,

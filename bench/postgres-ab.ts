@@ -3,7 +3,11 @@
  * alternating: nodestep as it runs now (one statement per superstep: `appendLeased`, the
  * append, sequence check, lease and stop request together), nodestep on the path it had before
  * (the same store with `appendLeased` hidden: append, plus a stop-request poll at most every
- * 25 ms and timer renewals), and LangGraph.js's `PostgresSaver` (bench/impl-langgraph.ts).
+ * 25 ms and timer renewals), nodestep with `durability: "async"` (a superstep's append in
+ * flight while the next superstep runs; what comes meanwhile is sent as one append) and with
+ * `durability: "exit"` (the run's events in one append at its end) — both trade durability for
+ * speed (docs/stores.md, "Durability"), so they are measured apart from the default `"sync"` —
+ * and LangGraph.js's `PostgresSaver` (bench/impl-langgraph.ts).
  * Counted: the SQL statements the process sent per turn (every pg client's `query`), wall
  * and CPU µs per turn. The statement count and the CPU time do not depend on the machine's
  * load; the wall time does.
@@ -24,6 +28,7 @@ import {
   type Chat,
   type ChatResponseInit,
   type ChatStreamChunk,
+  type Durability,
   HumanMessage,
   PostgresStateStore,
   type StateStore,
@@ -95,7 +100,11 @@ interface Sample {
   cpuMs: number;
 }
 
-async function nodestep(k: number, leased: boolean): Promise<Sample> {
+async function nodestep(
+  k: number,
+  leased: boolean,
+  durability: Durability = "sync",
+): Promise<Sample> {
   const schema = freshSchema("nodestep_ab");
   const store = new PostgresStateStore({ connectionString: POSTGRES_URL, schema });
   await store.ready();
@@ -112,7 +121,7 @@ async function nodestep(k: number, leased: boolean): Promise<Sample> {
     const t0 = performance.now();
     const { state } = await agent.invoke(
       { messages: [HumanMessage({ content: SCRIPT.question })] },
-      { threadId: "bench" },
+      { threadId: "bench", durability },
     );
     const ms = performance.now() - t0;
     const c = process.cpuUsage(c0);
@@ -139,6 +148,8 @@ export async function postgresAB(k = 200, reps = 3): Promise<PostgresAB[]> {
   const variants: Record<string, () => Promise<Sample>> = {
     "nodestep (appendLeased: one statement per superstep)": () => nodestep(k, true),
     "nodestep (append + renew + stop poll: before)": () => nodestep(k, false),
+    'nodestep durability "async" (not durable per superstep)': () => nodestep(k, true, "async"),
+    'nodestep durability "exit" (durable at the run\'s end)': () => nodestep(k, true, "exit"),
     "LangGraph.js PostgresSaver": () => langgraph(k),
   };
   const samples = new Map<string, Sample[]>(Object.keys(variants).map((v) => [v, []]));

@@ -19,6 +19,7 @@ export {
   type PendingInterrupt,
   type StreamMode,
 } from "./context.js";
+export { ASYNC_MAX_HELD_STEPS, DURABILITY_MODES, type Durability } from "./durability.js";
 export type { ErrorHandler, ErrorHandlerContext, TaskError } from "./error-handler.js";
 export { type FromSpecOptions, fromSpec, type Resolved, refResolver } from "./from-spec.js";
 export {

@@ -6,6 +6,9 @@
  * are serialized and carry the branch's expected last seq (optimistic concurrency); the run
  * holds the branch's lease from start to end, renewed by a timer and from the append path
  * (see `ThreadJournal.append`), so that a run that never gives the event loop a turn keeps it.
+ * The run's `durability` (`durability.ts`) says whether an append is awaited (`"sync"`), sent
+ * without waiting with what comes meanwhile held for the next one (`"async"`), or held until
+ * the run ends (`"exit"`); the run's end is always awaited.
  *
  * Loading a position is in `load-position.ts` (re-exported here).
  *
@@ -15,9 +18,11 @@ import type { InterruptInfo } from "../errors/index.js";
 import { LeaseLostError, StateStoreError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { StateDefinition } from "../state/define-state.js";
+import { eventId } from "../stores/internal.js";
 import type { NewEvent, StateStore, StoredEvent } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
 import { type BusyPolicy, takeLease } from "./busy.js";
+import { ASYNC_MAX_HELD_STEPS, type Durability } from "./durability.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
 import { frozenValue } from "./frozen-value.js";
 import { encodeWaiting, type Waiting } from "./joins.js";
@@ -52,6 +57,18 @@ export class ThreadJournal implements RunJournal {
   #closed = false;
   /** Appends started and not yet settled. */
   #inFlight = 0;
+  /** Events held (`"async"`: behind the append in flight; `"exit"`: until the run ends), frozen. */
+  #held: NewEvent[] = [];
+  /** `step_committed` events among {@link #held}. */
+  #heldSteps = 0;
+  /** `"async"`: the send of {@link #held} after the append in flight, when one is scheduled. */
+  #heldSend: Promise<void> | null = null;
+  /** `"async"`: the error of an append nobody awaited; every later write rejects with it. */
+  #deferred: unknown = null;
+  /** The seq the last event appended or held will have (ahead of {@link lastSeq} while some are unacknowledged). */
+  #headSeq: number;
+  /** The id of the last acknowledged event (see {@link lastEventId}). */
+  #storedEventId: string | null;
   #renewal: ReturnType<typeof setInterval> | null = null;
   /** The renewal of the lease in flight, or `null`. */
   #renewing: Promise<void> | null = null;
@@ -74,8 +91,8 @@ export class ThreadJournal implements RunJournal {
   readonly #lostController = new AbortController();
   /** Fires (with the `LeaseLostError` as its reason) when the run loses its lease. */
   readonly leaseSignal: AbortSignal = this.#lostController.signal;
+  /** The seq of the last event the store acknowledged. */
   lastSeq: number;
-  lastEventId: string | null;
   /**
    * The run that asked this one to stop (busy-thread policy `"interrupt"`), as the store said
    * at the last commit; `null` while none did. The engine stops at the superstep boundary.
@@ -93,9 +110,22 @@ export class ThreadJournal implements RunJournal {
     readonly leaseTtlMs: number,
     lastSeq: number,
     lastEventId: string | null,
+    readonly durability: Durability,
   ) {
     this.lastSeq = lastSeq;
-    this.lastEventId = lastEventId;
+    this.#headSeq = lastSeq;
+    this.#storedEventId = lastEventId;
+  }
+
+  /**
+   * The id of the run's last event: acknowledged by the store in `"sync"` mode (and in every
+   * mode once the run ended); in `"async"` and `"exit"` mode possibly one still held or in
+   * flight (the id it is stored under when written).
+   */
+  get lastEventId(): string | null {
+    return this.#headSeq === this.lastSeq
+      ? this.#storedEventId
+      : eventId(this.threadId, this.branchId, this.#headSeq);
   }
 
   /**
@@ -117,6 +147,7 @@ export class ThreadJournal implements RunJournal {
       timeoutMs: 0,
       signal: null,
     },
+    durability: Durability = "sync",
   ): Promise<{ journal: ThreadJournal; loaded: CachedPosition; stopped: string[] }> {
     const { sent, stopped } = await takeLease({
       store,
@@ -138,6 +169,7 @@ export class ThreadJournal implements RunJournal {
         leaseTtlMs,
         loaded.position.lastSeq,
         loaded.position.lastEventId,
+        durability,
       );
       j.#heldSince = sent;
       j.#startRenewal();
@@ -175,17 +207,77 @@ export class ThreadJournal implements RunJournal {
    * it: the run kept the event loop busy), the append waits for a renewal in place, which
    * succeeds when the lease is still this run's in the store, and stops the run with
    * `LeaseLostError`, writing nothing, when another owner took it.
+   *
+   * In `"async"` and `"exit"` mode (see `durability.ts`) an append that is not the run's `end`
+   * resolves without waiting for the store (held, or sent unawaited); `end` sends whatever is
+   * held with it and waits. An unawaited append that failed rejects every later one.
    */
-  append(events: NewEvent[]): Promise<void> {
+  append(events: NewEvent[], end = false): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#checkLease();
     if (this.#lost) return Promise.reject(this.#lost);
+    if (this.#deferred) return Promise.reject(this.#deferred);
     if (this.#inline && !(events.length === 1 && events[0]!.type === "step_committed")) {
       // Something else is written before the commit: the result goes first, as a pending write.
       this.#flushInline();
     }
-    const batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
+    let batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
     this.#buffer = [];
+    this.#headSeq += batch.length;
+    if (this.durability !== "sync") {
+      const mode = this.durability;
+      if (!end && (mode === "exit" || this.#inFlight > 0 || this.#held.length > 0))
+        return this.#hold(batch);
+      if (this.#held.length > 0) {
+        // The run's end (or, "async", an append with nothing in flight): the held events first.
+        batch = [...this.#held, ...batch.map(frozenEvent)];
+        this.#held = [];
+        this.#heldSteps = 0;
+      }
+      if (mode === "async" && !end) {
+        // Sent now, not awaited: a failure fails the run at its next write.
+        this.#send(batch).catch((e: unknown) => {
+          this.#deferred ??= e;
+        });
+        return Promise.resolve();
+      }
+    }
+    return this.#send(batch);
+  }
+
+  /**
+   * Hold events (copies: see {@link append}) instead of sending them: until the run ends
+   * (`"exit"`), or (`"async"`) to send them together once the append in flight is answered;
+   * past {@link ASYNC_MAX_HELD_STEPS} held commits the caller waits for that send.
+   */
+  #hold(batch: NewEvent[]): Promise<void> {
+    for (const e of batch) {
+      this.#held.push(frozenEvent(e));
+      if (e.type === "step_committed") this.#heldSteps++;
+    }
+    if (this.durability === "exit") return Promise.resolve();
+    if (!this.#heldSend) {
+      const send = this.#tail.then(() => {
+        this.#heldSend = null;
+        const b = this.#held;
+        this.#held = [];
+        this.#heldSteps = 0;
+        if (b.length === 0 || this.#deferred || this.#closed) return;
+        return this.#send(b);
+      });
+      this.#heldSend = send.catch((e: unknown) => {
+        this.#deferred ??= e;
+      });
+      this.#tail = this.#heldSend;
+    }
+    if (this.#heldSteps < ASYNC_MAX_HELD_STEPS) return Promise.resolve();
+    return this.#heldSend.then(() => {
+      if (this.#deferred) throw this.#deferred;
+    });
+  }
+
+  /** Send a batch: at once with no append in flight, else in order behind the ones that are. */
+  #send(batch: NewEvent[]): Promise<void> {
     // A store that appends as the lease's holder extends the lease with each append: no
     // renewal is needed before one.
     const leased = this.store.appendLeased !== undefined;
@@ -196,6 +288,8 @@ export class ThreadJournal implements RunJournal {
         // this one is not sent. (Not queued: checked just above.)
         if (queued) this.#checkLease();
         if (this.#lost) throw this.#lost;
+        // An append before this one failed unawaited ("async"): nothing after it is written.
+        if (this.#deferred) throw this.#deferred;
         if (!leased && (queued ? this.#renewDue() : lapsed)) await this.#renewInPlace();
         if (this.#lost) throw this.#lost;
         const stored = leased
@@ -204,8 +298,12 @@ export class ThreadJournal implements RunJournal {
         const last = stored[stored.length - 1];
         if (last) {
           this.lastSeq = last.seq;
-          this.lastEventId = last.id;
+          this.#storedEventId = last.id;
         }
+      } catch (e) {
+        // Not written: the head goes back by what this append held.
+        this.#headSeq -= b.length;
+        throw e;
       } finally {
         this.#inFlight--;
       }
@@ -355,9 +453,10 @@ export class ThreadJournal implements RunJournal {
     // is seen at this boundary, or (in a run of quick supersteps) within STOP_CHECK_MS.
     const now = performance.now();
     // (A store that appends as the lease's holder answers it with every append.)
+    // (In "exit" mode nothing is appended before the end: asked as without appendLeased.)
     const check =
       this.store.stopRequested &&
-      !this.store.appendLeased &&
+      (!this.store.appendLeased || this.durability === "exit") &&
       now - this.#stopCheckedAt >= STOP_CHECK_MS;
     if (check) this.#stopCheckedAt = now;
     const asked = check
@@ -374,7 +473,8 @@ export class ThreadJournal implements RunJournal {
    * the fold goes back to (see `rollback.ts`).
    */
   rolledBack(step: number, data: JsonObject): Promise<void> {
-    return this.append([this.#event("rolled_back", step, null, null, data)]);
+    // Written (and awaited) in every mode: the run goes on from the position after it.
+    return this.append([this.#event("rolled_back", step, null, null, data)], true);
   }
 
   /**
@@ -382,13 +482,16 @@ export class ThreadJournal implements RunJournal {
    * `"interrupt"`): `run_finished`, status `"interrupted"`, with `stoppedBy`.
    */
   stopped(step: number, by: string): Promise<void> {
-    return this.append([
-      this.#event("run_finished", step, null, null, {
-        status: "interrupted",
-        interrupts: [],
-        stoppedBy: by,
-      }),
-    ]);
+    return this.append(
+      [
+        this.#event("run_finished", step, null, null, {
+          status: "interrupted",
+          interrupts: [],
+          stoppedBy: by,
+        }),
+      ],
+      true,
+    );
   }
 
   async interrupted(
@@ -418,18 +521,21 @@ export class ThreadJournal implements RunJournal {
         ...(breakpoint ? { breakpoint: breakpoint as unknown as JsonValue } : {}),
       }),
     );
-    await this.append(events);
+    await this.append(events, true);
   }
 
   /** The run paused at a static breakpoint (`run_finished`, status `"interrupted"`, with the breakpoint). */
   pausedAt(step: number, breakpoint: Breakpoint): Promise<void> {
-    return this.append([
-      this.#event("run_finished", step, null, null, {
-        status: "interrupted",
-        interrupts: [],
-        breakpoint: breakpoint as unknown as JsonValue,
-      }),
-    ]);
+    return this.append(
+      [
+        this.#event("run_finished", step, null, null, {
+          status: "interrupted",
+          interrupts: [],
+          breakpoint: breakpoint as unknown as JsonValue,
+        }),
+      ],
+      true,
+    );
   }
 
   /** Record a state update from outside a node (`state_updated`; see `encodeStateUpdated`). */
@@ -446,7 +552,10 @@ export class ThreadJournal implements RunJournal {
   }
 
   finished(step: number): Promise<void> {
-    return this.append([this.#event("run_finished", step, null, null, { status: "completed" })]);
+    return this.append(
+      [this.#event("run_finished", step, null, null, { status: "completed" })],
+      true,
+    );
   }
 
   /**
@@ -469,7 +578,7 @@ export class ThreadJournal implements RunJournal {
     }
     const data: JsonObject = { status: "completed", toParent: node, command };
     if (parentTask !== null) data.parentTask = parentTask;
-    await this.append([this.#event("run_finished", step, null, null, data)]);
+    await this.append([this.#event("run_finished", step, null, null, data)], true);
   }
 
   /** Record a failure (best effort: a store that is down is not asked twice). */
@@ -481,11 +590,14 @@ export class ThreadJournal implements RunJournal {
       // A finished result its codecs cannot store is dropped; the task runs again on resume.
     }
     try {
-      await this.append([
-        this.#event("run_failed", step, null, null, {
-          error: { name: String(e?.name ?? "Error"), message: String(e?.message ?? error) },
-        }),
-      ]);
+      await this.append(
+        [
+          this.#event("run_failed", step, null, null, {
+            error: { name: String(e?.name ?? "Error"), message: String(e?.message ?? error) },
+          }),
+        ],
+        true,
+      );
     } catch {
       // The failure being reported is the one that matters.
     }

@@ -12,6 +12,7 @@ import { MAX_LEASE_TTL_MS } from "../stores/internal.js";
 import { checkBreakpointList } from "./breakpoints.js";
 import { checkBusyOptions } from "./busy.js";
 import type { StreamMode } from "./context.js";
+import { checkDurability } from "./durability.js";
 import type { GraphOptions } from "./graph.js";
 import { checkGraphName } from "./names.js";
 import type { RunOptions } from "./types.js";
@@ -184,6 +185,7 @@ export function checkRunOptions(graph: string, options: RunOptions): void {
   checkBreakpointList(graph, "interruptAfter", o.interruptAfter);
   checkMaxConcurrency(graph, o.maxConcurrency);
   checkBusyOptions(graph, o.onBusy, o.onBusyTimeoutMs);
+  checkDurability(graph, o.durability);
   if (o.onBusy !== undefined && o.threadId === undefined) {
     throw new ValueError(
       `Graph "${graph}": onBusy says what a run does when its thread is busy, and a run without a threadId has no thread; run with a threadId (and a state store)`,

@@ -28,6 +28,7 @@ import { childBreakpoint, resolveBreakpoints } from "./breakpoints.js";
 import { DEFAULT_BUSY_TIMEOUT_MS } from "./busy.js";
 import type { CompiledFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
+import { checkDurability } from "./durability.js";
 import {
   type EngineGraph,
   type EngineRunOptions,
@@ -269,6 +270,7 @@ export async function runGraph<D extends StateDefinition | null>(
       timeoutMs: options.onBusyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
       signal: options.signal ?? null,
     },
+    checkDurability(graph.name, options.durability),
   );
   signal = signal === NEVER ? journal.leaseSignal : AbortSignal.any([signal, journal.leaseSignal]);
   let pos: RunPosition | null = null;

@@ -5,6 +5,7 @@ import type { StateStore } from "../stores/types.js";
 import type { Breakpoint, BreakpointNodes } from "./breakpoints.js";
 import type { BusyPolicy } from "./busy.js";
 import type { StreamMode } from "./context.js";
+import type { Durability } from "./durability.js";
 import type { CheckpointData, DebugEventData, TaskEventData } from "./stream-modes.js";
 
 /**
@@ -137,6 +138,17 @@ export interface RunOptions<C = unknown> {
    * `ThreadBusyError` and nothing was run.
    */
   onBusyTimeoutMs?: number;
+  /**
+   * When this run's events reach the state store (LangGraph's `durability`, same names):
+   * `"sync"` (default) writes each superstep before the next starts, so a process kill loses
+   * nothing the store acknowledged; `"async"` sends a superstep's append and goes on without
+   * waiting (a kill may lose the last few supersteps, which run again when the thread
+   * continues); `"exit"` holds every event until the run completes, pauses or fails (a kill
+   * loses the whole run). The run's end is awaited in every mode. See {@link Durability} and
+   * docs/stores.md, "Durability". No effect without a `threadId`.
+   * @example `await graph.invoke(input, { threadId: "t1", durability: "async" })`
+   */
+  durability?: Durability;
 }
 
 /** Options of `graph.stream`. */
