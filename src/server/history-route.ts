@@ -83,8 +83,8 @@ export function branchTree(
  *   first; at most 200 changes in each diff); the whole branch is folded for them;
  * - `GET /api/threads/:threadId/branches` → `{ threadId, branches }` (`BranchNode` trees).
  * Both answer 404 `UnknownThread` for a thread with no events and `UnknownBranch` for an
- * unknown branch. The branch listing reads the store's thread listing (`listThreads`) to find
- * the thread's branches, so it costs one pass over the threads' ids.
+ * unknown branch. The branch listing costs one `store.listBranches` (one query of the
+ * thread's branch rows) and one read of each fork's fork-point event.
  */
 export function addHistoryRoutes(
   app: Hono,
@@ -124,20 +124,16 @@ export function addHistoryRoutes(
   });
   app.get("/api/threads/:threadId/branches", onlyQuery(), async (c) => {
     const threadId = read.param(c, "threadId");
-    const info = (await store.listThreads()).find((t) => t.threadId === threadId);
-    if (info === undefined) throw unknown(threadId);
-    const branches: BranchInfo[] = [];
+    const branches = await store.listBranches(threadId);
+    if (branches.length === 0) throw unknown(threadId);
     const forkPoints = new Map<string, StoredEvent | null>();
-    for (const id of info.branches) {
-      const b = await store.getBranch(threadId, id);
-      if (b === null) continue;
-      branches.push(b);
+    for (const b of branches) {
       if (b.parent !== null) {
         const at = await store.read(threadId, b.parent.branchId, {
           afterSeq: b.parent.seq - 1,
           uptoSeq: b.parent.seq,
         });
-        forkPoints.set(id, at.at(-1) ?? null);
+        forkPoints.set(b.branchId, at.at(-1) ?? null);
       }
     }
     return c.json({ threadId, branches: branchTree(branches, forkPoints) });

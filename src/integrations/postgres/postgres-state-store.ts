@@ -51,6 +51,7 @@ import type {
   StoredEvent,
   ThreadInfo,
 } from "../../stores/types.js";
+import { listPostgresBranches } from "./postgres-branches.js";
 import type { PostgresPool } from "./pool.js";
 
 /** Version of the tables this code reads and writes; kept in the schema's `meta` table. */
@@ -469,6 +470,15 @@ export class PostgresStateStore implements StateStore {
         lastSeq: b.last_seq,
       };
     });
+  }
+
+  /** The thread's branches, in creation order; see {@link StateStore.listBranches}. */
+  async listBranches(threadId: string): Promise<BranchInfo[]> {
+    this.#open();
+    await this.ready();
+    return this.#run(threadId, undefined, () =>
+      listPostgresBranches(this.#pool, this.#t.branches, threadId),
+    );
   }
 
   /** One event by id, or `null`. @throws StateStoreError for a damaged row or a closed store. */
