@@ -12,22 +12,14 @@ import { HttpError } from "./errors.js";
 import { historyEntries } from "./history-view.js";
 import { onlyQuery } from "./request.js";
 import type { ServedGraph } from "./types.js";
+import type { BranchNode } from "./wire-types.js";
 
 /** How many entries `GET …/history-view` answers by default: the latest 500. */
 export const DEFAULT_HISTORY_ENTRIES = 500;
 /** The largest `limit` of `GET …/history-view`. */
 export const MAX_HISTORY_ENTRIES = 5000;
 
-/** One branch of {@link branchTree}, with the forks made from it. */
-export interface BranchNode {
-  branchId: string;
-  /** Where the fork starts: after `eventId` (seq `seq` of `branchId`); `null` for `"main"`. */
-  parent: { branchId: string; seq: number; eventId: string | null; summary: string } | null;
-  /** Seq of its last event. */
-  lastSeq: number;
-  /** Forks from this branch, by fork point then name. */
-  children: BranchNode[];
-}
+export type { BranchNode } from "./wire-types.js";
 
 /**
  * A thread's branches as trees: each root (`"main"`, and a branch whose parent is missing) with

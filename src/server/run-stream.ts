@@ -10,12 +10,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { StreamEvent } from "../graph/types.js";
 import { errorAnswer, HttpError } from "./errors.js";
-import {
-  newServerRunId,
-  type RunRegistry,
-  type ServerRun,
-  type UIRunReplay,
-} from "./run-registry.js";
+import type { RunRegistry, ServerRun, UIRunReplay } from "./run-registry.js";
 
 /** How a run is started by {@link startServerRun}. */
 export interface ServerRunStart {

@@ -51,8 +51,8 @@ import type {
   StoredEvent,
   ThreadInfo,
 } from "../../stores/types.js";
-import { listPostgresBranches } from "./postgres-branches.js";
 import type { PostgresPool } from "./pool.js";
+import { listPostgresBranches } from "./postgres-branches.js";
 
 /** Version of the tables this code reads and writes; kept in the schema's `meta` table. */
 export const POSTGRES_SCHEMA_VERSION = 1;
