@@ -12,22 +12,14 @@ import { HttpError } from "./errors.js";
 import { historyEntries } from "./history-view.js";
 import { onlyQuery } from "./request.js";
 import type { ServedGraph } from "./types.js";
+import type { BranchNode } from "./wire-types.js";
 
 /** How many entries `GET …/history-view` answers by default: the latest 500. */
 export const DEFAULT_HISTORY_ENTRIES = 500;
 /** The largest `limit` of `GET …/history-view`. */
 export const MAX_HISTORY_ENTRIES = 5000;
 
-/** One branch of {@link branchTree}, with the forks made from it. */
-export interface BranchNode {
-  branchId: string;
-  /** Where the fork starts: after `eventId` (seq `seq` of `branchId`); `null` for `"main"`. */
-  parent: { branchId: string; seq: number; eventId: string | null; summary: string } | null;
-  /** Seq of its last event. */
-  lastSeq: number;
-  /** Forks from this branch, by fork point then name. */
-  children: BranchNode[];
-}
+export type { BranchNode } from "./wire-types.js";
 
 /**
  * A thread's branches as trees: each root (`"main"`, and a branch whose parent is missing) with
@@ -83,8 +75,8 @@ export function branchTree(
  *   first; at most 200 changes in each diff); the whole branch is folded for them;
  * - `GET /api/threads/:threadId/branches` → `{ threadId, branches }` (`BranchNode` trees).
  * Both answer 404 `UnknownThread` for a thread with no events and `UnknownBranch` for an
- * unknown branch. The branch listing reads the store's thread listing (`listThreads`) to find
- * the thread's branches, so it costs one pass over the threads' ids.
+ * unknown branch. The branch listing costs one `store.listBranches` (one query of the
+ * thread's branch rows) and one read of each fork's fork-point event.
  */
 export function addHistoryRoutes(
   app: Hono,
@@ -124,20 +116,16 @@ export function addHistoryRoutes(
   });
   app.get("/api/threads/:threadId/branches", onlyQuery(), async (c) => {
     const threadId = read.param(c, "threadId");
-    const info = (await store.listThreads()).find((t) => t.threadId === threadId);
-    if (info === undefined) throw unknown(threadId);
-    const branches: BranchInfo[] = [];
+    const branches = await store.listBranches(threadId);
+    if (branches.length === 0) throw unknown(threadId);
     const forkPoints = new Map<string, StoredEvent | null>();
-    for (const id of info.branches) {
-      const b = await store.getBranch(threadId, id);
-      if (b === null) continue;
-      branches.push(b);
+    for (const b of branches) {
       if (b.parent !== null) {
         const at = await store.read(threadId, b.parent.branchId, {
           afterSeq: b.parent.seq - 1,
           uptoSeq: b.parent.seq,
         });
-        forkPoints.set(id, at.at(-1) ?? null);
+        forkPoints.set(b.branchId, at.at(-1) ?? null);
       }
     }
     return c.json({ threadId, branches: branchTree(branches, forkPoints) });

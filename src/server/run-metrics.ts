@@ -15,72 +15,13 @@
  */
 import { toolOutcome } from "../cli/run-view.js";
 import { emptyPosition, foldEvents, type ThreadPosition } from "../graph/thread-state.js";
-import { type Cost, costOf, type PriceTable } from "../middleware/prices.js";
-import { type UsageTotals, usageFromEvents } from "../middleware/usage-totals.js";
+import { costOf, type PriceTable } from "../middleware/prices.js";
+import { usageFromEvents } from "../middleware/usage-totals.js";
 import type { StateDefinition } from "../state/define-state.js";
 import type { StoredEvent } from "../stores/types.js";
+import type { NodeMetrics, RunMetrics, TraceSpan } from "./wire-types.js";
 
-/** One span of a run's trace. Times are ms from the start of its run. */
-export interface TraceSpan {
-  /** `"run"`, `"node:<step>:<taskId>"`, `"model:<messageId>"`, `"tool:<toolCallId>"`. */
-  id: string;
-  parentId: string | null;
-  kind: "run" | "node" | "model" | "tool";
-  /** The graph's name for the run, the node's name, the model's name, the tool's name. */
-  name: string;
-  /** The superstep (for nodes, model and tool calls), or `null` for the run. */
-  step: number | null;
-  startMs: number;
-  endMs: number;
-  /** `"forked"` only for the run span of a run cut at a fork point (see `RunMetrics.status`). */
-  status: "ok" | "error" | "interrupted" | "running" | "forked";
-  /** A short line: a model call's tokens, a tool call's result, a node's error. */
-  detail: string;
-}
-
-/** Metrics of one node over a run (all its tasks in it). */
-export interface NodeMetrics {
-  node: string;
-  /** How many tasks of the node ran (one per superstep it was in, more with `Send`). */
-  tasks: number;
-  /** Sum of its tasks' latencies, in ms. */
-  latencyMs: number;
-  /** Model responses its tasks stored. */
-  modelCalls: number;
-  /** Tool results its tasks stored. */
-  toolCalls: number;
-  usage: UsageTotals;
-  /** At the server's prices, or `null` without a price table. */
-  cost: Cost | null;
-}
-
-/** Metrics of one run on a branch. */
-export interface RunMetrics {
-  runId: string;
-  /**
-   * From its last event: `"running"` until a `run_finished` or `run_failed`; `"stopped"` for a
-   * run without either that a later run on the branch followed (its process was killed, or
-   * its worker died and another took the run over as `<runId>~<n>`): one run at a time holds
-   * a branch, so it is not going on; `"forked"` for a run with no end on this branch because
-   * the branch forked off in the middle of it (its last event is a parent branch's, at or
-   * before the fork point): its metrics stop there.
-   */
-  status: "completed" | "interrupted" | "failed" | "running" | "stopped" | "forked";
-  /** When its `run_started` was written, in ms since the epoch. */
-  startedAt: number;
-  /** From `run_started` to its last event, in ms. */
-  latencyMs: number;
-  modelCalls: number;
-  toolCalls: number;
-  /** Token totals of the run (the same as the usage route's for this run). */
-  usage: UsageTotals;
-  byModel: Record<string, UsageTotals>;
-  cost: Cost | null;
-  /** By node, in the order the nodes first ran. */
-  nodes: NodeMetrics[];
-  /** The trace: the run span first, then each node span followed by its calls. */
-  spans: TraceSpan[];
-}
+export type { NodeMetrics, RunMetrics, TraceSpan } from "./wire-types.js";
 
 type Data = Record<string, unknown>;
 const isObject = (v: unknown): v is Data =>

@@ -15,12 +15,7 @@ import { graphForModel, type ModelChoices } from "./model-choice.js";
 import { onlyQuery, param, readJson } from "./request.js";
 import { inputOf, RunBody, runExtras } from "./request-schemas.js";
 import { type RunQueue, startQueuedRun, withQueueWarning } from "./run-queue.js";
-import {
-  newServerRunId,
-  type RunRegistry,
-  type ServerRun,
-  type UIRunReplay,
-} from "./run-registry.js";
+import type { RunRegistry, ServerRun, UIRunReplay } from "./run-registry.js";
 import { type JoinOptions, joinStream, startServerRun } from "./run-stream.js";
 import type { ServedGraph } from "./types.js";
 import type { UsageAnswers } from "./usage-route.js";
@@ -62,7 +57,7 @@ export interface RunStartDeps {
 /** The run starter of {@link createRunStarter}. */
 export type RunStarter = ReturnType<typeof createRunStarter>;
 
-/** `endOf` (a run's `end` data, read from the store), `begin` (start a joinable run) and `queuedAnswer`. */
+/** `endOf` (a run's `end` data, read from the store), `begin` (start a joinable run) and `plainAnswer`. */
 export function createRunStarter(deps: RunStartDeps) {
   const { graph, registry, runQueue, context, streamStartMs, usage } = deps;
 
@@ -127,8 +122,18 @@ export function createRunStarter(deps: RunStartDeps) {
     );
   };
 
-  /** A plain (not detached) run's answer when workers run it: waits for its end. */
-  const queuedAnswer = async (threadId: string, branchId: string, body: RunBody) => {
+  /**
+   * A plain (not detached) run's answer: the run is started as a joinable run (listed by
+   * `GET …/runs` as `"running"` while it goes on, then with its end status), in this process
+   * or on the workers, and its answer waits for its end. Its failure is thrown as `mapError`
+   * maps it.
+   */
+  const plainAnswer = async (
+    threadId: string,
+    branchId: string,
+    body: RunBody,
+    how: { graph?: ServedGraph; mapError?: (e: unknown) => unknown } = {},
+  ) => {
     const run = await begin({
       threadId,
       branchId,
@@ -137,9 +142,12 @@ export function createRunStarter(deps: RunStartDeps) {
       input: inputOf(body),
       modes: ["updates"],
       extras: runExtras(body, undefined),
+      ...how,
     });
     while (!run.finished) await run.changed();
-    if (run.status === "error" || run.status === "cancelled") throw run.failure;
+    if (run.status === "error" || run.status === "cancelled") {
+      throw how.mapError ? how.mapError(run.failure) : run.failure;
+    }
     const end = (run.since(run.lastEventId - 1) ?? []).at(-1)?.data as Awaited<
       ReturnType<typeof endOf>
     >;
@@ -157,7 +165,7 @@ export function createRunStarter(deps: RunStartDeps) {
     };
   };
 
-  return { endOf, begin, queuedAnswer };
+  return { endOf, begin, plainAnswer };
 }
 
 /**
@@ -173,8 +181,8 @@ export function addRunStartRoutes(
     join: Omit<JoinOptions, "onClientGone">;
   },
 ): void {
-  const { graph, registry, runQueue, context, usage, starter, models, join } = deps;
-  const { begin, queuedAnswer } = starter;
+  const { graph, runQueue, starter, models, join } = deps;
+  const { begin, plainAnswer } = starter;
 
   app.post("/api/threads/:threadId/runs", onlyQuery(), async (c) => {
     const threadId = param(c, "threadId");
@@ -202,34 +210,12 @@ export function addRunStartRoutes(
       });
       return c.json(await withQueueWarning(run.info(), runQueue), 202);
     }
-    if (runQueue) return c.json(await queuedAnswer(threadId, branchId, body));
-    const release = registry.acquire();
-    try {
-      const result = await runGraph
-        .invoke(inputOf(body), {
-          threadId,
-          branchId,
-          runId: newServerRunId(),
-          ...runExtras(body, context),
-        })
-        .catch((e: unknown) => {
-          throw answerError(e, body.resume !== undefined);
-        });
-      const after = await graph.getState(threadId, { branchId });
-      return c.json({
-        runId: result.runId,
-        threadId,
-        branchId,
-        status: result.status,
-        interrupts: result.interrupts,
-        state: result.state,
-        lastEventId: after.lastEventId,
-        usage: await usage.run(threadId, branchId, result.runId),
-        threadUsage: await usage.thread(threadId, branchId),
-      });
-    } finally {
-      release();
-    }
+    return c.json(
+      await plainAnswer(threadId, branchId, body, {
+        graph: runGraph,
+        mapError: (e) => answerError(e, body.resume !== undefined),
+      }),
+    );
   });
 
   app.post("/api/threads/:threadId/runs/stream", onlyQuery(), async (c) => {

@@ -10,12 +10,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { StreamEvent } from "../graph/types.js";
 import { errorAnswer, HttpError } from "./errors.js";
-import {
-  newServerRunId,
-  type RunRegistry,
-  type ServerRun,
-  type UIRunReplay,
-} from "./run-registry.js";
+import type { RunRegistry, ServerRun, UIRunReplay } from "./run-registry.js";
 
 /** How a run is started by {@link startServerRun}. */
 export interface ServerRunStart {
@@ -53,18 +48,8 @@ export async function startServerRun(
   const release = registry.acquire();
   const controller = new AbortController();
   const started = registry.starting(how.threadId, how.branchId);
-  const runId = newServerRunId();
-  let events: AsyncIterable<StreamEvent>;
-  try {
-    events = await startedStream(
-      how.start(controller.signal, runId)[Symbol.asyncIterator](),
-      how.waitMs,
-    );
-  } catch (e) {
-    release();
-    started(null);
-    throw how.mapError ? how.mapError(e) : e;
-  }
+  // Listed (`"running"`) from now on, also while its first superstep goes on; a run that
+  // fails before its first event is listed with its end status as any other.
   const run = registry.create(
     {
       threadId: how.threadId,
@@ -72,10 +57,22 @@ export async function startServerRun(
       detached: how.detached,
       messageId: how.messageId ?? null,
       ui: how.ui ?? null,
-      runId,
     },
     controller,
   );
+  let events: AsyncIterable<StreamEvent>;
+  try {
+    events = await startedStream(
+      how.start(controller.signal, run.runId)[Symbol.asyncIterator](),
+      how.waitMs,
+    );
+  } catch (e) {
+    release();
+    run.finish(controller.signal.aborted ? "cancelled" : "error", e);
+    registry.retire(run);
+    started(null);
+    throw how.mapError ? how.mapError(e) : e;
+  }
   run.push("run", { threadId: how.threadId, branchId: how.branchId, runId: run.runId });
   started(run);
   void (async () => {

@@ -9,16 +9,9 @@ import { shorten } from "../cli/format.js";
 import type { StateStore, StoredEvent } from "../stores/types.js";
 import { HttpError } from "./errors.js";
 import { onlyQuery } from "./request.js";
+import type { TitledThread } from "./wire-types.js";
 
-/** One thread of the listing. */
-export interface TitledThread {
-  threadId: string;
-  /** The first human message's text, on one line, at most 80 characters; `null` when none. */
-  title: string | null;
-  branches: string[];
-  /** Time of the last event, in ms since the epoch. */
-  updatedAt: number;
-}
+export type { TitledThread } from "./wire-types.js";
 
 /** The events of a thread read for its title: its first few on `"main"`. */
 export const TITLE_EVENTS = 8;

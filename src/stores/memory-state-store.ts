@@ -33,6 +33,7 @@ import {
   unknownBranch,
   unknownEvent,
 } from "./internal.js";
+import { listMemoryBranches } from "./memory-branches.js";
 import { emptyRows, pushRow, type RowLog, rowAt, rowCount } from "./memory-rows.js";
 import type {
   BranchInfo,
@@ -255,6 +256,12 @@ export class MemoryStateStore implements StateStore {
     this.#open();
     const b = this.#data.threads.get(threadId)?.branches.get(branchId);
     return b ? info(threadId, b) : null;
+  }
+
+  /** The thread's branches, in creation order; see {@link StateStore.listBranches}. */
+  async listBranches(threadId: string): Promise<BranchInfo[]> {
+    this.#open();
+    return listMemoryBranches(threadId, this.#data.threads.get(threadId)?.branches);
   }
 
   /** One event by id, or `null`. @throws StateStoreError for a closed store. */

@@ -152,6 +152,22 @@ export interface StateStore {
   /** The branch, or `null` when it does not exist. */
   getBranch(threadId: string, branchId: string): Promise<BranchInfo | null>;
 
+  /**
+   * Every branch of a thread, in the order they were created (so `"main"` first), each as
+   * {@link getBranch} answers it: `{ threadId, branchId, parent: { branchId, seq } | null,
+   * lastSeq }`. One query on a database (the branches' rows only, no events).
+   * LangGraph has no branch listing; its forks are checkpoints of one thread.
+   * @returns `[]` for a thread that does not exist.
+   * @throws StateStoreError for a closed store (and, on a database, a failed query).
+   * @example
+   * ```ts
+   * await store.listBranches("t1");
+   * // [{ threadId: "t1", branchId: "main", parent: null, lastSeq: 4 },
+   * //  { threadId: "t1", branchId: "b-1", parent: { branchId: "main", seq: 2 }, lastSeq: 3 }]
+   * ```
+   */
+  listBranches(threadId: string): Promise<BranchInfo[]>;
+
   /** One event by id, or `null`. */
   getEvent(eventId: string): Promise<StoredEvent | null>;
 

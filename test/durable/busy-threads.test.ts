@@ -436,6 +436,7 @@ describe("busy threads: stores without stop requests, and a cancelled wait", () 
       append: (...a) => inner.append(...a),
       read: (...a) => inner.read(...a),
       getBranch: (...a) => inner.getBranch(...a),
+      listBranches: (...a) => inner.listBranches(...a),
       getEvent: (...a) => inner.getEvent(...a),
       createBranch: (...a) => inner.createBranch(...a),
       saveSnapshot: (...a) => inner.saveSnapshot(...a),

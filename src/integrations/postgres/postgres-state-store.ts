@@ -52,6 +52,7 @@ import type {
   ThreadInfo,
 } from "../../stores/types.js";
 import type { PostgresPool } from "./pool.js";
+import { listPostgresBranches } from "./postgres-branches.js";
 
 /** Version of the tables this code reads and writes; kept in the schema's `meta` table. */
 export const POSTGRES_SCHEMA_VERSION = 1;
@@ -469,6 +470,15 @@ export class PostgresStateStore implements StateStore {
         lastSeq: b.last_seq,
       };
     });
+  }
+
+  /** The thread's branches, in creation order; see {@link StateStore.listBranches}. */
+  async listBranches(threadId: string): Promise<BranchInfo[]> {
+    this.#open();
+    await this.ready();
+    return this.#run(threadId, undefined, () =>
+      listPostgresBranches(this.#pool, this.#t.branches, threadId),
+    );
   }
 
   /** One event by id, or `null`. @throws StateStoreError for a damaged row or a closed store. */

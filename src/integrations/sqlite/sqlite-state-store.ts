@@ -51,6 +51,7 @@ import type {
   StoredEvent,
   ThreadInfo,
 } from "../../stores/types.js";
+import { listSqliteBranches } from "./sqlite-branches.js";
 
 /** Version of the tables this code reads and writes; kept in the `meta` table. */
 export const SQLITE_SCHEMA_VERSION = 1;
@@ -374,6 +375,12 @@ export class SqliteStateStore implements StateStore {
       const row = this.#s.getBranch.get(threadId, branchId) as BranchRow | undefined;
       return row ? toBranchInfo(threadId, branchId, row) : null;
     });
+  }
+
+  /** The thread's branches, in creation order; see {@link StateStore.listBranches}. */
+  async listBranches(threadId: string): Promise<BranchInfo[]> {
+    this.#open();
+    return this.#run(threadId, undefined, () => listSqliteBranches(this.#db!, threadId));
   }
 
   /**

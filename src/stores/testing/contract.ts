@@ -20,6 +20,7 @@ import {
 } from "../../errors/index.js";
 import type { JsonValue } from "../../json/index.js";
 import type { EventType, NewEvent, StateStore, StoredEvent } from "../types.js";
+import { describeListBranchesContract } from "./list-branches-contract.js";
 
 /** Extra abilities of a store under test. */
 export interface StateStoreContractOptions {
@@ -813,6 +814,8 @@ export function describeStateStoreContract(
         await rejects(store.deleteThread(""), StateStoreError);
       });
     });
+
+    describeListBranchesContract(() => store);
 
     describe("close", () => {
       it("makes later calls throw StateStoreError; closing twice is fine", async () => {

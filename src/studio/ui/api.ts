@@ -4,7 +4,19 @@
  * body), and runs streamed as server-sent events ({@link StudioApi.streamRun}). Shared by every
  * panel: the shell makes one with {@link createApi} and passes it down as `api`.
  */
+import type {
+  BranchNode,
+  Cost,
+  NodeMetrics,
+  RunMetrics,
+  TitledThread,
+  TraceSpan,
+  UsageTotals,
+} from "../../server/wire-types.ts";
 import { readSse } from "./sse.ts";
+
+// The server's own answer types (one module for both builds, types only).
+export type { BranchNode, Cost, NodeMetrics, RunMetrics, TitledThread, TraceSpan, UsageTotals };
 
 /** A JSON value as the server sends it. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -48,82 +60,6 @@ export interface HistoryEntry {
   createdAt: number;
   diff: JsonChange[];
   diffTruncated: boolean;
-}
-
-/** A branch of `GET /api/threads/:id/branches`, with its forks. */
-export interface BranchNode {
-  branchId: string;
-  parent: { branchId: string; seq: number; eventId: string | null; summary: string } | null;
-  lastSeq: number;
-  children: BranchNode[];
-}
-
-/** Token totals (tokens) and model responses counted. */
-export interface UsageTotals {
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-  cachedInputTokens: number;
-  reasoningTokens: number;
-  calls: number;
-}
-
-/** A cost in US dollars (`null` when the server has no price table). */
-export interface Cost {
-  usd: number;
-  byModel: Record<string, number>;
-  unpriced: string[];
-}
-
-/** A span of a run's trace; ms from the run's start. */
-export interface TraceSpan {
-  id: string;
-  parentId: string | null;
-  kind: "run" | "node" | "model" | "tool";
-  name: string;
-  step: number | null;
-  startMs: number;
-  endMs: number;
-  status: "ok" | "error" | "interrupted" | "running" | "forked";
-  detail: string;
-}
-
-/** A node's metrics within a run. */
-export interface NodeMetrics {
-  node: string;
-  tasks: number;
-  latencyMs: number;
-  modelCalls: number;
-  toolCalls: number;
-  usage: UsageTotals;
-  cost: Cost | null;
-}
-
-/** A run of `GET /api/threads/:id/metrics`. */
-export interface RunMetrics {
-  runId: string;
-  /**
-   * `"stopped"`: no end in the log and a later run followed (its process died); `"forked"`: a
-   * parent branch's run cut at this branch's fork point (no end on this branch).
-   */
-  status: "completed" | "interrupted" | "failed" | "running" | "stopped" | "forked";
-  startedAt: number;
-  latencyMs: number;
-  modelCalls: number;
-  toolCalls: number;
-  usage: UsageTotals;
-  byModel: Record<string, UsageTotals>;
-  cost: Cost | null;
-  nodes: NodeMetrics[];
-  spans: TraceSpan[];
-}
-
-/** A thread of `GET /api/thread-list`: with its title (the first human message). */
-export interface TitledThread {
-  threadId: string;
-  title: string | null;
-  branches: string[];
-  updatedAt: number;
 }
 
 /** A tool of `GET /api/tools`: what the model is offered, with the JSON schema of its arguments. */
