@@ -55,7 +55,8 @@ export interface MemoryStoreSettings {
   maxSearchItems: number;
   efSearch: number;
   now: () => number;
-  pool: pg.Pool;
+  /** The pool (a pg `Pool`; typed as {@link PostgresPool} so that the types need no pg). */
+  pool: PostgresPool;
   /** Whether the store made the pool (and ends it on `close()`). */
   ownsPool: boolean;
 }
@@ -94,14 +95,15 @@ export function memoryStoreSettings(options: PostgresMemoryStoreOptions): Memory
     );
   }
   const now = clockOf(options.now, NAME);
-  let pool: pg.Pool;
+  let pool: PostgresPool;
   let ownsPool: boolean;
   if (options.pool) {
-    pool = options.pool as unknown as pg.Pool; // only what PostgresPool names is called on it
+    pool = options.pool;
     ownsPool = false;
   } else if (typeof options.connectionString === "string" && options.connectionString !== "") {
-    pool = new pg.Pool({ connectionString: options.connectionString });
-    pool.on("error", () => {});
+    const made = new pg.Pool({ connectionString: options.connectionString });
+    made.on("error", () => {});
+    pool = made as unknown as PostgresPool;
     ownsPool = true;
   } else {
     throw new MemoryStoreError(`${NAME} needs a connectionString or a pool`);

@@ -129,7 +129,7 @@ export class PostgresMemoryStore implements MemoryStore {
     this.#max = o.maxSearchItems;
     this.#ef = o.efSearch;
     this.#now = o.now;
-    this.#pool = o.pool;
+    this.#pool = o.pool as unknown as pg.Pool; // only what PostgresPool names is called on it
     this.#ownsPool = o.ownsPool;
   }
 
