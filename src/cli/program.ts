@@ -7,32 +7,22 @@
  *
  * @module
  */
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { HumanMessage } from "../chat/messages.js";
-import { StateUpdateError } from "../errors/index.js";
-import { checkRunInput } from "../graph/input-check.js";
-import { prototypeKey } from "../json/depth.js";
-import type { JsonValue } from "../json/index.js";
-import type { PriceTable } from "../middleware/prices.js";
 import { classNames } from "../server/errors.js";
-import { collect, parseAnswer, parseJsonObject, positiveInt, readPrices } from "./args.js";
-import { interruptLines, shellQuote } from "./format.js";
-import { historyLines } from "./history-format.js";
 import {
   DEFAULT_STORE,
   type LoadedGraph,
   loadGraph,
-  maskPassword,
   type OpenStore,
   openStore,
   RunFailed,
   UsageError,
 } from "./load.js";
 import { addMemoryCommands } from "./memory-commands.js";
-import { type RunSettings, streamRun } from "./run.js";
+import { addRunCommands } from "./run-commands.js";
 import { addServeCommand } from "./serve-command.js";
+import { addThreadCommands } from "./thread-commands.js";
 import { addWorkerCommand } from "./worker-command.js";
 
 /** Exit codes of the `nodestep` command. */
@@ -164,193 +154,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       "chat model given to the graph factory as { chat } (default $NODESTEP_MODEL): openai:…, anthropic:…, ollama:… or an AI SDK provider (google:…)",
     );
 
-  program
-    .command("run")
-    .description("run a graph on a thread and stream what it does")
-    .argument("[target]", "the graph: <module>#<export> (default $NODESTEP_GRAPH)")
-    .option("-m, --message <text>", "a human message to send (needs a messages field)")
-    .option("-i, --input <json>", "the input as a JSON object (a state update)")
-    .option("-t, --thread <id>", "thread to run on (default: a new thread)")
-    .option("-b, --branch <id>", "branch of the thread", "main")
-    .addOption(storeOption())
-    .addOption(modelOption())
-    .option("--json", "print one JSON object per line instead of text")
-    .option("--verbose", "print every step's fields and messages instead of the conversation")
-    .option("--prices <file>", "a JSON price table (USD per million tokens) for the run's cost")
-    .action(async (target: string | undefined, o: RunOpts) => {
-      if (o.message !== undefined && o.input !== undefined) {
-        throw new UsageError("give --message or --input, not both");
-      }
-      let input: Record<string, unknown> | null = null;
-      if (o.message !== undefined) input = { messages: [HumanMessage({ content: o.message })] };
-      else if (o.input !== undefined) input = parseJsonObject(o.input, "--input");
-      if (input === null && o.thread === undefined) {
-        throw new UsageError("give --message or --input (or --thread to continue a thread)");
-      }
-      const t = graphTarget(target);
-      const prices = o.prices === undefined ? null : readPrices(o.prices);
-      const threadId = o.thread ?? `t-${randomBytes(4).toString("hex")}`;
-      code = await withGraph(
-        t,
-        o,
-        (loaded) =>
-          streamRun(io, loaded, input, undefined, {
-            ...runSettings(o, t, prices),
-            threadId,
-            fromMessage: o.message !== undefined,
-          }),
-        // The input is checked first: before the graph's store and model, and before the run
-        // prints its header.
-        (graph) => checkCliInput(graph, input, o.message !== undefined ? "--message" : "--input"),
-      );
-    });
-
-  program
-    .command("resume")
-    .description("answer a paused run's interrupts and let it go on")
-    .argument("<thread>", "the paused thread")
-    .option("-g, --graph <target>", "the graph: <module>#<export> (default $NODESTEP_GRAPH)")
-    .option(
-      "-a, --answer <key=value>",
-      "an answer, by interrupt key; the value is read as JSON when it parses, else as text (repeatable)",
-      collect,
-      [] as string[],
-    )
-    .option("-b, --branch <id>", "branch of the thread", "main")
-    .addOption(storeOption())
-    .addOption(modelOption())
-    .option("--json", "print one JSON object per line instead of text")
-    .option("--verbose", "print every step's fields and messages instead of the conversation")
-    .option("--prices <file>", "a JSON price table (USD per million tokens) for the run's cost")
-    .action(async (threadId: string, o: ResumeOpts) => {
-      const resume: Record<string, JsonValue> = {};
-      for (const a of o.answer) {
-        const eq = a.indexOf("=");
-        if (eq <= 0) throw new UsageError(`--answer takes KEY=VALUE, got "${a}"`);
-        const key = a.slice(0, eq);
-        const value = parseAnswer(a.slice(eq + 1));
-        // As the server refuses them: on a plain object `__proto__` would be dropped silently
-        // (and the paused node run again), and nested ones could reach a prototype.
-        const bad = prototypeKey({ [key]: value });
-        if (bad !== null) {
-          throw new UsageError(
-            `${bad}: the keys __proto__, constructor and prototype are not accepted`,
-          );
-        }
-        Object.defineProperty(resume, key, {
-          value,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      const t = graphTarget(o.graph);
-      const prices = o.prices === undefined ? null : readPrices(o.prices);
-      code = await withGraph(t, o, async (loaded) => {
-        const before = await loaded.graph.getState(threadId, { branchId: o.branch });
-        if (before.lastEventId === null)
-          throw new RunFailed(`no thread "${threadId}" in ${loaded.storeLabel}`);
-        if (o.answer.length === 0 && before.interrupts.length > 0) {
-          throw new UsageError(
-            `thread "${threadId}" is waiting for ${before.interrupts.length} answer(s); give them with --answer KEY=VALUE:\n${interruptLines(before.interrupts).join("\n")}`,
-          );
-        }
-        return streamRun(io, loaded, null, resume, { ...runSettings(o, t, prices), threadId });
-      });
-    });
-
-  const threads = program
-    .command("threads")
-    .description("list the threads of a store, most recent first (delete one with: threads delete)")
-    .addOption(storeOption())
-    .option("--limit <n>", "at most this many threads", positiveInt("--limit", 1))
-    .option("--offset <n>", "skip this many threads first", positiveInt("--offset", 0))
-    .option("--json", "print JSON")
-    .action(async (o: StoreOpts & { json?: boolean; limit?: number; offset?: number }) => {
-      await withStore(o, async (store) => {
-        const threads = await store.listThreads({
-          ...(o.limit === undefined ? {} : { limit: o.limit }),
-          ...(o.offset === undefined ? {} : { offset: o.offset }),
-        });
-        if (o.json) return out(JSON.stringify(threads));
-        if (threads.length === 0) return out(`no threads in ${storeLabelOf(storeSpec(o))}`);
-        for (const t of threads) {
-          out(
-            `${t.threadId}  ${new Date(t.updatedAt).toISOString()}  branches: ${t.branches.join(", ")}`,
-          );
-        }
-      });
-    });
-
-  threads
-    .command("delete")
-    .description(
-      "delete a thread: its branches, events, snapshots and leases (a running thread is refused)",
-    )
-    .argument("<thread>", "the thread")
-    .option("--children", "also delete its subgraphs' and sub-agents' threads (<thread>:...)")
-    .addOption(storeOption())
-    .option("--json", "print JSON")
-    .action(async (threadId: string, _local: unknown, cmd: Command) => {
-      // `threads` has the same options: commander gives them to whichever comes first.
-      const o = cmd.optsWithGlobals<StoreOpts & { children?: boolean; json?: boolean }>();
-      await withStore(o, async (store) => {
-        const deleted = await store.deleteThread(threadId, { children: !!o.children });
-        // With --json the answer is printed either way; none deleted is still exit 1.
-        if (o.json) out(JSON.stringify({ deleted }));
-        if (deleted.length === 0)
-          throw new RunFailed(`no thread "${threadId}" in ${storeLabelOf(storeSpec(o))}`);
-        if (!o.json) out(`deleted ${deleted.join(", ")}`);
-      });
-    });
-
-  program
-    .command("history")
-    .description("list the events of a thread's branch, oldest first")
-    .argument("<thread>", "the thread")
-    .option("-b, --branch <id>", "branch of the thread", "main")
-    .addOption(storeOption())
-    .option("--json", "print JSON")
-    .action(async (threadId: string, o: StoreOpts & { branch: string; json?: boolean }) => {
-      await withStore(o, async (store) => {
-        const events = await store.read(threadId, o.branch);
-        if (events.length === 0)
-          throw new RunFailed(`no thread "${threadId}" in ${storeLabelOf(storeSpec(o))}`);
-        if (o.json) return out(JSON.stringify(events));
-        for (const line of historyLines(events, {
-          storeFlag: storeFlagOf(o.store),
-          branchId: o.branch,
-        }))
-          out(line);
-      });
-    });
-
-  program
-    .command("fork")
-    .description("start a new branch of a thread after one of its events")
-    .argument("<thread>", "the thread")
-    .requiredOption("-e, --event <id>", "the event the branch starts after (see nodestep history)")
-    .option("--new-branch <id>", "id of the new branch (default: generated)")
-    .addOption(storeOption())
-    .option("--json", "print JSON")
-    .action(
-      async (
-        threadId: string,
-        o: StoreOpts & { event: string; newBranch?: string; json?: boolean },
-      ) => {
-        await withStore(o, async (store) => {
-          if (o.newBranch !== undefined && (await store.getBranch(threadId, o.newBranch))) {
-            throw new UsageError(`thread "${threadId}" already has a branch "${o.newBranch}"`);
-          }
-          const branch = await store.createBranch(threadId, o.event, o.newBranch);
-          if (o.json) return out(JSON.stringify(branch));
-          out(`forked thread ${threadId} after ${o.event}: branch ${branch.branchId}`);
-          out(
-            `run on it: nodestep run <module>#<export> --thread ${shellQuote(threadId)} --branch ${shellQuote(branch.branchId)}${storeFlagOf(o.store)} --message "…"`,
-          );
-        });
-      },
-    );
+  addRunCommands(program, {
+    io,
+    withGraph,
+    graphTarget,
+    storeOption,
+    modelOption,
+    setCode: (c) => {
+      code = c;
+    },
+  });
+  addThreadCommands(program, { out, withStore, storeSpec, storeOption });
 
   const reloadGraph = (
     target: string,
@@ -411,66 +225,4 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     err(`nodestep: ${error.name}: ${error.message}`);
     return ExitCode.failed;
   }
-}
-
-/**
- * Check a run's input against the graph as `invoke` would.
- * @throws UsageError saying which flag's input does not fit, with the graph's message.
- */
-function checkCliInput(
-  graph: LoadedGraph["graph"],
-  input: Record<string, unknown> | null,
-  flag: string,
-): void {
-  try {
-    checkRunInput(graph, input);
-  } catch (e) {
-    if (e instanceof StateUpdateError && e.node === "__input__") {
-      throw new UsageError(`${flag} does not fit the graph's state: ${e.message}`);
-    }
-    throw e;
-  }
-}
-
-/** The settings of a run or resume from its options. */
-function runSettings(
-  o: { branch: string; json?: boolean; verbose?: boolean; store?: string },
-  target: string,
-  prices: PriceTable | null,
-): Omit<RunSettings, "threadId"> {
-  return {
-    branchId: o.branch,
-    json: !!o.json,
-    verbose: !!o.verbose,
-    target,
-    storeOpt: o.store,
-    prices,
-  };
-}
-
-/** ` --store S` when the store was given (a password masked), else `""`. */
-function storeFlagOf(store: string | undefined): string {
-  return store === undefined ? "" : ` --store ${shellQuote(maskPassword(store))}`;
-}
-
-interface RunOpts extends StoreOpts {
-  message?: string;
-  input?: string;
-  thread?: string;
-  branch: string;
-  json?: boolean;
-  verbose?: boolean;
-  prices?: string;
-}
-interface ResumeOpts extends StoreOpts {
-  graph?: string;
-  answer: string[];
-  branch: string;
-  json?: boolean;
-  verbose?: boolean;
-  prices?: string;
-}
-
-function storeLabelOf(spec: string): string {
-  return maskPassword(spec);
 }

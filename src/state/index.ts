@@ -10,24 +10,21 @@ export {
   RemoveMessage,
   RemoveMessageSchema,
 } from "./add-messages.js";
+export { applyUpdate } from "./apply-update.js";
 export {
-  applyUpdate,
   defineState,
   type FieldDeclaration,
   type FieldSpec,
-  initialState,
   isStateDefinition,
-  messagesField,
   type PreparedUpdate,
-  preparePayload,
-  prepareUpdate,
-  type ReducedField,
-  type Reducer,
-  reducer,
   type StateDefinition,
   type StateOfShape,
   type StateShape,
   type UpdateOfShape,
 } from "./define-state.js";
+export { initialState } from "./initial-state.js";
+export { messagesField } from "./messages-field.js";
+export { preparePayload, prepareUpdate } from "./prepare-update.js";
+export { type ReducedField, type Reducer, reducer } from "./reducer.js";
 export { isReplacement, Replace, type Replacement } from "./replace.js";
 export type { FieldCodec } from "./update-codec.js";

@@ -4,33 +4,28 @@
  *
  * @module
  */
-import pg from "pg";
+import type pg from "pg";
 import { MemoryStoreError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
 import { compileFilter } from "../../memory/filter.js";
 import {
   type CheckedIndex,
-  checkIndex,
   checkKey,
   checkNamespace,
-  clockOf,
   closedStore,
   embedChecked,
   encodeNamespace,
   encodeValue,
   expiryOf,
-  maxSearchItemsOf,
   pageOf,
   prefixRange,
   queryOf,
-  tablePrefixOf,
   textHash,
   textToEmbed,
   vectorToBlob,
 } from "../../memory/internal.js";
 import { keptTimes, namespacesPage, namespacesQuery, runBatch } from "../../memory/operations.js";
 import type {
-  IndexConfig,
   ListNamespacesOptions,
   ListOptions,
   MemoryItem,
@@ -42,9 +37,9 @@ import type {
   SearchItem,
   SearchOptions,
 } from "../../memory/types.js";
-import type { PostgresPool } from "./pool.js";
+import { listRows } from "./postgres-memory-list.js";
+import { memoryStoreSettings, type PostgresMemoryStoreOptions } from "./postgres-memory-options.js";
 import {
-  POSTGRES_MAX_DIMENSIONS,
   type PostgresVectorIndex,
   setUpMemoryTables,
   type VectorSql,
@@ -72,33 +67,8 @@ export {
 
 const NAME = "PostgresMemoryStore";
 
+export type { PostgresMemoryStoreOptions } from "./postgres-memory-options.js";
 export type { PostgresVectorIndex } from "./postgres-memory-schema.js";
-
-/** Options of {@link PostgresMemoryStore}. */
-export interface PostgresMemoryStoreOptions {
-  /** `postgres://user:password@host:port/database`; used to make a pool when `pool` is not given. */
-  connectionString?: string;
-  /** A pg `Pool` to use instead (the state store's, for one; see {@link PostgresPool}); the store does not end it on `close()`. */
-  pool?: PostgresPool;
-  /** Schema of the tables, created when missing; default `"nodestep"`, the state store's (the tables do not collide). */
-  schema?: string;
-  /** Prefix of the tables `<prefix>items` and `<prefix>meta`; default `"memory_"`. */
-  tablePrefix?: string;
-  /** Semantic search: the embeddings, their dimensions (1 to 2,000) and the default fields. */
-  index?: IndexConfig;
-  /** Vector search mode (see {@link PostgresVectorIndex}); default `"auto"`. `"pgvector"` throws on `ready()` when the server lacks it. */
-  vectorIndex?: PostgresVectorIndex;
-  /** Most indexed items one query compares in `"exact"` mode; default 200,000. */
-  maxSearchItems?: number;
-  /**
-   * pgvector's `hnsw.ef_search` for a query (1 to 1,000; default 40, pgvector's): how many
-   * candidates the HNSW walk keeps; higher finds the true nearest more often, slower. A query
-   * uses at least its `offset + limit` (at most 1,000).
-   */
-  efSearch?: number;
-  /** The clock, in ms since the epoch (times and TTLs); default `Date.now`. */
-  now?: () => number;
-}
 
 /**
  * A {@link MemoryStore} in PostgreSQL (LangGraph: `PostgresStore`), for many processes sharing
@@ -151,46 +121,16 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 
   constructor(options: PostgresMemoryStoreOptions) {
-    const schema = options?.schema ?? "nodestep";
-    if (typeof schema !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-      throw new MemoryStoreError(
-        `${NAME}: invalid schema name ${JSON.stringify(schema)}: use letters, digits and _, not starting with a digit, at most 63 characters`,
-      );
-    }
-    const prefix = tablePrefixOf(options.tablePrefix, NAME);
-    this.schema = schema;
-    this.#t = {
-      items: `"${schema}"."${prefix}items"`,
-      meta: `"${schema}"."${prefix}meta"`,
-      prefix,
-    };
-    this.#index = checkIndex(options.index, POSTGRES_MAX_DIMENSIONS, NAME);
-    const want = options.vectorIndex ?? "auto";
-    if (want !== "auto" && want !== "pgvector" && want !== "exact") {
-      throw new MemoryStoreError(
-        `${NAME}: vectorIndex must be "auto", "pgvector" or "exact", got ${JSON.stringify(want)}`,
-      );
-    }
-    this.#want = want;
-    this.#max = maxSearchItemsOf(options.maxSearchItems, NAME);
-    const ef = options.efSearch ?? 40;
-    if (!Number.isInteger(ef) || ef < 1 || ef > 1000) {
-      throw new MemoryStoreError(
-        `${NAME}: efSearch must be a whole number from 1 to 1000, got ${String(ef)}`,
-      );
-    }
-    this.#ef = ef;
-    this.#now = clockOf(options.now, NAME);
-    if (options.pool) {
-      this.#pool = options.pool as unknown as pg.Pool; // only what PostgresPool names is called on it
-      this.#ownsPool = false;
-    } else if (typeof options.connectionString === "string" && options.connectionString !== "") {
-      this.#pool = new pg.Pool({ connectionString: options.connectionString });
-      this.#pool.on("error", () => {});
-      this.#ownsPool = true;
-    } else {
-      throw new MemoryStoreError(`${NAME} needs a connectionString or a pool`);
-    }
+    const o = memoryStoreSettings(options);
+    this.schema = o.schema;
+    this.#t = o.tables;
+    this.#index = o.index;
+    this.#want = o.vectorIndex;
+    this.#max = o.maxSearchItems;
+    this.#ef = o.efSearch;
+    this.#now = o.now;
+    this.#pool = o.pool as unknown as pg.Pool; // only what PostgresPool names is called on it
+    this.#ownsPool = o.ownsPool;
   }
 
   /**
@@ -405,33 +345,7 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     const { limit, offset } = pageOf(options, op);
     const test = compileFilter(options?.filter, op);
     await this.ready();
-    const { lo, hi } = prefixRange(prefix);
-    const sql = `SELECT ${COLS} FROM ${this.#t.items} WHERE ns >= $1 AND ns < $2 AND ${LIVE.replace("$NOW", "$3")}
-ORDER BY ns, key LIMIT $4 OFFSET $5`;
-    const now = this.#now();
-    if (!test) {
-      const res = await this.#q<Row>(sql, [lo, hi ?? TOP, now, limit, offset]);
-      return res.rows.map((r) => ({ ...rowItem(r), score: null }));
-    }
-    const self = this;
-    async function* rows(): AsyncIterable<Row> {
-      const page = 1000;
-      for (let at = 0; ; at += page) {
-        const res = await self.#q<Row>(sql, [lo, hi ?? TOP, now, page, at]);
-        yield* res.rows;
-        if (res.rows.length < page) return;
-      }
-    }
-    const out: SearchItem[] = [];
-    let skipped = 0;
-    for await (const r of rows()) {
-      const item = rowItem(r);
-      if (!test(item.value)) continue;
-      if (skipped++ < offset) continue;
-      out.push({ ...item, score: null });
-      if (out.length === limit) break;
-    }
-    return out;
+    return listRows(this.#search(), prefix, limit, offset, test);
   }
 
   async #setUp(): Promise<void> {

@@ -1,0 +1,111 @@
+/**
+ * Errors of chat models: an invalid history, unparseable structured output, provider failures,
+ * an unknown model string.
+ */
+
+import { NodestepError, type NodestepErrorOptions } from "./base.js";
+
+/** The message history is not valid for a model call: a tool call without its result right after it, or a result that answers no call. */
+export class ChatHistoryError extends NodestepError {
+  /** Node that found the problem. */
+  readonly node: string | undefined;
+  /** Index in the messages of the message at fault. */
+  readonly index: number | undefined;
+  constructor(message: string, options?: NodestepErrorOptions & { node?: string; index?: number }) {
+    super(message, options);
+    this.node = options?.node;
+    this.index = options?.index;
+  }
+}
+
+/** The model's final answer does not parse into the `outputSchema`. */
+export class StructuredOutputError extends NodestepError {
+  readonly schemaName: string;
+  readonly rawContent: string | null;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { schemaName: string; rawContent: string | null },
+  ) {
+    super(message, options);
+    this.schemaName = options.schemaName;
+    this.rawContent = options.rawContent;
+  }
+}
+
+/** A chat model provider failed: authentication, rate limit, server error, time-out, a broken stream, or a malformed streamed tool call. */
+export class ModelProviderError extends NodestepError {
+  /** Provider name such as `"openai"`, `"anthropic"`, `"ollama"`, `"scripted"`. */
+  readonly provider: string;
+  /** HTTP status, when the provider answered with one. */
+  readonly status: number | undefined;
+  /** Whether trying the same call again can help (rate limits, server errors, time-outs). */
+  readonly retryable: boolean;
+  /** How long the provider asked to wait before a retry (its `Retry-After` header), in ms, when it said. */
+  readonly retryAfterMs: number | undefined;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & {
+      provider: string;
+      status?: number;
+      retryable?: boolean;
+      retryAfterMs?: number;
+    },
+  ) {
+    super(message, options);
+    this.provider = options.provider;
+    this.status = options.status;
+    this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/**
+ * A message holds a part the chat integration cannot send (audio to Anthropic, a file to
+ * Ollama…): it is never dropped silently. `partType` is the part's `type`, `path` where it is
+ * in the request (`messages[2].content[1]`).
+ */
+export class UnsupportedPartError extends ModelProviderError {
+  readonly partType: string;
+  readonly path: string;
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { provider: string; partType: string; path: string },
+  ) {
+    super(message, { ...options, retryable: false });
+    this.partType = options.partType;
+    this.path = options.path;
+  }
+}
+
+/**
+ * Every model of a `fallbackChat` failed with an error it moves on for. `attempts` lists each
+ * model and its error, in order; `status` and `retryable` are the last error's.
+ */
+export class FallbackExhaustedError extends ModelProviderError {
+  readonly attempts: readonly { model: string; error: unknown }[];
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & {
+      attempts: readonly { model: string; error: unknown }[];
+      status?: number;
+      retryable?: boolean;
+    },
+  ) {
+    super(message, { ...options, provider: "fallback" });
+    this.attempts = options.attempts;
+  }
+}
+
+/**
+ * A model string given to `chatModel` cannot be made into a chat model: it is not
+ * `provider:model`, the provider is unknown, or its package is not installed. The message is
+ * one line saying what to do (`npm install @ai-sdk/mistral`, `registerProvider(...)`).
+ */
+export class ModelSpecError extends NodestepError {
+  /** The model string, as given. */
+  readonly spec: string;
+  constructor(message: string, options: NodestepErrorOptions & { spec: string }) {
+    super(message, options);
+    this.spec = options.spec;
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Preparing what is written to a state before it is applied and stored: `prepareUpdate` (a
+ * node's update, the run input) and `preparePayload` (a `Send`'s payload).
+ */
+import { StateUpdateError } from "../errors/index.js";
+import { isPlainObject } from "../json/index.js";
+import type { PreparedUpdate, StateDefinition } from "./define-state.js";
+import { describeValue } from "./describe-value.js";
+import {
+  capitalize,
+  checkJson,
+  describeWriter,
+  fieldValueOf,
+  parseOrThrow,
+} from "./field-checks.js";
+import { isReplacement } from "./replace.js";
+
+/**
+ * Validate and normalize an update: every key must be a field (unless the state is a plain
+ * object), every value must fit the field's update schema, and everything must survive JSON.
+ * Messages get their ids here, so that folding the stored update again gives the same state.
+ *
+ * @param node - the writer, named in errors (`"__input__"` for the run input).
+ * @param allowReplace - `false` for the input, where `Replace` is refused.
+ * @throws StateUpdateError for an unknown field, an invalid value or a misplaced `Replace`.
+ * @throws StateStoreError for a value that does not survive JSON.
+ */
+export function prepareUpdate(
+  def: StateDefinition | null,
+  update: unknown,
+  node: string,
+  allowReplace = true,
+): PreparedUpdate {
+  if (!isPlainObject(update)) {
+    throw new StateUpdateError(
+      `${capitalize(describeWriter(node))} returned ${describeValue(update)}; an update must be a plain object of state fields`,
+      { node },
+    );
+  }
+  const out: PreparedUpdate = {};
+  for (const key in update) {
+    let value = update[key];
+    if (value === undefined) continue;
+    if (!def) {
+      if (isReplacement(value)) value = value.value;
+      checkJson(value, node, key);
+      out[key] = value;
+      continue;
+    }
+    const spec = def.fields.get(key);
+    if (!spec) {
+      throw new StateUpdateError(
+        `${capitalize(describeWriter(node))} wrote unknown state field "${key}"; declared fields: ${[...def.fields.keys()].join(", ")}`,
+        { node, field: key },
+      );
+    }
+    if (isReplacement(value)) {
+      if (!allowReplace) {
+        throw new StateUpdateError(
+          `Replace is not allowed in ${describeWriter(node)} (field "${key}")`,
+          { node, field: key },
+        );
+      }
+      // A field cannot hold undefined (JSON has none): refused, not taken for the default.
+      // (A node that sets a field of its state to undefined writes Replace(undefined).)
+      if (value.value === undefined) checkJson(undefined, node, key);
+      const v = fieldValueOf(spec, value.value, node);
+      checkJson(v, node, key);
+      out[key] = { $nodestep: "replace", value: v };
+      continue;
+    }
+    let v: unknown;
+    if (spec.reducer) {
+      v = parseOrThrow(spec.update ?? spec.schema, value, node, key, "update");
+      if (spec.prepare) v = spec.prepare(v);
+    } else {
+      v = fieldValueOf(spec, value, node);
+    }
+    checkJson(v, node, key);
+    out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * Validate a `Send` payload: fields laid over the state for one task, without reducers.
+ * Keys must be fields (unless the state is a plain object); `Replace` and `RemoveMessage` are refused.
+ *
+ * @param node - the node the `Send` targets; errors name it (`the Send payload for node "…"`)
+ *   and carry it as `node`.
+ * @throws StateUpdateError for a payload that is not a plain object, an unknown field, an
+ *   invalid value, a `Replace` or a `RemoveMessage`.
+ * @throws StateStoreError for a value that does not survive JSON.
+ */
+export function preparePayload(
+  def: StateDefinition | null,
+  payload: unknown,
+  node: string,
+): Record<string, unknown> {
+  if (payload === null || payload === undefined) return {};
+  if (!isPlainObject(payload)) {
+    throw new StateUpdateError(
+      `Send payload for node "${node}" must be a plain object of state fields, got ${describeValue(payload)}`,
+      { node },
+    );
+  }
+  const out: Record<string, unknown> = {};
+  for (const key in payload) {
+    const value = payload[key];
+    if (value === undefined) continue;
+    if (isReplacement(value) || containsRemove(value)) {
+      throw new StateUpdateError(
+        `Send payload for node "${node}" has ${isReplacement(value) ? "a Replace" : "a RemoveMessage"} in field "${key}"; a payload sets values as they are, without reducers`,
+        { node, field: key },
+      );
+    }
+    let v: unknown = value;
+    if (def) {
+      const spec = def.fields.get(key);
+      if (!spec) {
+        throw new StateUpdateError(
+          `Send payload for node "${node}" has unknown state field "${key}"; declared fields: ${[...def.fields.keys()].join(", ")}`,
+          { node, field: key },
+        );
+      }
+      v = fieldValueOf(spec, value, node, true);
+    }
+    checkJson(v, node, key, true);
+    out[key] = v;
+  }
+  return out;
+}
+
+function containsRemove(value: unknown): boolean {
+  if (Array.isArray(value))
+    return value.some((v) => isPlainObject(v) && v.type === "remove" && typeof v.id === "string");
+  return (
+    isPlainObject(value) &&
+    value.type === "remove" &&
+    typeof value.id === "string" &&
+    Object.keys(value).length === 2
+  );
+}
