@@ -25,7 +25,9 @@ export interface RunEndInfo {
 
 /**
  * Call the `onRunEnd` hook of every entry of `middleware` that has one, in order. What a hook
- * throws is ignored: the run has completed and its events are stored.
+ * throws is ignored: the run has completed and its events are stored. A hook that returns a
+ * promise (an `async` one) is not awaited, and its rejection is ignored too (never an unhandled
+ * rejection, which would end a Node process run with the default `--unhandled-rejections`).
  */
 export function notifyRunEnd(middleware: readonly unknown[], info: RunEndInfo): void {
   for (const mw of middleware) {
@@ -33,7 +35,13 @@ export function notifyRunEnd(middleware: readonly unknown[], info: RunEndInfo): 
     const hook = (mw as { onRunEnd?: unknown }).onRunEnd;
     if (typeof hook !== "function") continue;
     try {
-      hook.call(mw, info);
+      const out: unknown = hook.call(mw, info);
+      if (
+        typeof out === "object" &&
+        out !== null &&
+        typeof (out as Promise<unknown>).then === "function"
+      )
+        (out as Promise<unknown>).then(undefined, () => {});
     } catch {
       // A hook only drops what its middleware keeps per run; the run's result stands.
     }

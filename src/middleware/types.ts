@@ -64,8 +64,8 @@ export interface ToolMiddlewareContext {
  *   completed: state the middleware keeps per run and its resumes (`ToolLimitMiddleware`'s
  *   budgets) can go. Not called for a run that pauses, fails or is stopped (it may be resumed).
  *   Called once per completed run of every graph the middleware is on, after its last event
- *   is stored; what it throws is ignored (the run has ended). Unlike LangChain's `afterAgent`,
- *   it cannot change the state.
+ *   is stored; what it throws is ignored (the run has ended), and so is the rejection of an
+ *   `async` hook (not awaited). Unlike LangChain's `afterAgent`, it cannot change the state.
  */
 export interface Middleware {
   /** Name for errors and docs. */
