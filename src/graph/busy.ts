@@ -108,7 +108,9 @@ export interface LeaseTaken {
  * @throws ThreadBusyError when the branch is busy and the policy is `"reject"`, or the wait
  *   passed `timeoutMs`; GraphConfigError for `"interrupt"` or `"rollback"` on a store without
  *   stop requests;
- *   RunCancelledError when `signal` fires while waiting.
+ *   RunCancelledError when `signal` has fired before the first try (`… was cancelled before it
+ *   took thread "<id>" (branch "<id>")`) or fires while waiting (`… was cancelled while it
+ *   waited for thread …`).
  */
 export async function takeLease(req: LeaseRequest): Promise<LeaseTaken> {
   const { store, threadId, branchId, runId, leaseTtlMs, policy } = req;
@@ -122,10 +124,13 @@ export async function takeLease(req: LeaseRequest): Promise<LeaseTaken> {
   const stopped: string[] = [];
   const started = performance.now();
   let pause: number = BUSY_POLL_MS.first;
-  for (;;) {
+  for (let tries = 0; ; tries++) {
     if (req.signal?.aborted) {
+      // Before the first try it never waited (the thread may well be free).
       throw new RunCancelledError(
-        `The run of graph "${req.graphName}" was cancelled while it waited for thread "${threadId}" (branch "${branchId}", onBusy "${policy}")`,
+        tries === 0
+          ? `The run of graph "${req.graphName}" was cancelled before it took thread "${threadId}" (branch "${branchId}")`
+          : `The run of graph "${req.graphName}" was cancelled while it waited for thread "${threadId}" (branch "${branchId}", onBusy "${policy}")`,
         { graph: req.graphName, cause: req.signal.reason },
       );
     }
