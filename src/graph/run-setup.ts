@@ -249,9 +249,14 @@ export async function runGraph<D extends StateDefinition | null>(
       caches: new Map(),
       answers: {},
     };
-    await scheduleStart(engine, pos, 0);
-    const end = await loop(pos, null);
-    if (end.status === "completed") runEnded();
+    // Without a thread nothing can resume it: its middleware are told however it ends.
+    let end: LoopEnd;
+    try {
+      await scheduleStart(engine, pos, 0);
+      end = await loop(pos, null);
+    } finally {
+      runEnded();
+    }
     return result(pos, end);
   }
 

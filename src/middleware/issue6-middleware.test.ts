@@ -366,7 +366,9 @@ describe("ModelCallLimitMiddleware", () => {
     expect(e.maxModelCalls).toBe(2);
     expect(e.node).toBe("think");
     expect(chat.requests.length).toBe(2);
-    expect(limit.used(e.runId as string)).toBe(2);
+    // A run without a thread cannot be resumed: its budget went when it failed.
+    expect(limit.used(e.runId as string)).toBe(0);
+    expect(limit.tracked()).toBe(0);
   });
 
   it("shares the budget between a run and its resumes, without counting a re-run task twice", async () => {

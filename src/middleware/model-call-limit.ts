@@ -22,7 +22,7 @@ export interface ModelCallLimitMiddleware extends Middleware {
   beforeModel(request: ChatRequest, ctx: ModelMiddlewareContext): undefined;
   /** Model calls counted so far for a run id (`originRunId`). */
   used(runId: string): number;
-  /** Drops the budget of the run that completed (`run.originRunId`): nothing can resume it. */
+  /** Drops the budget of the run that ended (`run.originRunId`): nothing can resume it. */
   onRunEnd(run: RunEndInfo): void;
   /** How many budgets it holds: runs that are going on, paused, failed or stopped (at most 10,000). */
   tracked(): number;
@@ -30,7 +30,8 @@ export interface ModelCallLimitMiddleware extends Middleware {
 
 /**
  * How many runs' budgets a limiter holds; past that the oldest is forgotten first. A completed
- * run's budget is dropped when it ends (`onRunEnd`).
+ * run's budget is dropped when it ends (`onRunEnd`), and so is a run's without a thread however
+ * it ends (nothing can resume it).
  */
 const MAX_TRACKED = 10_000;
 
@@ -49,7 +50,7 @@ interface Budget {
  *
  * Counting: per run and its resumes, keyed by `ctx.node.originRunId`, in a map held by this
  * middleware instance, so a resume shares the budget of the run it continues and a new run on
- * the thread starts a fresh one; a run's budget ends when the run completes (`onRunEnd`). A task that runs again on resume (same task id, a later run)
+ * the thread starts a fresh one; a run's budget ends when the run completes, or a run without a thread ends (`onRunEnd`). A task that runs again on resume (same task id, a later run)
  * repeats the calls it made before it paused; those are not counted twice. The count lives in
  * this process. Place it first, so no other hook runs for a refused call.
  *

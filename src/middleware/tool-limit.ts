@@ -22,7 +22,7 @@ export interface ToolLimitMiddleware extends Middleware {
   beforeTool(args: JsonObject, ctx: ToolMiddlewareContext): undefined;
   /** Tool calls counted so far for a run (its `originRunId`; outside a graph, `""`). */
   used(key: string): number;
-  /** Drops the budget of the run that completed (`run.originRunId`): nothing can resume it. */
+  /** Drops the budget of the run that ended (`run.originRunId`): nothing can resume it. */
   onRunEnd(run: RunEndInfo): void;
   /** How many budgets it holds: runs that are going on, paused, failed or stopped (at most 10,000). */
   tracked(): number;
@@ -30,8 +30,9 @@ export interface ToolLimitMiddleware extends Middleware {
 
 /**
  * How many budgets a limiter holds; past that the oldest is forgotten first. A completed run's
- * budget is dropped when it ends (`onRunEnd`), so these are the runs that are going on, paused,
- * failed or were stopped (any of which may be resumed).
+ * budget is dropped when it ends (`onRunEnd`), and so is a run's without a thread however it
+ * ends, so these are the runs that are going on, or on a thread paused, failed or were stopped
+ * (any of which may be resumed).
  */
 const MAX_TRACKED = 10_000;
 

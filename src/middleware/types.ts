@@ -62,7 +62,8 @@ export interface ToolMiddlewareContext {
  * - `tools()`: tools this middleware gives the model (added by `buildReactAgent`).
  * - `onRunEnd(run)`: the graph's run `run.runId` (which continues `run.originRunId`) has
  *   completed: state the middleware keeps per run and its resumes (`ToolLimitMiddleware`'s
- *   budgets) can go. Not called for a run that pauses, fails or is stopped (it may be resumed).
+ *   budgets) can go. Not called for a run on a thread that pauses, fails or is stopped (it may
+ *   be resumed); a run without a thread, which cannot be, calls it however it ends.
  *   Called once per completed run of every graph the middleware is on, after its last event
  *   is stored; what it throws is ignored (the run has ended), and so is the rejection of an
  *   `async` hook (not awaited). Unlike LangChain's `afterAgent`, it cannot change the state.
