@@ -126,6 +126,9 @@ beforeAll(async () => {
       'import { PostgresMemoryStore, type PostgresPool, PostgresStateStore } from "nodestep/postgres";',
       'export const store = new PostgresStateStore({ connectionString: "postgres://127.0.0.1/app" });',
       "export const memory = (pool: PostgresPool) => new PostgresMemoryStore({ pool });",
+      'import { type SqliteDatabase, SqliteMemoryStore, SqliteStateStore } from "nodestep/sqlite";',
+      'export const sqlite = new SqliteStateStore({ path: "app.db" });',
+      "export const sqliteMemory = (database: SqliteDatabase) => new SqliteMemoryStore({ database });",
       "",
     ].join("\n"),
   );
@@ -204,11 +207,13 @@ describe("the packed package", () => {
   );
 
   it(
-    "type-checks nodestep/postgres under strict without pg or @types/pg installed",
+    "type-checks nodestep/postgres and nodestep/sqlite under strict without pg, better-sqlite3 or their types",
     async () => {
-      // pg is an optional peer: the new project has neither it nor its types.
+      // pg and better-sqlite3 are optional peers: the new project has neither them nor their types.
       expect(existsSync(join(app, "node_modules/pg"))).toBe(false);
       expect(existsSync(join(app, "node_modules/@types/pg"))).toBe(false);
+      expect(existsSync(join(app, "node_modules/better-sqlite3"))).toBe(false);
+      expect(existsSync(join(app, "node_modules/@types/better-sqlite3"))).toBe(false);
       const tsc = join(app, "node_modules/typescript/bin/tsc");
       expect(await run(process.execPath, [tsc, "-p", "tsconfig.postgres.json"], app)).toEqual({
         code: 0,

@@ -5,6 +5,7 @@
  */
 export {
   SQLITE_MEMORY_SCHEMA_VERSION,
+  type SqliteDatabase,
   SqliteMemoryStore,
   type SqliteMemoryStoreOptions,
 } from "./sqlite-memory-store.js";

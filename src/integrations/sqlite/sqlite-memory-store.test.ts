@@ -34,6 +34,22 @@ describeMemoryStoreContract(
 );
 
 describe("SqliteMemoryStore", () => {
+  it("uses an open database it is given, leaves it open, and refuses one that is not", async () => {
+    const db = new Database(join(dir, "given.db"));
+    const memory = new SqliteMemoryStore({ database: db });
+    await memory.put(["u"], "k", { v: 2 });
+    expect((await memory.get(["u"], "k"))?.value).toEqual({ v: 2 });
+    await memory.close();
+    expect(db.open).toBe(true);
+    db.close();
+    const refused = "SqliteMemoryStore: { database } must be an open better-sqlite3 Database";
+    expect(() => new SqliteMemoryStore({ database: db })).toThrow(new MemoryStoreError(refused));
+    const notOne = { prepare: 1, exec: () => 0, open: true } as unknown as Database.Database;
+    expect(() => new SqliteMemoryStore({ database: notOne })).toThrow(
+      new MemoryStoreError(refused),
+    );
+  });
+
   it("shares one file with the state store, each in its own tables", async () => {
     const path = join(dir, "shared.db");
     const memory = new SqliteMemoryStore({ path });

@@ -59,12 +59,30 @@ export { SQLITE_MEMORY_SCHEMA_VERSION };
 
 const NAME = "SqliteMemoryStore";
 
+/**
+ * An open better-sqlite3 `Database`, as {@link SqliteMemoryStoreOptions.database} takes it:
+ * typed structurally (the few members that tell one), so a project needs no
+ * `@types/better-sqlite3` to type-check against nodestep/sqlite.
+ */
+export interface SqliteDatabase {
+  /** better-sqlite3's `prepare(sql)`. */
+  prepare(source: string): unknown;
+  /** better-sqlite3's `exec(sql)`. */
+  exec(source: string): unknown;
+  /** Whether the database is open. */
+  readonly open: boolean;
+}
+
 /** Options of {@link SqliteMemoryStore}. */
 export interface SqliteMemoryStoreOptions {
   /** The database file (created when missing), which may be the state store's; `":memory:"` for a private one. Give `path` or `database`. */
   path?: string;
-  /** An open better-sqlite3 database to use instead of `path`; the store does not close it. */
-  database?: Database.Database;
+  /**
+   * An open better-sqlite3 database (`new Database(file)`) to use instead of `path`; the store
+   * does not close it. Typed by the members the store checks, so nodestep/sqlite's types need
+   * no `@types/better-sqlite3`; anything else is refused at construction.
+   */
+  database?: SqliteDatabase;
   /** Prefix of the store's tables `<prefix>items` and `<prefix>meta`; default `"memory_"`. Letters, digits and `_`. */
   tablePrefix?: string;
   /** Semantic search: the embeddings, their dimensions (1 to 4,096) and the default fields. */
@@ -122,7 +140,11 @@ export class SqliteMemoryStore implements MemoryStore {
     this.#max = maxSearchItemsOf(options.maxSearchItems, NAME);
     this.#now = clockOf(options.now, NAME);
     if (options.database) {
-      this.#db = options.database;
+      const d = options.database;
+      if (typeof d.prepare !== "function" || typeof d.exec !== "function" || d.open !== true) {
+        throw new MemoryStoreError(`${NAME}: { database } must be an open better-sqlite3 Database`);
+      }
+      this.#db = d as Database.Database;
       this.#own = false;
     } else {
       if (typeof options.path !== "string" || options.path === "") {
