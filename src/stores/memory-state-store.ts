@@ -34,7 +34,7 @@ import {
   unknownEvent,
 } from "./internal.js";
 import { listMemoryBranches } from "./memory-branches.js";
-import { emptyRows, pushRow, type RowLog, rowAt, rowCount } from "./memory-rows.js";
+import { emptyRows, pushRow, type RowLog, rowAt, rowCount, rowsBetween } from "./memory-rows.js";
 import type {
   BranchInfo,
   DeleteThreadOptions,
@@ -244,9 +244,8 @@ export class MemoryStateStore implements StateStore {
     const out: StoredEvent[] = [];
     for (const s of segments) {
       const b = thread.branches.get(s.branchId)!;
-      for (let seq = s.after + 1; seq <= s.upto; seq++) {
-        out.push(decodeEvent(threadId, s.branchId, rowAt(b.rows, seq - b.start - 1, seq)));
-      }
+      const rows = rowsBetween(b.rows, s.after - b.start, s.upto - b.start, s.after + 1);
+      for (const row of rows) out.push(decodeEvent(threadId, s.branchId, row));
     }
     return out;
   }
