@@ -1,62 +1,174 @@
 /**
- * The events of one branch of a `MemoryStateStore`, kept compactly: one flat array with
- * {@link STRIDE} slots an event (no object per event), the seq implied by the position, the
- * creation time as ms after the branch's first event (a small integer, kept unboxed). On
- * Node 20 x64 an idle thread then costs its events' JSON text plus about 128 heap bytes an
- * event, the text's own string included (an object per event cost about 166;
- * memory-footprint.test.ts).
+ * The events of one branch of a `MemoryStateStore`, kept as text: each event is one record
+ * `<head>\u0001<data>\u0002`, where `<data>` is the event's JSON text and `<head>` a short JSON
+ * array `[type, step, createdAt − epoch, run]` (the type as its index in {@link TYPES}; the run
+ * as its id on the first event of a run and after that as the index of the event whose record
+ * holds it; `, taskId, node` follow when either is not `null`). JSON text never holds a raw
+ * U+0001 or U+0002, so they delimit records unambiguously.
+ *
+ * Records are kept in a few long strings (segments) rather than a string and slots per event:
+ * a new record starts a segment of its own, and the last two segments are joined into one
+ * flat string while the last holds at least as many events as the one before it and their
+ * text stays within {@link SEGMENT_CHARS} (a binary counter: each character is copied about
+ * log2(events) times, and a branch of n events has O(log n) segments plus one per
+ * {@link SEGMENT_CHARS} of text). On Node 20 x64 an idle branch then costs its events' JSON text
+ * plus about 10–12 characters an event and a few hundred bytes in all
+ * (memory-footprint.test.ts); an event costs a scan of its segment to find.
  *
  * @module
  */
-import type { EventRow } from "./internal.js";
+import { EVENT_TYPES, type EventRow } from "./internal.js";
 
-/** Slots per event: type, runId, step, taskId, node, createdAt − epoch, data (JSON text). */
-const STRIDE = 7;
+/** Event types by their code in a record's head. */
+const TYPES: readonly string[] = [...EVENT_TYPES];
+const TYPE_CODE = new Map(TYPES.map((t, i) => [t, i]));
+
+const HEAD_END = "\u0001";
+const RECORD_END = "\u0002";
+
+/** Segments are joined only while their joined text stays within this many characters. */
+export const SEGMENT_CHARS = 1 << 18;
 
 /** A branch's own events, in seq order. */
 export interface RowLog {
-  /** {@link STRIDE} slots per event. */
-  slots: (string | number | null)[];
+  /** Records, in order, in a few strings. */
+  segments: string[];
+  /** Index of the first event of each segment. */
+  firsts: number[];
+  /** Events held. */
+  count: number;
   /** Creation time of the branch's first event, in ms (the base of the stored times). */
   epoch: number;
+  /** Run id of the last event, or `null` before the first. */
+  lastRun: string | null;
+  /** Index of the event whose record holds `lastRun`'s text. */
+  lastRunAt: number;
 }
 
 /** An empty log. */
 export function emptyRows(): RowLog {
-  return { slots: [], epoch: 0 };
+  return { segments: [], firsts: [], count: 0, epoch: 0, lastRun: null, lastRunAt: 0 };
 }
 
 /** How many events the log holds. */
 export function rowCount(log: RowLog): number {
-  return log.slots.length / STRIDE;
+  return log.count;
 }
 
 /** Add the event `row` (its `seq` is the next one: not stored). */
 export function pushRow(log: RowLog, row: Omit<EventRow, "seq">): void {
-  if (log.slots.length === 0) log.epoch = row.createdAt;
-  log.slots.push(
-    row.type,
-    row.runId,
+  if (log.count === 0) log.epoch = row.createdAt;
+  let run: string | number;
+  if (row.runId === log.lastRun) run = log.lastRunAt;
+  else {
+    run = row.runId;
+    log.lastRun = row.runId;
+    log.lastRunAt = log.count;
+  }
+  const head: (string | number | null)[] = [
+    TYPE_CODE.get(row.type) ?? row.type,
     row.step,
-    row.taskId,
-    row.node,
     row.createdAt - log.epoch,
-    row.data,
-  );
+    run,
+  ];
+  if (row.taskId !== null || row.node !== null) head.push(row.taskId, row.node);
+  const { segments, firsts } = log;
+  // join, not +: a flat string, not a tree of concatenations.
+  segments.push([JSON.stringify(head), HEAD_END, row.data, RECORD_END].join(""));
+  firsts.push(log.count);
+  log.count++;
+  for (let n = segments.length; n >= 2; n--) {
+    const last = log.count - firsts[n - 1]!;
+    const before = firsts[n - 1]! - firsts[n - 2]!;
+    if (last < before || segments[n - 1]!.length + segments[n - 2]!.length > SEGMENT_CHARS) break;
+    segments[n - 2] = [segments[n - 2], segments[n - 1]].join("");
+    segments.pop();
+    firsts.pop();
+  }
 }
 
 /** The `i`-th event (0-based) as a row with seq `seq`. */
 export function rowAt(log: RowLog, i: number, seq: number): EventRow {
-  const s = log.slots;
-  const at = i * STRIDE;
-  return {
+  const { seg, pos } = locate(log, i);
+  return decode(log, log.segments[seg]!, pos, seq, null).row;
+}
+
+/** Events `from` … `to − 1` (0-based) as rows, the first with seq `firstSeq`. */
+export function rowsBetween(log: RowLog, from: number, to: number, firstSeq: number): EventRow[] {
+  const out: EventRow[] = [];
+  if (from >= to) return out;
+  let { seg, pos } = locate(log, from);
+  const runs = new Map<number, string>();
+  for (let i = from; i < to; i++) {
+    if (seg + 1 < log.firsts.length && i === log.firsts[seg + 1]) {
+      seg++;
+      pos = 0;
+    }
+    const d = decode(log, log.segments[seg]!, pos, firstSeq + (i - from), runs);
+    out.push(d.row);
+    pos = d.next;
+  }
+  return out;
+}
+
+/** Segment of event `i` and the offset of its record there. */
+function locate(log: RowLog, i: number): { seg: number; pos: number } {
+  const { firsts } = log;
+  let lo = 0;
+  let hi = firsts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (firsts[mid]! <= i) lo = mid;
+    else hi = mid - 1;
+  }
+  const text = log.segments[lo]!;
+  let pos = 0;
+  for (let k = firsts[lo]!; k < i; k++) pos = text.indexOf(RECORD_END, pos) + 1;
+  return { seg: lo, pos };
+}
+
+type Head = [
+  number | string,
+  number | null,
+  number,
+  string | number,
+  (string | null)?,
+  (string | null)?,
+];
+
+/** The record at `pos` of `text`, and where the next one starts. */
+function decode(
+  log: RowLog,
+  text: string,
+  pos: number,
+  seq: number,
+  runs: Map<number, string> | null,
+): { row: EventRow; next: number } {
+  const h = text.indexOf(HEAD_END, pos);
+  const end = text.indexOf(RECORD_END, h);
+  const head = JSON.parse(text.slice(pos, h)) as Head;
+  let runId: string;
+  if (typeof head[3] === "string") runId = head[3];
+  else {
+    const at = head[3];
+    let known = runs?.get(at);
+    if (known === undefined) {
+      const r = locate(log, at);
+      const t = log.segments[r.seg]!;
+      known = (JSON.parse(t.slice(r.pos, t.indexOf(HEAD_END, r.pos))) as Head)[3] as string;
+      runs?.set(at, known);
+    }
+    runId = known;
+  }
+  const row: EventRow = {
     seq,
-    type: s[at] as string,
-    runId: s[at + 1] as string,
-    step: s[at + 2] as number | null,
-    taskId: s[at + 3] as string | null,
-    node: s[at + 4] as string | null,
-    createdAt: log.epoch + (s[at + 5] as number),
-    data: s[at + 6] as string,
+    type: typeof head[0] === "number" ? TYPES[head[0]]! : head[0],
+    runId,
+    step: head[1],
+    taskId: head[4] ?? null,
+    node: head[5] ?? null,
+    createdAt: log.epoch + head[2],
+    data: text.slice(h + 1, end),
   };
+  return { row, next: end + 1 };
 }

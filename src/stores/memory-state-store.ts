@@ -33,8 +33,18 @@ import {
   unknownBranch,
   unknownEvent,
 } from "./internal.js";
-import { listMemoryBranches } from "./memory-branches.js";
-import { emptyRows, pushRow, type RowLog, rowAt, rowCount } from "./memory-rows.js";
+import {
+  branchInfo,
+  emptyData,
+  findBranch,
+  keyOf,
+  lastSeqOf,
+  type MemBranch,
+  type MemData,
+  newBranch,
+} from "./memory-data.js";
+import { acquire, askStop, release, renew, stopAsked } from "./memory-leases.js";
+import { pushRow, rowAt, rowsBetween } from "./memory-rows.js";
 import type {
   BranchInfo,
   DeleteThreadOptions,
@@ -45,46 +55,6 @@ import type {
   StoredEvent,
   ThreadInfo,
 } from "./types.js";
-
-interface MemBranch {
-  branchId: string;
-  parent: { branchId: string; seq: number } | null;
-  /** The branch's own events; the `i`-th has seq `start + 1 + i`. */
-  rows: RowLog;
-  /** Seq before the first own event (the fork point, or 0). */
-  start: number;
-  /** Time of the branch's last own event, in ms, or 0. */
-  updatedAt: number;
-  /** Logical bytes of its own events (see `sizeBytes`). */
-  bytes: number;
-}
-
-interface MemThread {
-  /** In creation order, "main" first. */
-  branches: Map<string, MemBranch>;
-}
-
-interface MemSnapshot {
-  seq: number;
-  data: string;
-  bytes: number;
-}
-
-interface MemLease {
-  owner: string;
-  expiresAt: number;
-  /** The run that asked the owner to stop (see `requestStop`), or `null`. */
-  stopBy: string | null;
-}
-
-/** What a store holds: its threads, snapshots and leases, and their logical bytes. */
-interface MemData {
-  threads: Map<string, MemThread>;
-  snapshots: Map<string, MemSnapshot>;
-  leases: Map<string, MemLease>;
-  eventBytes: number;
-  snapshotBytes: number;
-}
 
 let makeView: (store: object) => MemoryStateStore | null;
 
@@ -126,13 +96,7 @@ export function memoryStoreView(store: object): MemoryStateStore | null {
  */
 export class MemoryStateStore implements StateStore {
   /** Everything stored; shared with the views made by {@link memoryStoreView}. */
-  #data: MemData = {
-    threads: new Map(),
-    snapshots: new Map(),
-    leases: new Map(),
-    eventBytes: 0,
-    snapshotBytes: 0,
-  };
+  #data: MemData = emptyData();
   /** Whether this instance made its data (a view's `close()` leaves the data alone). */
   #owner = true;
   #closed = false;
@@ -172,17 +136,16 @@ export class MemoryStateStore implements StateStore {
     checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
     const encoded = encodeEvents(threadId, branchId, events);
     const thread = this.#data.threads.get(threadId);
-    let branch = thread?.branches.get(branchId);
+    let branch = findBranch(thread, branchId);
     if (!branch) {
       if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
       if (expectedLastSeq !== 0) throw concurrentWrite(threadId, branchId, expectedLastSeq, 0);
       if (encoded.length === 0) return [];
-      branch = { branchId, parent: null, rows: emptyRows(), start: 0, updatedAt: 0, bytes: 0 };
-      const t: MemThread = thread ?? { branches: new Map() };
-      t.branches.set(branchId, branch);
-      if (!thread) this.#data.threads.set(threadId, t);
+      branch = newBranch(branchId, null);
+      if (thread) thread.push(branch);
+      else this.#data.threads.set(threadId, [branch]);
     }
-    const lastSeq = branch.start + rowCount(branch.rows);
+    const lastSeq = lastSeqOf(branch);
     if (lastSeq !== expectedLastSeq) {
       throw concurrentWrite(threadId, branchId, expectedLastSeq, lastSeq);
     }
@@ -201,7 +164,7 @@ export class MemoryStateStore implements StateStore {
         data: e.data,
         createdAt,
       };
-      pushRow(branch.rows, row);
+      pushRow(branch, row);
       const bytes = eventRowBytes(threadId, branchId, e);
       branch.bytes += bytes;
       this.#data.eventBytes += bytes;
@@ -225,7 +188,7 @@ export class MemoryStateStore implements StateStore {
     checkThreadId(threadId);
     const { afterSeq, uptoSeq } = readBounds(threadId, branchId, options);
     const thread = this.#data.threads.get(threadId);
-    const branch = thread?.branches.get(branchId);
+    const branch = findBranch(thread, branchId);
     if (!thread || !branch) {
       if (branchId === MAIN_BRANCH) return [];
       throw unknownBranch(threadId, branchId);
@@ -236,17 +199,16 @@ export class MemoryStateStore implements StateStore {
         branchId: b.branchId,
         parentBranch: b.parent?.branchId ?? null,
         parentSeq: b.parent?.seq ?? null,
-        lastSeq: b.start + rowCount(b.rows),
+        lastSeq: lastSeqOf(b),
       });
-      b = b.parent ? thread.branches.get(b.parent.branchId) : undefined;
+      b = b.parent ? findBranch(thread, b.parent.branchId) : undefined;
     }
     const { segments } = planRead(chain, afterSeq, uptoSeq);
     const out: StoredEvent[] = [];
     for (const s of segments) {
-      const b = thread.branches.get(s.branchId)!;
-      for (let seq = s.after + 1; seq <= s.upto; seq++) {
-        out.push(decodeEvent(threadId, s.branchId, rowAt(b.rows, seq - b.start - 1, seq)));
-      }
+      const b = findBranch(thread, s.branchId)!;
+      const rows = rowsBetween(b, s.after - b.start, s.upto - b.start, s.after + 1);
+      for (const row of rows) out.push(decodeEvent(threadId, s.branchId, row));
     }
     return out;
   }
@@ -254,14 +216,14 @@ export class MemoryStateStore implements StateStore {
   /** The branch, or `null` when it does not exist. @throws StateStoreError for a closed store. */
   async getBranch(threadId: string, branchId: string): Promise<BranchInfo | null> {
     this.#open();
-    const b = this.#data.threads.get(threadId)?.branches.get(branchId);
-    return b ? info(threadId, b) : null;
+    const b = findBranch(this.#data.threads.get(threadId), branchId);
+    return b ? branchInfo(threadId, b) : null;
   }
 
   /** The thread's branches, in creation order; see {@link StateStore.listBranches}. */
   async listBranches(threadId: string): Promise<BranchInfo[]> {
     this.#open();
-    return listMemoryBranches(threadId, this.#data.threads.get(threadId)?.branches);
+    return (this.#data.threads.get(threadId) ?? []).map((b) => branchInfo(threadId, b));
   }
 
   /** One event by id, or `null`. @throws StateStoreError for a closed store. */
@@ -269,9 +231,9 @@ export class MemoryStateStore implements StateStore {
     this.#open();
     const p = parseEventId(eventId);
     if (!p) return null;
-    const b = this.#data.threads.get(p.threadId)?.branches.get(p.branchId);
-    if (!b || p.seq <= b.start || p.seq > b.start + rowCount(b.rows)) return null;
-    return decodeEvent(p.threadId, p.branchId, rowAt(b.rows, p.seq - b.start - 1, p.seq));
+    const b = findBranch(this.#data.threads.get(p.threadId), p.branchId);
+    if (!b || p.seq <= b.start || p.seq > lastSeqOf(b)) return null;
+    return decodeEvent(p.threadId, p.branchId, rowAt(b, p.seq - b.start - 1, p.seq));
   }
 
   /**
@@ -289,27 +251,20 @@ export class MemoryStateStore implements StateStore {
     if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
     const p = parseEventId(fromEventId);
     const thread = this.#data.threads.get(threadId);
-    const from = p && p.threadId === threadId ? thread?.branches.get(p.branchId) : undefined;
-    if (!p || !thread || !from || p.seq <= from.start || p.seq > from.start + rowCount(from.rows)) {
+    const from = p && p.threadId === threadId ? findBranch(thread, p.branchId) : undefined;
+    if (!p || !thread || !from || p.seq <= from.start || p.seq > lastSeqOf(from)) {
       throw unknownEvent(threadId, fromEventId);
     }
     let id = newBranchIdArg;
     if (id === undefined) {
       do id = newBranchId();
-      while (thread.branches.has(id));
-    } else if (thread.branches.has(id)) {
+      while (findBranch(thread, id));
+    } else if (findBranch(thread, id)) {
       throw branchExists(threadId, id);
     }
-    const branch: MemBranch = {
-      branchId: id,
-      parent: { branchId: p.branchId, seq: p.seq },
-      rows: emptyRows(),
-      start: p.seq,
-      updatedAt: 0,
-      bytes: 0,
-    };
-    thread.branches.set(id, branch);
-    return info(threadId, branch);
+    const branch = newBranch(id, { branchId: p.branchId, seq: p.seq });
+    thread.push(branch);
+    return branchInfo(threadId, branch);
   }
 
   /**
@@ -321,9 +276,9 @@ export class MemoryStateStore implements StateStore {
     this.#open();
     checkThreadId(threadId);
     const data = encodeSnapshot(threadId, branchId, snapshot);
-    const b = this.#data.threads.get(threadId)?.branches.get(branchId);
+    const b = findBranch(this.#data.threads.get(threadId), branchId);
     if (!b) throw unknownBranch(threadId, branchId);
-    const lastSeq = b.start + rowCount(b.rows);
+    const lastSeq = lastSeqOf(b);
     if (snapshot.seq > lastSeq) throw snapshotBeyondEnd(threadId, branchId, snapshot.seq, lastSeq);
     const key = keyOf(threadId, branchId);
     const old = this.#data.snapshots.get(key);
@@ -352,14 +307,7 @@ export class MemoryStateStore implements StateStore {
   ): Promise<boolean> {
     this.#open();
     checkLease(threadId, branchId, owner, ttlMs);
-    const key = keyOf(threadId, branchId);
-    const now = this.#now();
-    const held = this.#data.leases.get(key);
-    if (held && held.owner !== owner && held.expiresAt > now) return false;
-    // A renewal keeps the owner's stop request; a new owner starts without one.
-    const stopBy = held?.owner === owner ? held.stopBy : null;
-    this.#data.leases.set(key, { owner, expiresAt: now + ttlMs, stopBy });
-    return true;
+    return acquire(this.#data, threadId, branchId, owner, ttlMs, this.#now());
   }
 
   /**
@@ -376,12 +324,7 @@ export class MemoryStateStore implements StateStore {
   ): Promise<boolean> {
     this.#open();
     checkLease(threadId, branchId, owner, ttlMs);
-    const key = keyOf(threadId, branchId);
-    const held = this.#data.leases.get(key);
-    if (held?.owner !== owner) return false;
-    // A renewal keeps the owner's stop request.
-    this.#data.leases.set(key, { owner, expiresAt: this.#now() + ttlMs, stopBy: held.stopBy });
-    return true;
+    return renew(this.#data, threadId, branchId, owner, ttlMs, this.#now());
   }
 
   /**
@@ -393,25 +336,20 @@ export class MemoryStateStore implements StateStore {
   async requestStop(threadId: string, branchId: string, by: string): Promise<string | null> {
     this.#open();
     checkStopArgs(threadId, branchId, "by", by);
-    const held = this.#data.leases.get(keyOf(threadId, branchId));
-    if (!held || held.expiresAt <= this.#now()) return null;
-    held.stopBy = by;
-    return held.owner;
+    return askStop(this.#data, threadId, branchId, by, this.#now());
   }
 
   /** The run that asked `owner` to stop, or `null` (see {@link StateStore.stopRequested}). */
   async stopRequested(threadId: string, branchId: string, owner: string): Promise<string | null> {
     this.#open();
     checkStopArgs(threadId, branchId, "owner", owner);
-    const held = this.#data.leases.get(keyOf(threadId, branchId));
-    return held?.owner === owner ? held.stopBy : null;
+    return stopAsked(this.#data, threadId, branchId, owner);
   }
 
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
   async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
     this.#open();
-    const key = keyOf(threadId, branchId);
-    if (this.#data.leases.get(key)?.owner === owner) this.#data.leases.delete(key);
+    release(this.#data, threadId, branchId, owner);
   }
 
   /**
@@ -425,8 +363,8 @@ export class MemoryStateStore implements StateStore {
     const out: ThreadInfo[] = [];
     for (const [threadId, t] of this.#data.threads) {
       let updatedAt = 0;
-      for (const b of t.branches.values()) updatedAt = Math.max(updatedAt, b.updatedAt);
-      out.push({ threadId, branches: [...t.branches.keys()], updatedAt });
+      for (const b of t) updatedAt = Math.max(updatedAt, b.updatedAt);
+      out.push({ threadId, branches: t.map((b) => b.branchId), updatedAt });
     }
     out.sort(byUpdatedAt);
     return offset === 0 && limit >= out.length ? out : out.slice(offset, offset + limit);
@@ -446,13 +384,13 @@ export class MemoryStateStore implements StateStore {
       .filter((id) => isDeleted(id, threadId, children))
       .sort();
     const branches = ids.flatMap((id) =>
-      [...this.#data.threads.get(id)!.branches.keys()].map((b) => [id, b] as const),
+      this.#data.threads.get(id)!.map((b) => [id, b.branchId] as const),
     );
     return underLeases(this, branches, () => {
       for (const id of ids) {
         const t = this.#data.threads.get(id);
         if (!t) continue;
-        for (const b of t.branches.values()) {
+        for (const b of t) {
           this.#data.eventBytes -= b.bytes;
           const key = keyOf(id, b.branchId);
           const snap = this.#data.snapshots.get(key);
@@ -491,17 +429,4 @@ export class MemoryStateStore implements StateStore {
   #open(): void {
     if (this.#closed) throw closedError("MemoryStateStore");
   }
-}
-
-function info(threadId: string, b: MemBranch): BranchInfo {
-  return {
-    threadId,
-    branchId: b.branchId,
-    parent: b.parent ? { ...b.parent } : null,
-    lastSeq: b.start + rowCount(b.rows),
-  };
-}
-
-function keyOf(threadId: string, branchId: string): string {
-  return `${threadId}\u0000${branchId}`;
 }
