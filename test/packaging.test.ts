@@ -53,8 +53,13 @@ function run(
   });
 }
 
-async function ok(command: string, args: string[], cwd: string): Promise<string> {
-  const r = await run(command, args, cwd);
+async function ok(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeout = 120_000,
+): Promise<string> {
+  const r = await run(command, args, cwd, timeout);
   if (r.code !== 0) {
     throw new Error(`${command} ${args.join(" ")} exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
   }
@@ -101,6 +106,9 @@ beforeAll(async () => {
     process.execPath,
     [join(root, "scripts/build.mjs"), "--outdir", join(staged, "dist")],
     root,
+    // The build (tsc, the bundle and the studio's Vite build) takes 40 s on a quiet 2-core
+    // machine, several times that when the machine is loaded.
+    240_000,
   );
   // --ignore-scripts: the staged copy has no scripts/ for `prepare` (the build above made dist/).
   await ok("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", stage], staged);
@@ -146,7 +154,7 @@ beforeAll(async () => {
       files: ["postgres.ts"],
     }),
   );
-}, 300_000);
+}, 480_000);
 
 let server: ChildProcess | undefined;
 afterAll(() => {
