@@ -148,6 +148,8 @@ export class PostgresStateStore implements StateStore {
    * the session and the locks with it, and the next writer takes the lease over at once.
    */
   #leaseClient: pg.PoolClient | null = null;
+  /** Removes the `error` and `end` listeners the lease session put on its client. */
+  #unlistenSession: (() => void) | null = null;
   /** Branch (`"<thread>\u0000<branch>"`) → the owner whose lease the session's lock holds. */
   readonly #held = new Map<string, string>();
   /** `"<thread>\u0000<branch>\u0000<owner>"` of leases whose session ended under them. */
@@ -800,10 +802,25 @@ export class PostgresStateStore implements StateStore {
   async #leaseSession(): Promise<pg.PoolClient> {
     if (this.#leaseClient) return this.#leaseClient;
     const client = await this.#pool.connect();
-    client.on("error", (e) => this.#endSession(client, e));
-    client.on("end", () => this.#endSession(client, new Error("the lease session ended")));
+    const onError = (e: Error) => this.#endSession(client, e);
+    const onEnd = () => this.#endSession(client, new Error("the lease session ended"));
+    client.on("error", onError);
+    client.on("end", onEnd);
+    // The pool hands the same client out again: its listeners go when it goes back.
+    this.#unlistenSession = () => {
+      if (typeof client.removeListener !== "function") return; // a structural pool's client
+      client.removeListener("error", onError);
+      client.removeListener("end", onEnd);
+    };
     this.#leaseClient = client;
     return client;
+  }
+
+  /** Take the lease session's listeners off its client (before it goes back to the pool). */
+  #unlisten(): void {
+    const unlisten = this.#unlistenSession;
+    this.#unlistenSession = null;
+    unlisten?.();
   }
 
   /** Give the lease session back to the pool when it holds no lease. */
@@ -811,6 +828,7 @@ export class PostgresStateStore implements StateStore {
     const client = this.#leaseClient;
     if (client && this.#held.size === 0) {
       this.#leaseClient = null;
+      this.#unlisten();
       client.release();
     }
   }
@@ -822,6 +840,7 @@ export class PostgresStateStore implements StateStore {
     for (const [k, owner] of lost) this.#lost.add(`${k}\u0000${owner}`);
     this.#held.clear();
     this.#leaseClient = null;
+    this.#unlisten();
     client.release(error instanceof Error ? error : new Error(String(error)));
     for (const [k, owner] of lost) {
       const [threadId, branchId] = k.split("\u0000") as [string, string];
@@ -950,6 +969,7 @@ export class PostgresStateStore implements StateStore {
       // Giving up the session's advisory locks (ending the session would too, a little later):
       // the lease rows are taken over at once.
       this.#leaseClient = null;
+      this.#unlisten();
       this.#held.clear();
       await client.query("SELECT pg_advisory_unlock_all()").catch(() => {});
       client.release(true);
