@@ -1,10 +1,13 @@
 /**
- * `PostgresStateStore.listBranches`: a thread's branches in one query of the branches table.
+ * `PostgresStateStore`'s branches: making one after an event (`createBranch`), and a thread's
+ * branches in one query of the branches table (`listBranches`).
  *
  * @module
  */
 import type pg from "pg";
+import { branchExists, newBranchId, unknownEvent } from "../../stores/internal.js";
 import type { BranchInfo } from "../../stores/types.js";
+import type { PgStore } from "./postgres-state-sql.js";
 
 interface Row {
   branch_id: string;
@@ -33,4 +36,40 @@ export async function listPostgresBranches(
     parent: r.parent_branch === null ? null : { branchId: r.parent_branch, seq: r.parent_seq ?? 0 },
     lastSeq: r.last_seq,
   }));
+}
+
+/** A new branch of `threadId` after the event `p` (parsed from `fromEventId`), named `newBranchIdArg` or a new id (retried on a clash). @throws UnknownEventError when the event is not in this thread; StateStoreError when the id is taken. */
+export async function createPostgresBranch(
+  c: PgStore,
+  threadId: string,
+  fromEventId: string,
+  p: { threadId: string; branchId: string; seq: number },
+  newBranchIdArg: string | undefined,
+): Promise<BranchInfo> {
+  const t = c.t;
+  for (let attempt = 0; ; attempt++) {
+    const id = newBranchIdArg ?? newBranchId();
+    const res = await c.pool.query(
+      `INSERT INTO ${t.branches} (thread_id, branch_id, parent_branch, parent_seq, last_seq)
+       SELECT $1::text, $2::text, $3::text, $4::int, $4::int
+       WHERE EXISTS (SELECT 1 FROM ${t.events} WHERE thread_id = $1 AND branch_id = $3 AND seq = $4)
+       ON CONFLICT DO NOTHING
+       RETURNING 1`,
+      [threadId, id, p.branchId, p.seq],
+    );
+    if (res.rowCount === 1) {
+      return {
+        threadId,
+        branchId: id,
+        parent: { branchId: p.branchId, seq: p.seq },
+        lastSeq: p.seq,
+      };
+    }
+    const exists = await c.pool.query(
+      `SELECT 1 FROM ${t.events} WHERE thread_id = $1 AND branch_id = $2 AND seq = $3`,
+      [threadId, p.branchId, p.seq],
+    );
+    if (exists.rowCount === 0) throw unknownEvent(threadId, fromEventId);
+    if (newBranchIdArg !== undefined || attempt >= 5) throw branchExists(threadId, id);
+  }
 }

@@ -1,10 +1,13 @@
 /**
- * `SqliteStateStore.listBranches`: a thread's branches in one query of the `branches` table.
+ * `SqliteStateStore`'s branches: making one after an event (`createBranch`), and a thread's
+ * branches in one query of the `branches` table (`listBranches`).
  *
  * @module
  */
 import type Database from "better-sqlite3";
+import { branchExists, newBranchId, unknownEvent } from "../../stores/internal.js";
 import type { BranchInfo } from "../../stores/types.js";
+import type { SqliteStatements } from "./sqlite-state-sql.js";
 
 /** The statement per database (prepared once; a closed database's goes with it). */
 const statements = new WeakMap<Database.Database, Database.Statement>();
@@ -35,4 +38,36 @@ export function listSqliteBranches(db: Database.Database, threadId: string): Bra
     parent: r.parent_branch === null ? null : { branchId: r.parent_branch, seq: r.parent_seq ?? 0 },
     lastSeq: r.last_seq,
   }));
+}
+
+/**
+ * A new branch of `threadId` after the event `p` (parsed from `fromEventId`; `null` when it
+ * did not parse), named `newBranchIdArg` or a new id.
+ * @throws UnknownEventError when the event is not in this thread; StateStoreError when the
+ *   branch id is taken.
+ */
+export function createSqliteBranch(
+  s: SqliteStatements,
+  threadId: string,
+  fromEventId: string,
+  p: { threadId: string; branchId: string; seq: number } | null,
+  newBranchIdArg: string | undefined,
+): BranchInfo {
+  if (!p || p.threadId !== threadId || !s.eventExists.get(threadId, p.branchId, p.seq)) {
+    throw unknownEvent(threadId, fromEventId);
+  }
+  let id = newBranchIdArg;
+  if (id === undefined) {
+    do id = newBranchId();
+    while (s.getBranch.get(threadId, id));
+  }
+  if (s.insertBranchIfNew.run(threadId, id, p.branchId, p.seq, p.seq).changes !== 1) {
+    throw branchExists(threadId, id);
+  }
+  return {
+    threadId,
+    branchId: id,
+    parent: { branchId: p.branchId, seq: p.seq },
+    lastSeq: p.seq,
+  };
 }

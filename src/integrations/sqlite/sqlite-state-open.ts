@@ -1,0 +1,87 @@
+/**
+ * The SQLite state store's options, and opening its file with them: the checks, the
+ * directory, the pragmas, the schema, and what to say about a SQLite error.
+ *
+ * @module
+ */
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { StateStoreError } from "../../errors/index.js";
+import { setUpSchema } from "./sqlite-state-schema.js";
+
+/** Options of `SqliteStateStore`. */
+export interface SqliteStateStoreOptions {
+  /** The database file, created when missing (with its directory); `":memory:"` for a private in-memory database. */
+  path: string;
+  /**
+   * How hard a commit waits for the disk. `"NORMAL"` (default): in WAL mode, an acknowledged
+   * append survives the process being killed (SIGKILL, crash), but the last commits may be lost
+   * if the machine loses power or the OS crashes. `"FULL"`: every commit is synced to disk
+   * before `append` resolves, and survives power loss too, at the cost of one fsync per append.
+   */
+  synchronous?: "NORMAL" | "FULL";
+  /** How long a write waits for another process's write lock before failing, in ms (default 5,000). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Open (or create) the database file `options` names, in WAL mode with its tables.
+ * @throws StateStoreError when the options are invalid, or the file cannot be opened or holds
+ *   an incompatible schema.
+ */
+export function openSqliteStateDb(options: SqliteStateStoreOptions): Database.Database {
+  if (!options || typeof options.path !== "string" || options.path === "") {
+    throw new StateStoreError("SqliteStateStore needs a { path } to a database file");
+  }
+  const sync = options.synchronous ?? "NORMAL";
+  if (sync !== "NORMAL" && sync !== "FULL") {
+    throw new StateStoreError(`synchronous must be "NORMAL" or "FULL", got ${String(sync)}`);
+  }
+  let db: Database.Database | undefined;
+  try {
+    if (options.path !== ":memory:") makeDirectory(options.path);
+    db = new Database(options.path);
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+    db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${sync}`);
+    setUpSchema(db, options.path);
+  } catch (e) {
+    db?.close();
+    if (e instanceof StateStoreError) throw e;
+    throw new StateStoreError(
+      `Cannot open the SQLite state store at ${options.path}: ${(e as Error).message}.${sqliteHint(e)}`,
+      { cause: e },
+    );
+  }
+  return db;
+}
+
+/** What to do about a SQLite error, by its code (`""` when there is nothing to add). */
+export function sqliteHint(e: unknown): string {
+  const code = String((e as { code?: unknown }).code ?? "");
+  if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB")
+    return " The file is damaged or not a SQLite database; restore it from a backup or use another path.";
+  if (code === "SQLITE_BUSY")
+    return " Another process held the write lock too long; retry or raise busyTimeoutMs.";
+  if (code.startsWith("SQLITE_READONLY"))
+    return " The file or its directory is read-only: reading works, writing does not; open the store on a file this process can write.";
+  if (code.startsWith("SQLITE_CANTOPEN"))
+    return " The path must name a file (not a directory) in a directory this process can write.";
+  return "";
+}
+
+/** Makes the directory of a database file; a part of it that is a file is named. */
+export function makeDirectory(path: string): void {
+  const dir = dirname(resolve(path));
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST" && code !== "ENOTDIR") throw e;
+    throw new StateStoreError(
+      `Cannot open the SQLite state store at ${path}: its directory ${dir} cannot be made because a part of that path is a file, not a directory`,
+      { cause: e },
+    );
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The SQLite state store's tables: their version, their DDL, and `setUpSchema`, which creates
+ * them in an empty file or checks (and brings up to date) the ones a file holds.
+ *
+ * @module
+ */
+import type Database from "better-sqlite3";
+import { StateStoreError } from "../../errors/index.js";
+
+/** Version of the tables this code reads and writes; kept in the `meta` table. */
+export const SQLITE_SCHEMA_VERSION = 1;
+
+/** What the `meta` table says the file is. */
+const FORMAT = "nodestep-state-store";
+
+const TABLES = ["meta", "branches", "events", "snapshots", "leases"];
+
+const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE branches (
+  thread_id TEXT NOT NULL,
+  branch_id TEXT NOT NULL,
+  parent_branch TEXT,
+  parent_seq INTEGER,
+  last_seq INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL DEFAULT 0,
+  bytes INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (thread_id, branch_id)
+);
+CREATE TABLE events (
+  thread_id TEXT NOT NULL,
+  branch_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  step INTEGER,
+  task_id TEXT,
+  node TEXT,
+  data TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, branch_id, seq)
+);
+CREATE TABLE snapshots (
+  thread_id TEXT NOT NULL,
+  branch_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, branch_id)
+);
+CREATE TABLE leases (
+  thread_id TEXT NOT NULL,
+  branch_id TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  host TEXT,
+  pid INTEGER,
+  started TEXT,
+  stop_by TEXT,
+  PRIMARY KEY (thread_id, branch_id)
+);
+`;
+
+/**
+ * Columns added to `leases` after version 1 was first released (added to older files on open):
+ * the holder's machine and process, and `stop_by` (the run that asked the holder to stop).
+ */
+const LEASE_HOLDER_COLUMNS = ["host TEXT", "pid INTEGER", "started TEXT", "stop_by TEXT"];
+
+/** Create the tables in an empty file, or check that the file holds this schema version. */
+export function setUpSchema(db: Database.Database, path: string): void {
+  db.transaction(() => {
+    const present = (
+      db
+        .prepare(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${TABLES.map(() => "?").join(", ")})`,
+        )
+        .all(...TABLES) as { name: string }[]
+    ).map((r) => r.name);
+    if (present.length === 0) {
+      db.exec(SCHEMA);
+      const put = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
+      put.run("format", FORMAT);
+      put.run("schema_version", String(SQLITE_SCHEMA_VERSION));
+      return;
+    }
+    if (!present.includes("meta")) {
+      throw new StateStoreError(
+        `${path} is not a nodestep state store: it has tables (${present.join(", ")}) but no meta table. Use another file.`,
+      );
+    }
+    const meta = new Map(
+      (db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[]).map(
+        (r) => [r.key, r.value],
+      ),
+    );
+    if (meta.get("format") !== FORMAT) {
+      throw new StateStoreError(
+        `${path} is not a nodestep state store (its meta table says format ${JSON.stringify(meta.get("format") ?? null)}). Use another file.`,
+      );
+    }
+    const version = meta.get("schema_version");
+    if (version !== String(SQLITE_SCHEMA_VERSION)) {
+      throw new StateStoreError(
+        `${path} was written with state store schema version ${version ?? "(none)"}; this nodestep reads version ${SQLITE_SCHEMA_VERSION}. Migrate the file to version ${SQLITE_SCHEMA_VERSION} (see docs/stores.md, "Schema versions"), or open it with the nodestep version that wrote it. Nothing was changed.`,
+      );
+    }
+    const missing = TABLES.filter((t) => !present.includes(t));
+    if (missing.length > 0) {
+      throw new StateStoreError(
+        `${path} is a damaged nodestep state store: table(s) ${missing.join(", ")} are missing. Restore it from a backup.`,
+      );
+    }
+    // Files written before leases recorded their holder get the columns (readers that do not
+    // know them ignore them).
+    const columns = new Set(
+      (db.prepare("SELECT name FROM pragma_table_info('leases')").all() as { name: string }[]).map(
+        (r) => r.name,
+      ),
+    );
+    for (const c of LEASE_HOLDER_COLUMNS) {
+      if (!columns.has(c.split(" ")[0]!)) db.exec(`ALTER TABLE leases ADD COLUMN ${c}`);
+    }
+  }).immediate();
+}

@@ -1,0 +1,177 @@
+/**
+ * The SQLite state store's statements (prepared once per database) and its row types, with
+ * their conversions to the store's `EventRow` and `BranchInfo`.
+ *
+ * @module
+ */
+import type Database from "better-sqlite3";
+import type { EventRow } from "../../stores/internal.js";
+import type { BranchInfo } from "../../stores/types.js";
+
+export interface BranchRow {
+  parent_branch: string | null;
+  parent_seq: number | null;
+  last_seq: number;
+}
+
+export interface LeaseRow {
+  owner: string;
+  expires_at: number;
+  host: string | null;
+  pid: number | null;
+  started: string | null;
+}
+
+export interface DbEventRow {
+  seq: number;
+  type: string;
+  run_id: string;
+  step: number | null;
+  task_id: string | null;
+  node: string | null;
+  data: string;
+  created_at: number;
+}
+
+const EVENT_COLUMNS = "seq, type, run_id, step, task_id, node, data, created_at";
+
+/** The store's prepared statements, by name. */
+export type SqliteStatements = Record<SqliteStatementName, Database.Statement>;
+
+/** The names of {@link SqliteStatements}. */
+type SqliteStatementName =
+  | "getBranch"
+  | "insertBranch"
+  | "insertBranchIfNew"
+  | "advanceBranch"
+  | "insertEvent"
+  | "readRange"
+  | "getEvent"
+  | "eventExists"
+  | "saveSnapshot"
+  | "loadSnapshot"
+  | "getLease"
+  | "takeLease"
+  | "putLease"
+  | "threadBranches"
+  | "deleteEvents"
+  | "deleteBranches"
+  | "deleteSnapshots"
+  | "listPage"
+  | "renewLease"
+  | "releaseLease"
+  | "requestStop"
+  | "stopRequested"
+  | "listBranches"
+  | "sizeBytes";
+
+/** Prepare the store's statements on `db`. */
+export function prepare(db: Database.Database): SqliteStatements {
+  return {
+    getBranch: db.prepare(
+      "SELECT parent_branch, parent_seq, last_seq FROM branches WHERE thread_id = ? AND branch_id = ?",
+    ),
+    insertBranch: db.prepare(
+      "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq, updated_at, bytes) VALUES (?, ?, NULL, NULL, ?, ?, ?)",
+    ),
+    insertBranchIfNew: db.prepare(
+      "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    ),
+    advanceBranch: db.prepare(
+      "UPDATE branches SET last_seq = ?, updated_at = ?, bytes = bytes + ? WHERE thread_id = ? AND branch_id = ? AND last_seq = ?",
+    ),
+    insertEvent: db.prepare(
+      `INSERT INTO events (thread_id, branch_id, ${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    readRange: db.prepare(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE thread_id = ? AND branch_id = ? AND seq > ? AND seq <= ? ORDER BY seq`,
+    ),
+    getEvent: db.prepare(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE thread_id = ? AND branch_id = ? AND seq = ?`,
+    ),
+    eventExists: db.prepare(
+      "SELECT 1 AS x FROM events WHERE thread_id = ? AND branch_id = ? AND seq = ?",
+    ),
+    saveSnapshot: db.prepare(
+      `INSERT INTO snapshots (thread_id, branch_id, seq, data, bytes)
+       SELECT ?, ?, ?, ?, ? FROM branches WHERE thread_id = ? AND branch_id = ? AND last_seq >= ?
+       ON CONFLICT (thread_id, branch_id) DO UPDATE SET seq = excluded.seq, data = excluded.data, bytes = excluded.bytes`,
+    ),
+    loadSnapshot: db.prepare(
+      "SELECT seq, data FROM snapshots WHERE thread_id = ? AND branch_id = ?",
+    ),
+    getLease: db.prepare(
+      "SELECT owner, expires_at, host, pid, started FROM leases WHERE thread_id = ? AND branch_id = ?",
+    ),
+    takeLease: db.prepare(
+      `INSERT INTO leases (thread_id, branch_id, owner, expires_at, host, pid, started) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (thread_id, branch_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
+         host = excluded.host, pid = excluded.pid, started = excluded.started,
+         stop_by = CASE WHEN leases.owner = excluded.owner THEN leases.stop_by ELSE NULL END
+       WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`,
+    ),
+    putLease: db.prepare(
+      `INSERT INTO leases (thread_id, branch_id, owner, expires_at, host, pid, started) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (thread_id, branch_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
+         host = excluded.host, pid = excluded.pid, started = excluded.started,
+         stop_by = CASE WHEN leases.owner = excluded.owner THEN leases.stop_by ELSE NULL END`,
+    ),
+    threadBranches: db.prepare(
+      "SELECT thread_id, branch_id FROM branches WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?) ORDER BY thread_id, rowid",
+    ),
+    deleteEvents: db.prepare(
+      "DELETE FROM events WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?)",
+    ),
+    deleteBranches: db.prepare(
+      "DELETE FROM branches WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?)",
+    ),
+    deleteSnapshots: db.prepare(
+      "DELETE FROM snapshots WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?)",
+    ),
+    listPage: db.prepare(
+      `SELECT thread_id, max(updated_at) AS updated_at FROM branches GROUP BY thread_id
+       ORDER BY updated_at DESC, thread_id LIMIT ? OFFSET ?`,
+    ),
+    renewLease: db.prepare(
+      "UPDATE leases SET expires_at = ? WHERE thread_id = ? AND branch_id = ? AND owner = ?",
+    ),
+    releaseLease: db.prepare(
+      "DELETE FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?",
+    ),
+    requestStop: db.prepare(
+      "UPDATE leases SET stop_by = ? WHERE thread_id = ? AND branch_id = ? AND expires_at > ? RETURNING owner",
+    ),
+    stopRequested: db.prepare(
+      "SELECT stop_by FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?",
+    ),
+    listBranches: db.prepare(
+      "SELECT thread_id, branch_id, updated_at FROM branches ORDER BY rowid",
+    ),
+    sizeBytes: db.prepare(
+      "SELECT (SELECT coalesce(sum(bytes), 0) FROM branches) + (SELECT coalesce(sum(bytes), 0) FROM snapshots) AS n",
+    ),
+  };
+}
+
+export function toBranchInfo(threadId: string, branchId: string, row: BranchRow): BranchInfo {
+  return {
+    threadId,
+    branchId,
+    parent:
+      row.parent_branch === null ? null : { branchId: row.parent_branch, seq: row.parent_seq ?? 0 },
+    lastSeq: row.last_seq,
+  };
+}
+
+export function toEventRow(r: DbEventRow): EventRow {
+  return {
+    seq: r.seq,
+    type: r.type,
+    runId: r.run_id,
+    step: r.step,
+    taskId: r.task_id,
+    node: r.node,
+    data: r.data,
+    createdAt: r.created_at,
+  };
+}
