@@ -319,8 +319,9 @@ export class SqliteStateStore implements StateStore {
           const { segments, from, to } = planRead(chain, afterSeq, uptoSeq);
           const out: StoredEvent[] = [];
           for (const seg of segments) {
-            for (const row of s.readRange.iterate(threadId, seg.branchId, seg.after, seg.upto)) {
-              out.push(decodeEvent(threadId, seg.branchId, toEventRow(row as DbEventRow)));
+            const rows = s.readRange.raw(true).all(threadId, seg.branchId, seg.after, seg.upto);
+            for (const row of rows as RawEventRow[]) {
+              out.push(decodeEvent(threadId, seg.branchId, fromRawRow(row)));
             }
           }
           checkContiguous(threadId, branchId, out, from, to);
@@ -947,6 +948,31 @@ function toBranchInfo(threadId: string, branchId: string, row: BranchRow): Branc
     parent:
       row.parent_branch === null ? null : { branchId: row.parent_branch, seq: row.parent_seq ?? 0 },
     lastSeq: row.last_seq,
+  };
+}
+
+/** A row of `readRange` in raw mode: the columns of EVENT_COLUMNS, in order (fewer objects than named rows). */
+type RawEventRow = [
+  number,
+  string,
+  string,
+  number | null,
+  string | null,
+  string | null,
+  string,
+  number,
+];
+
+function fromRawRow(r: RawEventRow): EventRow {
+  return {
+    seq: r[0],
+    type: r[1],
+    runId: r[2],
+    step: r[3],
+    taskId: r[4],
+    node: r[5],
+    data: r[6],
+    createdAt: r[7],
   };
 }
 
