@@ -91,12 +91,14 @@ export async function loadPosition(
  * A run that ended its branch at least this many events past the branch's snapshot writes a
  * new one (see {@link snapshotAfterRun}), so that a new process loading a long thread reads
  * the snapshot and at most about this many events (plus the last run's), however many runs
- * wrote them. The price: a run that crosses it encodes and writes the whole position (about
- * once per this many events). 128 keeps a cold load's tail fold small next to parsing the
- * snapshot (issue 20: a 10,000-event thread's tail is then about 70 events, not 255 as with
- * 512), for about a tenth more CPU in writing that thread (docs/performance.md).
+ * wrote them. A snapshot repeats what the events already hold (a chat thread's messages), so
+ * it is kept only for long threads: a thread shorter than this (a ReAct run of up to about
+ * 2,000 turns) holds no snapshot, and its stored bytes stay the events' (issue 8: ≤ 1.5× the
+ * final messages' JSON); a longer one holds one snapshot (one per branch, replaced). The tail
+ * a cold load folds is then up to this many events, folded fast (`foldEvents`: stored events
+ * decoded without re-validation, the messages' id index built once per fold).
  */
-export const SNAPSHOT_AFTER_RUN_EVENTS = 128;
+export const SNAPSHOT_AFTER_RUN_EVENTS = 4096;
 
 /**
  * After a run that completed: when the branch grew {@link SNAPSHOT_AFTER_RUN_EVENTS} events or

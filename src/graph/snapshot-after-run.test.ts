@@ -54,14 +54,14 @@ const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
 describe("snapshots kept by runs", () => {
   it("keeps none before the branch grew SNAPSHOT_AFTER_RUN_EVENTS events, then one that the events fold to", async () => {
-    expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(128);
+    expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(4096);
     const store = new MemoryStateStore();
     const g = loop(store);
-    await g.invoke({ limit: 100 }, { threadId: "t" });
+    await g.invoke({ limit: 4000 }, { threadId: "t" });
     const after1 = (await store.getBranch("t", "main"))!.lastSeq;
     expect(after1).toBeLessThan(SNAPSHOT_AFTER_RUN_EVENTS);
     expect(await store.loadSnapshot("t", "main")).toBe(null);
-    await g.invoke({ limit: 200 }, { threadId: "t" });
+    await g.invoke({ limit: 4200 }, { threadId: "t" });
     const last = (await store.getBranch("t", "main"))!.lastSeq;
     expect(last).toBeGreaterThanOrEqual(SNAPSHOT_AFTER_RUN_EVENTS);
     const snap = await store.loadSnapshot("t", "main");
@@ -70,15 +70,15 @@ describe("snapshots kept by runs", () => {
     const { definition, ...kept } = snap!.data as Record<string, unknown>;
     expect(typeof definition).toBe("string");
     expect(json(kept)).toEqual(json(folded.position));
-    expect((kept as { state: S }).state.count).toBe(200);
+    expect((kept as { state: S }).state.count).toBe(4200);
   });
 
   it("lets a new process read the snapshot and the tail only, with the same state", async () => {
     const path = join(dir, "t.db");
     const writer = new SqliteStateStore({ path });
     const g = loop(writer);
-    await g.invoke({ limit: 550 }, { threadId: "t" });
-    await g.invoke({ limit: 600 }, { threadId: "t" });
+    await g.invoke({ limit: 4200 }, { threadId: "t" });
+    await g.invoke({ limit: 4250 }, { threadId: "t" });
     const warm = await g.getState("t");
     await writer.close();
     const reader = new SqliteStateStore({ path });
@@ -99,7 +99,7 @@ describe("snapshots kept by runs", () => {
     const cold = await loop(counting).getState("t");
     expect(cold.state).toEqual(warm.state);
     expect(cold.lastEventId).toBe(warm.lastEventId);
-    // The snapshot was kept at the end of the first run (550 supersteps): the second run's
+    // The snapshot was kept at the end of the first run (4,200 supersteps): the second run's
     // 52 events (run_started, 50 supersteps, run_finished) are the tail.
     expect(read.map((e) => e.type)).toEqual([
       "run_started",
@@ -112,7 +112,7 @@ describe("snapshots kept by runs", () => {
   it("keeps none for a position that holds a large binary part (a cold load keeps one that refers to it)", async () => {
     const store = new MemoryStateStore();
     const image = { type: "image", data: "A".repeat(2_000), mediaType: "image/png" };
-    await loop(store, image).invoke({ limit: 600 }, { threadId: "t" });
+    await loop(store, image).invoke({ limit: 4200 }, { threadId: "t" });
     expect(await store.loadSnapshot("t", "main")).toBe(null);
   });
 });

@@ -18,7 +18,7 @@ import { type ChildSnapshot, childStates } from "./child-states.js";
 import type { CompiledFlow } from "./compile.js";
 import { loadPosition } from "./journal.js";
 import { checkReadOptions } from "./run-options.js";
-import { type PositionCache, positionsOf } from "./run-setup.js";
+import { type PositionCache, positionsOf, rememberPosition } from "./run-setup.js";
 import { emptyPosition, foldEvents, statusOn, type ThreadPosition } from "./thread-state.js";
 
 /** What the thread operations read of a graph. */
@@ -98,16 +98,21 @@ export async function getThreadState<S>(
         branchId,
       });
     }
-    position = (
-      await loadPosition(
-        store,
-        graph.state,
-        threadId,
-        branchId,
-        positionsOf(positions, store),
-        false,
-      )
-    ).position;
+    // A read keeps what it folded in the process's cache (it writes nothing to the store): a
+    // second read, or a run, of the same branch in this process folds nothing while the
+    // branch's last seq is the one folded to (another process's write moves it on).
+    const loaded = await loadPosition(
+      store,
+      graph.state,
+      threadId,
+      branchId,
+      positionsOf(positions, store),
+      false,
+    );
+    if (loaded.position.lastSeq > 0) {
+      rememberPosition(positions, store, threadId, branchId, loaded);
+    }
+    position = loaded.position;
   }
   const snapshot = snapshotOf<S>(position);
   snapshot.status = statusOn(position, branchId);

@@ -121,15 +121,15 @@ export function addMessagesOwned(
   const raw = (Array.isArray(update) ? update : [update]) as ReadonlyArray<Message | RemoveMessage>;
   // An update that is the list itself is read from a copy (the loop appends to the list).
   const items = raw === result ? raw.slice() : raw;
+  // (No closure per call: a cold load calls this once per event it folds, mostly before the
+  // JIT has compiled it. The id index is built at the first lookup of the fold and kept.)
   let index: Map<string, number> | null = indexes.get(result) ?? null;
-  const indexOf = (id: string): number | undefined => {
-    if (!index) index = buildIndex(result);
-    return index.get(id);
-  };
   try {
-    for (const item of items) {
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       if (item.type === "remove") {
-        const at = indexOf(item.id);
+        index ??= buildIndex(result);
+        const at = index.get(item.id);
         if (at === undefined) {
           throw new ValueError(
             `RemoveMessage: no message with id "${item.id}" in the conversation`,
@@ -139,13 +139,19 @@ export function addMessagesOwned(
         index = null;
         continue;
       }
-      const message = item.id === null ? { ...item, id: newMessageId() } : item;
-      const at = item.id === null ? undefined : indexOf(item.id);
-      if (at === undefined) {
+      if (item.id === null) {
+        const message = { ...item, id: newMessageId() };
         result.push(message);
-        index?.set(message.id as string, result.length - 1);
+        index?.set(message.id, result.length - 1);
+        continue;
+      }
+      index ??= buildIndex(result);
+      const at = index.get(item.id);
+      if (at === undefined) {
+        result.push(item);
+        index.set(item.id, result.length - 1);
       } else {
-        result[at] = message;
+        result[at] = item;
       }
     }
   } finally {

@@ -277,7 +277,7 @@ export function decodeUpdate(
           `the update's field "${field}" repeats ${target(path, field).join(".")}, which is not in it`,
         );
       }
-      ordered[field] = structuredClone(found);
+      ordered[field] = typeof found === "object" && found !== null ? structuredClone(found) : found;
     }
   }
   for (const field in same) {

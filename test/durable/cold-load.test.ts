@@ -5,11 +5,13 @@
  * store is the truth: a snapshot only saves work); and reading a thread writes nothing.
  */
 import { expect, it } from "vitest";
+import { z } from "zod";
 import { buildReactAgent } from "../../src/agents/index.js";
 import type { Chat, ChatResponseInit } from "../../src/chat/types.js";
 import { SNAPSHOT_AFTER_EVENTS, SNAPSHOT_AFTER_RUN_EVENTS } from "../../src/graph/load-position.js";
 import { HumanMessage } from "../../src/index.js";
 import type { Snapshot, StateStore, StoredEvent } from "../../src/stores/types.js";
+import { tool } from "../../src/tools/index.js";
 import { describeStores } from "./stores.js";
 
 /** Answers "answer N" to the N-th call. */
@@ -89,17 +91,68 @@ async function converse(store: StateStore, turns: number): Promise<void> {
   }
 }
 
+/** Tool calls of the first run of {@link converseWithTools}. */
+const TOOL_TURNS = 2047;
+
+const lookup = tool(({ q }) => `found ${q}`, {
+  name: "lookup",
+  description: "Look up an item by name.",
+  input: z.object({ q: z.string() }),
+  output: z.string(),
+});
+
+/**
+ * One run that calls `lookup` TOOL_TURNS times and answers "answer 1", then `turns` runs of
+ * one question each (answers "answer 2", "answer 3", …).
+ */
+async function converseWithTools(store: StateStore, turns: number): Promise<void> {
+  let n = 0;
+  const script: Chat = {
+    model: "tools",
+    async complete(): Promise<ChatResponseInit> {
+      n += 1;
+      if (n <= TOOL_TURNS) {
+        return { toolCalls: [{ id: `call_${n}`, name: "lookup", arguments: { q: `item ${n}` } }] };
+      }
+      return { content: `answer ${n - TOOL_TURNS}`, toolCalls: [] };
+    },
+    stream() {
+      throw new Error("not used");
+    },
+  };
+  const agent = buildReactAgent(script, {
+    tools: [lookup],
+    stateStore: store,
+    maxSteps: 2 * TOOL_TURNS + 10,
+    maxToolCalls: TOOL_TURNS + 10,
+  });
+  await agent.invoke(
+    { messages: [HumanMessage({ content: "Look up every item." })] },
+    { threadId: "c" },
+  );
+  for (let t = 1; t <= turns; t++) {
+    await agent.invoke(
+      { messages: [HumanMessage({ content: `question ${t}` })] },
+      { threadId: "c" },
+    );
+  }
+}
+
 describeStores("cold load", (fx) => {
   it("through the runs' snapshot plus the tail gives exactly what a fold of every event gives", async () => {
     const store = await fx.open();
-    // Past one snapshot kept by a run, and a tail of 20 turns after it.
-    const turns = Math.ceil(SNAPSHOT_AFTER_RUN_EVENTS / EVENTS_PER_TURN) + 20;
-    await converse(store, turns);
+    // Past one snapshot kept by a run: a first run of TOOL_TURNS tool calls (2 supersteps
+    // each, 2 × 2,047 + 3 = 4,097 events: SNAPSHOT_AFTER_RUN_EVENTS or more), then a tail of
+    // 20 turns after it (3 events each).
+    expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(4096);
+    const firstRun = 2 * TOOL_TURNS + 3;
+    expect(firstRun).toBeGreaterThanOrEqual(SNAPSHOT_AFTER_RUN_EVENTS);
+    const turns = 20;
+    await converseWithTools(store, turns);
     const last = (await store.getBranch("c", "main"))!.lastSeq;
-    expect(last).toBe(turns * EVENTS_PER_TURN);
+    expect(last).toBe(firstRun + turns * EVENTS_PER_TURN);
     const kept = (await store.loadSnapshot("c", "main"))!.seq;
-    const snapshotTurns = Math.ceil(SNAPSHOT_AFTER_RUN_EVENTS / EVENTS_PER_TURN);
-    expect(kept).toBe(snapshotTurns * EVENTS_PER_TURN);
+    expect(kept).toBe(firstRun);
 
     const { store: cold, calls } = recorded(await fx.reopen(store));
     const viaSnapshot = await buildReactAgent(chat(), { tools: [], stateStore: cold }).getState(
@@ -116,11 +169,11 @@ describeStores("cold load", (fx) => {
     expect(viaSnapshot).toEqual(replay);
     // Key for key, in the same order.
     expect(JSON.stringify(viaSnapshot)).toBe(JSON.stringify(replay));
-    expect(viaSnapshot.state.messages).toHaveLength(2 * turns);
+    expect(viaSnapshot.state.messages).toHaveLength(2 * TOOL_TURNS + 2 + 2 * turns);
     expect(viaSnapshot.state.messages.at(-1)).toEqual({
       type: "ai",
       id: viaSnapshot.state.messages.at(-1)!.id,
-      content: `answer ${turns}`,
+      content: `answer ${turns + 1}`,
       refusal: null,
       toolCalls: [],
       reasoning: [],
@@ -132,7 +185,8 @@ describeStores("cold load", (fx) => {
       [],
       `c/main/${last}`,
     ]);
-  });
+    // (About 4,200 appends write the thread: past the default timeout on a loaded PostgreSQL.)
+  }, 180_000);
 
   it("a read writes nothing, even when it folds a long tail", async () => {
     const store = await fx.open();
@@ -153,9 +207,11 @@ describeStores("cold load", (fx) => {
     expect(await store.loadSnapshot("c", "main")).toBeNull();
     expect((await store.getBranch("c", "main"))!.lastSeq).toBe(turns * EVENTS_PER_TURN);
 
-    // A run's load of the same thread keeps a snapshot of what it folded.
+    // A run's cold load of the same thread (a new graph: this one's read is in its cache)
+    // keeps a snapshot of what it folded.
     const before = calls.methods.length;
-    await agent.invoke({ messages: [HumanMessage({ content: "one more" })] }, { threadId: "c" });
+    const runner = buildReactAgent(chat(), { tools: [], stateStore: cold });
+    await runner.invoke({ messages: [HumanMessage({ content: "one more" })] }, { threadId: "c" });
     expect(calls.methods.slice(before)).toContain("saveSnapshot");
     expect((await store.loadSnapshot("c", "main"))!.seq).toBe(turns * EVENTS_PER_TURN);
   });

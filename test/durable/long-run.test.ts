@@ -71,11 +71,11 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
   expect(size(runs[TURNS - 1]!) - size(runs[9]!)).toBeGreaterThanOrEqual(0);
 
   // A graph that keeps the thread's position in memory writes a snapshot only when a run ends
-  // its branch SNAPSHOT_AFTER_RUN_EVENTS (128) events past the last one: at the end of every
-  // 43rd turn (3 events a turn: seq 129, 258, … 5,934). A cold load (a new graph, as in a new
-  // process) reads the last one and folds the tail (66 events), and writes nothing.
-  expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(128);
-  const byRuns = Array.from({ length: 46 }, (_, i) => 129 * (i + 1));
+  // its branch SNAPSHOT_AFTER_RUN_EVENTS (4,096) events past the last one: at the end of turn
+  // 1,366 (3 events a turn: seq 4,098), once in 6,000 events. A cold load (a new graph, as in a
+  // new process) reads it and folds the tail (1,902 events), and writes nothing.
+  expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(4096);
+  const byRuns = [4098];
   expect(store.snapshots.map((s) => s.seq)).toEqual(byRuns);
   const cold = buildReactAgent(echo, { tools: [], stateStore: store });
   expect((await cold.getState("long")).state.messages).toHaveLength(2 * TURNS);

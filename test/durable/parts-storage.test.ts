@@ -155,7 +155,10 @@ describeStores("images in a durable plain-object conversation", (fx) => {
             ]
           : `turn ${t}`;
       if (t % EVERY === 0) images.push(image(t, SIZE));
-      const before = t === 0 ? [] : ((await graph.getState("p1")).state.messages as Message[]);
+      // (Read by another graph: the running graph's own read would fill its position cache, and
+      // its next run's load would fold nothing and keep no snapshot.)
+      const before =
+        t === 0 ? [] : ((await plainChat(store, []).getState("p1")).state.messages as Message[]);
       const result = await graph.invoke(
         { messages: [...before, HumanMessage({ content })] },
         { threadId: "p1" },
@@ -179,7 +182,7 @@ describeStores("images in a durable plain-object conversation", (fx) => {
       { type: "text", text: "turn 10: look" },
       { type: "image", data: images[1], mediaType: "image/png" },
     ]);
-    // The snapshot that cold load wrote refers to the events holding the images.
+    // The snapshot a run's load wrote refers to the events holding the images.
     const snapshot = await store.loadSnapshot("p1", "main");
     expect(snapshot).not.toBeNull();
     const kept = JSON.stringify(snapshot!.data);

@@ -19,6 +19,8 @@ import type { StoredEvent, ThreadInfo } from "../../stores/types.js";
 import {
   type BranchRow,
   type DbEventRow,
+  fromRawRow,
+  type RawEventRow,
   type SqliteStatements,
   toEventRow,
 } from "./sqlite-state-sql.js";
@@ -44,8 +46,9 @@ export function readTransaction(
         const { segments, from, to } = planRead(chain, afterSeq, uptoSeq);
         const out: StoredEvent[] = [];
         for (const seg of segments) {
-          for (const row of s.readRange.iterate(threadId, seg.branchId, seg.after, seg.upto)) {
-            out.push(decodeEvent(threadId, seg.branchId, toEventRow(row as DbEventRow)));
+          const rows = s.readRange.raw(true).all(threadId, seg.branchId, seg.after, seg.upto);
+          for (const row of rows as RawEventRow[]) {
+            out.push(decodeEvent(threadId, seg.branchId, fromRawRow(row)));
           }
         }
         checkContiguous(threadId, branchId, out, from, to);

@@ -163,6 +163,32 @@ export function toBranchInfo(threadId: string, branchId: string, row: BranchRow)
   };
 }
 
+/** A row of `readRange` in raw mode: the columns of EVENT_COLUMNS, in order (fewer objects than named rows). */
+export type RawEventRow = [
+  number,
+  string,
+  string,
+  number | null,
+  string | null,
+  string | null,
+  string,
+  number,
+];
+
+/** The {@link EventRow} of a raw `readRange` row. */
+export function fromRawRow(r: RawEventRow): EventRow {
+  return {
+    seq: r[0],
+    type: r[1],
+    runId: r[2],
+    step: r[3],
+    taskId: r[4],
+    node: r[5],
+    data: r[6],
+    createdAt: r[7],
+  };
+}
+
 export function toEventRow(r: DbEventRow): EventRow {
   return {
     seq: r.seq,
