@@ -27,7 +27,7 @@ import {
   runRewriteHistory,
 } from "../middleware/history-hooks.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
-import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
+import type { Middleware, MiddlewareCall, ModelMiddlewareContext } from "../middleware/types.js";
 import { markStreamed, runWrapModelCall } from "../middleware/wrap-hooks.js";
 import { checkZodType, zod } from "../zod-runtime.js";
 import { checkHistory, repairHistory as repairCopy } from "./history.js";
@@ -120,7 +120,10 @@ export interface ModelNodeOptions<O extends z.ZodType | null = null> {
  * The response's `raw` field is not stored. When the response reports token usage, the
  * message's `responseMetadata.model` records the model it is billed for (the response's
  * `model`, else `chat.model`), unless the metadata names one already; the usage totals
- * (`UsageLedger`) price the message by it. With a plain-object state (no `defineState`) the
+ * (`UsageLedger`) price the message by it. Model calls the middleware made itself and
+ * recorded (`ctx.recordCall`, such as `SummarizationMiddleware`'s summary call) are stored
+ * in `responseMetadata.middlewareCalls` (`[{ middleware, model, usage }]`), so the usage
+ * totals and run metrics count them. With a plain-object state (no `defineState`) the
  * declaration checks are skipped and the whole new message list is written.
  *
  * @param name - node name.
@@ -195,7 +198,13 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     checkStateFields("modelNode", ctx, messagesField, written);
     const stored = readMessages("modelNode", ctx, state, messagesField);
     const middleware = ctx.middleware as readonly Middleware[];
-    const mctx: ModelMiddlewareContext = { model: chat.model, node: ctx, state };
+    const calls: MiddlewareCall[] = [];
+    const mctx: ModelMiddlewareContext = {
+      model: chat.model,
+      node: ctx,
+      state,
+      recordCall: (call) => calls.push(storedCall(call)),
+    };
     const rewritten = hasRewriteHistory(middleware)
       ? await runRewriteHistory(middleware, stored, mctx)
       : null;
@@ -264,7 +273,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       reasoning: response.reasoning,
       finishReason: response.finishReason,
       usage: response.usage,
-      responseMetadata: withBilledModel(response, chat.model),
+      responseMetadata: withMiddlewareCalls(withBilledModel(response, chat.model), calls),
     });
     const answered = toolCalls.length === 0 && response.refusal === null;
     const update: Record<string, unknown> = {
@@ -300,6 +309,30 @@ function withBilledModel(response: ChatResponse, chatModel: string): JsonObject 
   const counted = [u.inputTokens, u.outputTokens, u.totalTokens].some((n) => typeof n === "number");
   if (!counted || (meta !== null && "model" in meta)) return meta;
   return { ...(meta ?? {}), model: response.model ?? chatModel };
+}
+
+/** A recorded middleware call as it is stored: its numeric usage fields only (no `raw`). */
+function storedCall(call: MiddlewareCall): MiddlewareCall {
+  const usage: Record<string, number> = {};
+  for (const k of USAGE_KEYS) {
+    const n = (call.usage as Record<string, unknown> | undefined)?.[k];
+    if (typeof n === "number" && Number.isFinite(n)) usage[k] = n;
+  }
+  return { middleware: String(call.middleware), model: String(call.model), usage };
+}
+
+const USAGE_KEYS = [
+  "inputTokens",
+  "outputTokens",
+  "totalTokens",
+  "cachedInputTokens",
+  "reasoningTokens",
+] as const;
+
+/** The answer's metadata with the middleware's own model calls of the step, when there were some. */
+function withMiddlewareCalls(meta: JsonObject | null, calls: MiddlewareCall[]): JsonObject | null {
+  if (calls.length === 0) return meta;
+  return { ...(meta ?? {}), middlewareCalls: calls as unknown as JsonObject[] };
 }
 
 /** The JSON schema of an output schema, without `$schema`. */
