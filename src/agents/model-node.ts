@@ -26,6 +26,7 @@ import {
   historyChange,
   runRewriteHistory,
 } from "../middleware/history-hooks.js";
+import { storedCall, withMiddlewareCalls } from "../middleware/middleware-calls.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, MiddlewareCall, ModelMiddlewareContext } from "../middleware/types.js";
 import { markStreamed, runWrapModelCall } from "../middleware/wrap-hooks.js";
@@ -309,30 +310,6 @@ function withBilledModel(response: ChatResponse, chatModel: string): JsonObject 
   const counted = [u.inputTokens, u.outputTokens, u.totalTokens].some((n) => typeof n === "number");
   if (!counted || (meta !== null && "model" in meta)) return meta;
   return { ...(meta ?? {}), model: response.model ?? chatModel };
-}
-
-/** A recorded middleware call as it is stored: its numeric usage fields only (no `raw`). */
-function storedCall(call: MiddlewareCall): MiddlewareCall {
-  const usage: Record<string, number> = {};
-  for (const k of USAGE_KEYS) {
-    const n = (call.usage as Record<string, unknown> | undefined)?.[k];
-    if (typeof n === "number" && Number.isFinite(n)) usage[k] = n;
-  }
-  return { middleware: String(call.middleware), model: String(call.model), usage };
-}
-
-const USAGE_KEYS = [
-  "inputTokens",
-  "outputTokens",
-  "totalTokens",
-  "cachedInputTokens",
-  "reasoningTokens",
-] as const;
-
-/** The answer's metadata with the middleware's own model calls of the step, when there were some. */
-function withMiddlewareCalls(meta: JsonObject | null, calls: MiddlewareCall[]): JsonObject | null {
-  if (calls.length === 0) return meta;
-  return { ...(meta ?? {}), middlewareCalls: calls as unknown as JsonObject[] };
 }
 
 /** The JSON schema of an output schema, without `$schema`. */
