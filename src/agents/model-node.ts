@@ -26,8 +26,9 @@ import {
   historyChange,
   runRewriteHistory,
 } from "../middleware/history-hooks.js";
+import { storedCall, withMiddlewareCalls } from "../middleware/middleware-calls.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
-import type { Middleware, ModelMiddlewareContext } from "../middleware/types.js";
+import type { Middleware, MiddlewareCall, ModelMiddlewareContext } from "../middleware/types.js";
 import { markStreamed, runWrapModelCall } from "../middleware/wrap-hooks.js";
 import { checkZodType, zod } from "../zod-runtime.js";
 import { checkHistory, repairHistory as repairCopy } from "./history.js";
@@ -120,7 +121,10 @@ export interface ModelNodeOptions<O extends z.ZodType | null = null> {
  * The response's `raw` field is not stored. When the response reports token usage, the
  * message's `responseMetadata.model` records the model it is billed for (the response's
  * `model`, else `chat.model`), unless the metadata names one already; the usage totals
- * (`UsageLedger`) price the message by it. With a plain-object state (no `defineState`) the
+ * (`UsageLedger`) price the message by it. Model calls the middleware made itself and
+ * recorded (`ctx.recordCall`, such as `SummarizationMiddleware`'s summary call) are stored
+ * in `responseMetadata.middlewareCalls` (`[{ middleware, model, usage }]`), so the usage
+ * totals and run metrics count them. With a plain-object state (no `defineState`) the
  * declaration checks are skipped and the whole new message list is written.
  *
  * @param name - node name.
@@ -195,7 +199,13 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     checkStateFields("modelNode", ctx, messagesField, written);
     const stored = readMessages("modelNode", ctx, state, messagesField);
     const middleware = ctx.middleware as readonly Middleware[];
-    const mctx: ModelMiddlewareContext = { model: chat.model, node: ctx, state };
+    const calls: MiddlewareCall[] = [];
+    const mctx: ModelMiddlewareContext = {
+      model: chat.model,
+      node: ctx,
+      state,
+      recordCall: (call) => calls.push(storedCall(call)),
+    };
     const rewritten = hasRewriteHistory(middleware)
       ? await runRewriteHistory(middleware, stored, mctx)
       : null;
@@ -264,7 +274,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       reasoning: response.reasoning,
       finishReason: response.finishReason,
       usage: response.usage,
-      responseMetadata: withBilledModel(response, chat.model),
+      responseMetadata: withMiddlewareCalls(withBilledModel(response, chat.model), calls),
     });
     const answered = toolCalls.length === 0 && response.refusal === null;
     const update: Record<string, unknown> = {

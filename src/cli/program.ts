@@ -193,7 +193,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     modelOption,
     reloadGraph,
   });
-  addWorkerCommand(program, { io, out, err, withGraph, graphTarget, storeOption, modelOption });
+  addWorkerCommand(program, {
+    io,
+    out,
+    err,
+    withGraph,
+    graphTarget,
+    storeOption,
+    modelOption,
+    reloadGraph,
+  });
   addMemoryCommands(program, { out, storeSpec, storeOption });
 
   try {

@@ -6,7 +6,7 @@
  */
 import { type Command, Option } from "commander";
 import type { RedisOptions } from "ioredis";
-import { type LoadedGraph, RunFailed, UsageError } from "./load.js";
+import { type LoadedGraph, type OpenStore, RunFailed, UsageError } from "./load.js";
 
 /** What `worker` needs from the CLI around it. */
 export interface WorkerCommandHost {
@@ -25,11 +25,20 @@ export interface WorkerCommandHost {
   graphTarget: (given: string | undefined) => string;
   storeOption: () => Option;
   modelOption: () => Option;
+  /** Load the target again on `store` with the chat model `model` (`--models`), as `serve` does. */
+  reloadGraph: (
+    target: string,
+    o: { store?: string; model?: string },
+    store: OpenStore,
+    version: number,
+    model?: string,
+  ) => Promise<LoadedGraph>;
 }
 
 interface WorkerOpts {
   store?: string;
   model?: string;
+  models?: string;
   redis?: string;
   queuePrefix?: string;
   /** The old name of `--queue-prefix` (hidden). */
@@ -82,7 +91,7 @@ export function intOption(value: string, flag: string, min: number): number {
 
 /** Add `worker` to the program. */
 export function addWorkerCommand(program: Command, host: WorkerCommandHost): void {
-  const { io, out, withGraph, graphTarget, storeOption, modelOption } = host;
+  const { io, out, withGraph, graphTarget, storeOption, modelOption, reloadGraph } = host;
   program
     .command("worker")
     .description("run the runs that nodestep serve --queue puts on BullMQ (docs/workers.md)")
@@ -110,6 +119,10 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
     )
     .addOption(storeOption())
     .addOption(modelOption())
+    .option(
+      "--models <specs>",
+      "the other chat models runs may ask for, the servers' (serve --models): comma-separated provider:model",
+    )
     .action(async (target: string | undefined, o: WorkerOpts) => {
       const url = o.redis ?? io.env.NODESTEP_REDIS;
       if (!url)
@@ -128,14 +141,32 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
       const stalledIntervalMs = intOption(o.stalledMs, "--stalled-ms", 100);
       const drainMs = intOption(o.drainMs, "--drain-ms", 0);
       const maxStalledCount = intOption(o.maxStalled, "--max-stalled", 0);
-      await withGraph(graphTarget(target), o, async (loaded) => {
+      const t = graphTarget(target);
+      const currentModel = o.model ?? io.env.NODESTEP_MODEL ?? null;
+      const extraModels = (o.models ?? "")
+        .split(",")
+        .map((m) => m.trim())
+        .filter((m) => m !== "" && m !== currentModel);
+      await withGraph(t, o, async (loaded) => {
         const { runRunWorker } = await import("../integrations/bullmq/run-worker.js");
+        // One graph per model of --models, built by the factory on the same store (as serve).
+        const choices: LoadedGraph[] = [];
+        const store = { store: loaded.store, label: loaded.storeLabel };
+        for (const spec of extraModels) choices.push(await reloadGraph(t, o, store, 0, spec));
         const worker = await runRunWorker({
           onError: (e) => host.err(`nodestep worker: ${e.message}`),
           connection,
           prefix,
           queueName: o.queueName,
           graph: loaded.graph,
+          ...(currentModel === null && extraModels.length === 0
+            ? {}
+            : {
+                models: {
+                  current: currentModel,
+                  graphs: Object.fromEntries(extraModels.map((m, i) => [m, choices[i]!.graph])),
+                },
+              }),
           context: loaded.context,
           concurrency,
           lockDurationMs,
@@ -147,7 +178,7 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
           throw e;
         });
         out(
-          `nodestep worker for graph "${loaded.graph.name}": queue "${o.queueName}" (prefix "${prefix}") on ${connection.host}:${connection.port} · store: ${loaded.storeLabel} · ${concurrency} at once`,
+          `nodestep worker for graph "${loaded.graph.name}": queue "${o.queueName}" (prefix "${prefix}") on ${connection.host}:${connection.port} · store: ${loaded.storeLabel} · ${concurrency} at once${extraModels.length ? ` · models: ${[...(currentModel ? [currentModel] : []), ...extraModels].join(", ")}` : ""}`,
         );
         io.onListening?.(`${connection.host}:${connection.port}`);
         await new Promise<void>((resolve) => {
@@ -155,6 +186,7 @@ export function addWorkerCommand(program: Command, host: WorkerCommandHost): voi
           io.signal.addEventListener("abort", () => resolve(), { once: true });
         });
         await worker.close(drainMs);
+        for (const l of choices) await l.close().catch(() => {});
         out("stopped");
       });
     });

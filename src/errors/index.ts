@@ -28,6 +28,7 @@ export {
   ModelProviderError,
   ModelSpecError,
   StructuredOutputError,
+  UnknownModelError,
   UnsupportedPartError,
 } from "./model.js";
 export {

@@ -109,3 +109,24 @@ export class ModelSpecError extends NodestepError {
     this.spec = options.spec;
   }
 }
+
+/**
+ * A run asks for a model (by name, `model` of a server run) that the process running it does
+ * not offer: a `nodestep worker` started without that name in `--models`. `choices` are the
+ * names it offers (the current model first). The server answers it with status 400.
+ * @example new UnknownModelError('worker: run "r1" asks for model "m-9"…', { model: "m-9", choices: ["m-1"] })
+ */
+export class UnknownModelError extends NodestepError {
+  /** The model name the run asked for. */
+  readonly model: string;
+  /** The names that would have been accepted. */
+  readonly choices: readonly string[];
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & { model: string; choices: readonly string[] },
+  ) {
+    super(message, options);
+    this.model = options.model;
+    this.choices = options.choices;
+  }
+}

@@ -146,6 +146,12 @@ interface Plan {
  * earlier event, or a fork from before the step, sees every message. A step that fails (the
  * agent's model too) stores nothing, and the next try summarizes again.
  *
+ * The summary call's token usage is recorded (`ctx.recordCall`): the model node stores it
+ * with its answer in `responseMetadata.middlewareCalls` as
+ * `{ middleware: "SummarizationMiddleware", model, usage }`, so `UsageLedger`, the usage
+ * route and the run metrics count it (by the summary model's name); a step that fails stores
+ * nothing, and its summary call is not counted.
+ *
  * Not counted: the agent's system prompt (added by the node after this hook) and notes other
  * middleware add to the request. The whole older part goes to the summary model in one call.
  *
@@ -313,6 +319,14 @@ export function SummarizationMiddleware(options: SummarizationOptions): Summariz
           },
           () => summarizer.complete(summaryRequest(found), signal ? { signal } : {}),
         );
+        // Counted even when it sent no text: the tokens were spent.
+        if (typeof ctx.recordCall === "function") {
+          ctx.recordCall({
+            middleware: "SummarizationMiddleware",
+            model: response.model ?? summarizer.model,
+            usage: response.usage ?? {},
+          });
+        }
         summary = textOf(response.content)?.trim() ?? "";
         if (summary === "") failure = new Error("the summary model answered without text");
       } catch (e) {

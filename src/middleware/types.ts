@@ -11,6 +11,7 @@
  * @module
  */
 import type { Message } from "../chat/messages.js";
+import type { Usage } from "../chat/parts.js";
 import type { ChatRequest, ChatResponse } from "../chat/types.js";
 import type { NodeContext } from "../graph/context.js";
 import type { RunEndInfo } from "../graph/run-end.js";
@@ -25,6 +26,28 @@ export interface ModelMiddlewareContext {
   readonly node: NodeContext;
   /** The state the node received. */
   readonly state: unknown;
+  /**
+   * Record a model call the middleware made itself (such as `SummarizationMiddleware`'s
+   * summary call) so that the usage totals and run metrics count it. The model node stores
+   * each recorded call with its answer, in `responseMetadata.middlewareCalls` of the
+   * `AIMessage` (see {@link MiddlewareCall}); a step that fails stores nothing, so its calls
+   * are not counted. Absent outside a model node.
+   * @example ctx.recordCall?.({ middleware: "SummarizationMiddleware", model: "small", usage: response.usage })
+   */
+  readonly recordCall?: (call: MiddlewareCall) => void;
+}
+
+/**
+ * A model call made by a middleware, stored in `responseMetadata.middlewareCalls` of the
+ * answer of the step it was made in. Plain JSON.
+ */
+export interface MiddlewareCall {
+  /** The middleware's name, e.g. `"SummarizationMiddleware"`. */
+  middleware: string;
+  /** The model that answered (the response's `model`, else the chat's name). */
+  model: string;
+  /** The call's token usage, as the chat model reported it (`{}` when it reported none). */
+  usage: Usage;
 }
 
 /** What tool hooks see. */

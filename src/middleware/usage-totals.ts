@@ -101,11 +101,37 @@ function countMessage(acc: Acc, m: Record<string, unknown>): void {
   acc.seen.add(key);
   const meta = m.responseMetadata;
   const model = isPlainObject(meta) && typeof meta.model === "string" ? meta.model : "unknown";
-  const u = m.usage as JsonObject;
-  add(acc.summary.usage, u);
   const byModel = acc.summary.byModel;
-  if (!Object.hasOwn(byModel, model)) ownKey(byModel, model, emptyTotals());
-  add(byModel[model]!, u);
+  const count = (name: string, u: JsonObject) => {
+    add(acc.summary.usage, u);
+    if (!Object.hasOwn(byModel, name)) ownKey(byModel, name, emptyTotals());
+    add(byModel[name]!, u);
+  };
+  count(model, m.usage as JsonObject);
+  for (const call of middlewareCallsOf(m)) count(call.model, call.usage);
+}
+
+/**
+ * The model calls middleware made in the step of a stored answer
+ * (`responseMetadata.middlewareCalls`, which `modelNode` writes from `ctx.recordCall`), each
+ * with its model (`"unknown"` when none) and usage; `[]` when there are none.
+ * @example middlewareCallsOf(message) // [{ middleware: "SummarizationMiddleware", model: "small", usage: { inputTokens: 40, outputTokens: 8 } }]
+ */
+export function middlewareCallsOf(
+  m: Record<string, unknown>,
+): { middleware: string; model: string; usage: JsonObject }[] {
+  const meta = m.responseMetadata;
+  if (!isPlainObject(meta) || !Array.isArray(meta.middlewareCalls)) return [];
+  const out: { middleware: string; model: string; usage: JsonObject }[] = [];
+  for (const c of meta.middlewareCalls) {
+    if (!isPlainObject(c) || !isPlainObject(c.usage)) continue;
+    out.push({
+      middleware: typeof c.middleware === "string" ? c.middleware : "unknown",
+      model: typeof c.model === "string" ? c.model : "unknown",
+      usage: c.usage as JsonObject,
+    });
+  }
+  return out;
 }
 
 /** The messages of an update: lists among its values, or one level inside them. */
@@ -150,7 +176,9 @@ function copySummary(s: UsageSummary): UsageSummary {
 
 /**
  * Fold events into usage totals: every `AIMessage` with `usage` that a task wrote
- * (`task_finished`, `step_committed`), each counted once by its id. Messages in a run's input
+ * (`task_finished`, `step_committed`), each counted once by its id, with the model calls
+ * middleware made in its step (`responseMetadata.middlewareCalls`, by their own model: a
+ * `SummarizationMiddleware` summary is counted under the summary model). Messages in a run's input
  * or written by `updateState` are not counted (no model call made them here); a model call
  * that failed before its task stored a result is not in the log, so not counted.
  *

@@ -35,6 +35,7 @@ const STATUS_BY_CLASS: ReadonlyMap<string, number> = new Map([
   ["UnknownEventError", 404],
   ["StateUpdateError", 400],
   ["ValueError", 400],
+  ["UnknownModelError", 400],
   ["ValidationError", 400],
 ]);
 

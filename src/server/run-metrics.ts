@@ -16,7 +16,7 @@
 import { toolOutcome } from "../cli/run-view.js";
 import { emptyPosition, foldEvents, type ThreadPosition } from "../graph/thread-state.js";
 import { costOf, type PriceTable } from "../middleware/prices.js";
-import { usageFromEvents } from "../middleware/usage-totals.js";
+import { middlewareCallsOf, usageFromEvents } from "../middleware/usage-totals.js";
 import type { StateDefinition } from "../state/define-state.js";
 import type { StoredEvent } from "../stores/types.js";
 import type { NodeMetrics, RunMetrics, TraceSpan } from "./wire-types.js";
@@ -108,6 +108,19 @@ function callSpans(w: NodeWork, parentId: string, relative: (ms: number) => numb
         endMs: end,
         status: "ok",
         detail: tokensLine(m.usage),
+      });
+      middlewareCallsOf(m).forEach((call, i) => {
+        spans.push({
+          id: `model:${String(m.id)}:${call.middleware}:${i}`,
+          parentId,
+          kind: "model",
+          name: call.model,
+          step: w.step,
+          startMs: start,
+          endMs: end,
+          status: "ok",
+          detail: `${call.middleware}: ${tokensLine(call.usage)}`,
+        });
       });
     } else if (m.type === "tool") {
       const outcome = toolOutcome(m.content, 80);
@@ -234,7 +247,9 @@ function finish(
  * The metrics of every run on a branch, in the order the runs started (a resume is a run of
  * its own), from the branch's events (oldest first, as `graph.history` gives them).
  *
- * A model call is an `AIMessage` a task stored (so a call that failed before its task stored
+ * A model call is an `AIMessage` a task stored, or a call a middleware made in its step
+ * (`responseMetadata.middlewareCalls`, such as a summary: a `"model"` span with id
+ * `model:<messageId>:<middleware>:<i>` and detail `"<middleware>: <n> in · <n> out"`) (so a call that failed before its task stored
  * a result is not counted, as in the usage totals); a tool call is a `ToolMessage` a task
  * stored. A task that finished in an earlier run (before an interrupt) counts in that run.
  * On a fork, a run of the parent branch that has no end before the fork point is
@@ -339,7 +354,10 @@ export function runMetrics(
       for (const t of open) work(t.name, t.id, "error", detail);
     }
   }
-  const models = (w: NodeWork) => messagesOf(w.update).filter(isModelAnswer).length;
+  const models = (w: NodeWork) =>
+    messagesOf(w.update)
+      .filter(isModelAnswer)
+      .reduce((n, m) => n + 1 + middlewareCallsOf(m).length, 0);
   for (const acc of runs.values()) {
     if (acc.status === "running" && acc.lastEvent.branchId !== branchId) acc.status = "forked";
   }

@@ -27,6 +27,8 @@ export interface QueuedRunRequest {
   runId: string;
   /** The served graph's name; a worker of another graph refuses the run. */
   graph: string;
+  /** The run's model choice (`ServerOptions.models`), absent for the served graph's own model. */
+  model?: string;
   threadId: string;
   branchId: string;
   detached: boolean;

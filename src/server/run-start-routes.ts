@@ -37,8 +37,22 @@ export interface RunStart {
   ui?: UIRunReplay | null;
   /** The graph of the run's model choice (`ServerOptions.models`); default the server's. On workers, the workers' graph runs. */
   graph?: ServedGraph;
+  /** The name of that model choice, absent for the server's own model: a queued run carries it to the workers. */
+  model?: string;
   /** Maps an early error of the run (a refused answer: `answerError`). */
   mapError?: (e: unknown) => unknown;
+}
+
+/**
+ * `{ model }` when the run chose another graph than the served one by `model`, else `{}`: the
+ * model name a queued run carries.
+ */
+function chosenModel(
+  served: ServedGraph,
+  runGraph: ServedGraph,
+  model: string | undefined,
+): { model?: string } {
+  return model === undefined || runGraph === served ? {} : { model };
 }
 
 /** What starting runs needs from the server. */
@@ -108,6 +122,7 @@ export function createRunStarter(deps: RunStartDeps) {
       runQueue,
       {
         graph: graph.name,
+        ...(how.model !== undefined ? { model: how.model } : {}),
         threadId: how.threadId,
         branchId: how.branchId,
         detached: how.detached,
@@ -132,7 +147,7 @@ export function createRunStarter(deps: RunStartDeps) {
     threadId: string,
     branchId: string,
     body: RunBody,
-    how: { graph?: ServedGraph; mapError?: (e: unknown) => unknown } = {},
+    how: { graph?: ServedGraph; model?: string; mapError?: (e: unknown) => unknown } = {},
   ) => {
     const run = await begin({
       threadId,
@@ -206,6 +221,7 @@ export function addRunStartRoutes(
         modes: body.modes ?? ["updates", "custom"],
         extras: runExtras(body, undefined),
         graph: runGraph,
+        ...chosenModel(graph, runGraph, body.model),
         mapError: (e) => answerError(e, body.resume !== undefined),
       });
       return c.json(await withQueueWarning(run.info(), runQueue), 202);
@@ -213,6 +229,7 @@ export function addRunStartRoutes(
     return c.json(
       await plainAnswer(threadId, branchId, body, {
         graph: runGraph,
+        ...chosenModel(graph, runGraph, body.model),
         mapError: (e) => answerError(e, body.resume !== undefined),
       }),
     );
@@ -240,6 +257,7 @@ export function addRunStartRoutes(
       modes: body.modes ?? ["updates", "custom"],
       extras: runExtras(body, undefined),
       graph: runGraph,
+      ...chosenModel(graph, runGraph, body.model),
       mapError: (e) => answerError(e, body.resume !== undefined),
     });
     c.header("X-Nodestep-Run-Id", run.runId);

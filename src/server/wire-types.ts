@@ -39,7 +39,10 @@ export interface Cost {
 
 /** One span of a run's trace. Times are ms from the start of its run. */
 export interface TraceSpan {
-  /** `"run"`, `"node:<step>:<taskId>"`, `"model:<messageId>"`, `"tool:<toolCallId>"`. */
+  /**
+   * `"run"`, `"node:<step>:<taskId>"`, `"model:<messageId>"`, `"tool:<toolCallId>"`; a model
+   * call a middleware made (a summary) is `"model:<messageId>:<middleware>:<i>"`.
+   */
   id: string;
   parentId: string | null;
   kind: "run" | "node" | "model" | "tool";
@@ -62,7 +65,7 @@ export interface NodeMetrics {
   tasks: number;
   /** Sum of its tasks' latencies, in ms. */
   latencyMs: number;
-  /** Model responses its tasks stored. */
+  /** Model responses its tasks stored, and the model calls middleware made in them (summaries). */
   modelCalls: number;
   /** Tool results its tasks stored. */
   toolCalls: number;

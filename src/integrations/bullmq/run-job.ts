@@ -26,6 +26,12 @@ export const runJobSchema = z.object({
   runId: z.string().min(1),
   /** The name of the graph the server serves; the worker refuses a job of another graph. */
   graph: z.string(),
+  /**
+   * The run's model choice (a server run's `model`, one of `nodestep serve --models`);
+   * absent: the served graph's own model. The worker runs the graph it has under that name
+   * (`RunWorkerOptions.models`), and refuses a name it has not.
+   */
+  model: z.string().min(1).optional(),
   threadId: z.string().min(1),
   branchId: z.string().min(1),
   /** The run's input (`null`: continue the thread). */

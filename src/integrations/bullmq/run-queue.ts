@@ -122,6 +122,7 @@ export class BullMQRunQueue implements RunQueue {
       input: run.input,
       modes: run.modes,
     };
+    if (run.model !== undefined) data.model = run.model;
     if (run.resume !== undefined) data.resume = run.resume;
     if (run.onBusy !== undefined) data.onBusy = run.onBusy;
     if (run.onBusyTimeoutMs !== undefined) data.onBusyTimeoutMs = run.onBusyTimeoutMs;

@@ -27,6 +27,7 @@ import {
   takeRun,
 } from "./run-channel.js";
 import { DEFAULT_RUN_QUEUE, type RunJobData, runJobSchema } from "./run-job.js";
+import { checkRunModels, graphOfModel, type RunModelChoices } from "./run-models.js";
 
 /** Any graph a worker runs (the servers' `ServedGraph`). */
 type ServedGraph = Graph<StateDefinition | null>;
@@ -47,6 +48,13 @@ export interface RunWorkerOptions {
   prefix?: string;
   /** The graph the servers serve (same name); it runs on its own `stateStore`, shared with them. */
   graph: ServedGraph;
+  /**
+   * The model choices, as the servers' `ServerOptions.models` (`nodestep worker --models`): a
+   * run queued with a `model` runs the graph of that name here (`graph` for none, or for
+   * `current`). A run asking for a name not here ends with an `UnknownModelError` (its
+   * stream's `error`, its status `"error"`). Default: no choices (only `graph`).
+   */
+  models?: RunModelChoices;
   /** The run `context` every run gets, as `nodestep serve` gives it. */
   context?: unknown;
   /** Runs this worker runs at once; default 4. */
@@ -126,8 +134,10 @@ export async function runRunWorker(options: RunWorkerOptions): Promise<RunWorker
   subscriber.on("error", () => {});
   // Who writes a run's stream (its facts' `owner`: `<host>/<pid>/<hex>:<job token>`).
   const workerId = `${hostname()}/${process.pid}/${randomBytes(2).toString("hex")}`;
+  const models = options.models ? checkRunModels(graph, options.models) : null;
   const ctx: JobContext = {
     graph,
+    models,
     store,
     keys,
     limits,
@@ -187,6 +197,7 @@ export async function runRunWorker(options: RunWorkerOptions): Promise<RunWorker
 
 interface JobContext {
   graph: ServedGraph;
+  models: RunModelChoices | null;
   store: StateStore;
   keys: RunKeys;
   limits: RunStreamLimits;
@@ -254,6 +265,12 @@ async function processRun(
       ),
       "error",
     );
+  }
+  let graph: ServedGraph;
+  try {
+    graph = graphOfModel(c.graph, c.models, data.model, runId);
+  } catch (e) {
+    return fail(e, "error");
   }
   if (await cancelRequested(c.redis, c.keys, runId))
     return fail(
@@ -336,7 +353,7 @@ async function processRun(
   signal?.addEventListener("abort", onAbort, { once: true });
   runOptions.signal = controller.signal;
   try {
-    const events = c.graph.stream(input as never, {
+    const events = graph.stream(input as never, {
       ...runOptions,
       modes: data.modes,
     }) as AsyncIterable<StreamEvent>;
