@@ -20,6 +20,8 @@ const alias = Object.entries(tsconfig.compilerOptions.paths).map(([name, [file]]
 // a SQLite file and a PostgreSQL schema. `--project default` skips them.
 const COLD = [
   "src/graph/graph.test.ts",
+  "src/graph/graph-checks.test.ts",
+  "src/graph/graph-run-control.test.ts",
   "src/graph/threads.test.ts",
   "src/graph/subgraph.test.ts",
   "src/graph/sub-agents.test.ts",

@@ -8,24 +8,25 @@
  * (see `ThreadJournal.append`), so that a run that never gives the event loop a turn keeps it.
  * The run's `durability` (`durability.ts`) says whether an append is awaited (`"sync"`), sent
  * without waiting with what comes meanwhile held for the next one (`"async"`), or held until
- * the run ends (`"exit"`); the run's end is always awaited.
+ * the run ends (`"exit"`); the run's end is always awaited. How batches reach the store is in
+ * `journal-writer.ts`, the lease's renewal and loss in `journal-lease.ts`.
  *
  * Loading a position is in `load-position.ts` (re-exported here).
  *
  * @module
  */
-import type { InterruptInfo } from "../errors/index.js";
-import { LeaseLostError, StateStoreError } from "../errors/index.js";
+import type { InterruptInfo, LeaseLostError } from "../errors/index.js";
+import { StateStoreError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { StateDefinition } from "../state/define-state.js";
-import { eventId } from "../stores/internal.js";
-import type { NewEvent, StateStore, StoredEvent } from "../stores/types.js";
+import type { NewEvent, StateStore } from "../stores/types.js";
 import type { Breakpoint } from "./breakpoints.js";
 import { type BusyPolicy, takeLease } from "./busy.js";
-import { ASYNC_MAX_HELD_STEPS, type Durability } from "./durability.js";
+import type { Durability } from "./durability.js";
 import type { RunJournal, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
-import { frozenValue } from "./frozen-value.js";
 import { encodeWaiting, type Waiting } from "./joins.js";
+import { JournalLease } from "./journal-lease.js";
+import { JournalWriter } from "./journal-writer.js";
 import { type CachedPosition, loadPosition } from "./load-position.js";
 import {
   encodeOutcome,
@@ -50,49 +51,14 @@ export const STOP_CHECK_MS = 25;
 
 /** Appends a run's events to its branch. */
 export class ThreadJournal implements RunJournal {
-  #tail: Promise<unknown> = Promise.resolve();
   #buffer: NewEvent[] = [];
   /** The result of a single-task superstep, written inside its commit (one event instead of two). */
   #inline: { step: number; task: TaskSpec; outcome: TaskOutcome } | null = null;
   #closed = false;
-  /** Appends started and not yet settled. */
-  #inFlight = 0;
-  /** Events held (`"async"`: behind the append in flight; `"exit"`: until the run ends), frozen. */
-  #held: NewEvent[] = [];
-  /** `step_committed` events among {@link #held}. */
-  #heldSteps = 0;
-  /** `"async"`: the send of {@link #held} after the append in flight, when one is scheduled. */
-  #heldSend: Promise<void> | null = null;
-  /** `"async"`: the error of an append nobody awaited; every later write rejects with it. */
-  #deferred: unknown = null;
-  /** The seq the last event appended or held will have (ahead of {@link lastSeq} while some are unacknowledged). */
-  #headSeq: number;
-  /** The id of the last acknowledged event (see {@link lastEventId}). */
-  #storedEventId: string | null;
-  #renewal: ReturnType<typeof setInterval> | null = null;
-  /** The renewal of the lease in flight, or `null`. */
-  #renewing: Promise<void> | null = null;
-  /** `performance.now()` when the renewal in flight was sent. */
-  #renewSent = 0;
-  /** Set when a renewal of the lease failed or was refused: nothing more is written. */
-  #lost: LeaseLostError | null = null;
-  /** Resolves when the lease is lost (ends a wait for a renewal that never answers). */
-  #onLost: () => void = () => {};
-  /** Removes the store's lease-lost listener of this run, or `null`. */
-  #unlisten: (() => void) | null = null;
-  readonly #lostNow = new Promise<void>((resolve) => {
-    this.#onLost = resolve;
-  });
-  /**
-   * `performance.now()` when the last acquire or renewal that succeeded was sent: the lease
-   * lasts at least `leaseTtlMs` from then (the store counts from when it got the request).
-   */
-  #heldSince = performance.now();
-  readonly #lostController = new AbortController();
+  readonly #lease: JournalLease;
+  readonly #writer: JournalWriter;
   /** Fires (with the `LeaseLostError` as its reason) when the run loses its lease. */
-  readonly leaseSignal: AbortSignal = this.#lostController.signal;
-  /** The seq of the last event the store acknowledged. */
-  lastSeq: number;
+  readonly leaseSignal: AbortSignal;
   /**
    * The run that asked this one to stop (busy-thread policy `"interrupt"`), as the store said
    * at the last commit; `null` while none did. The engine stops at the superstep boundary.
@@ -112,9 +78,16 @@ export class ThreadJournal implements RunJournal {
     lastEventId: string | null,
     readonly durability: Durability,
   ) {
-    this.lastSeq = lastSeq;
-    this.#headSeq = lastSeq;
-    this.#storedEventId = lastEventId;
+    this.#lease = new JournalLease(this);
+    this.leaseSignal = this.#lease.signal;
+    this.#writer = new JournalWriter(this.#lease, durability, lastSeq, lastEventId, (by) => {
+      this.stoppedBy = by;
+    });
+  }
+
+  /** The seq of the last event the store acknowledged. */
+  get lastSeq(): number {
+    return this.#writer.lastSeq;
   }
 
   /**
@@ -123,9 +96,7 @@ export class ThreadJournal implements RunJournal {
    * flight (the id it is stored under when written).
    */
   get lastEventId(): string | null {
-    return this.#headSeq === this.lastSeq
-      ? this.#storedEventId
-      : eventId(this.threadId, this.branchId, this.#headSeq);
+    return this.#writer.lastEventId;
   }
 
   /**
@@ -171,14 +142,9 @@ export class ThreadJournal implements RunJournal {
         loaded.position.lastEventId,
         durability,
       );
-      j.#heldSince = sent;
-      j.#startRenewal();
-      // A store that learns of a lost lease at once (PostgreSQL's session) stops the run at once.
-      j.#unlisten =
-        store.onLeaseLost?.((t, b, owner) => {
-          if (t === threadId && b === branchId && owner === runId)
-            j.#loseLease("the store's session that held it ended", undefined);
-        }) ?? null;
+      // The renewal timer; a store that learns of a lost lease at once (PostgreSQL's session)
+      // stops the run at once.
+      j.#lease.begin(sent);
       return { journal: j, loaded, stopped };
     } catch (e) {
       await store.releaseLease(threadId, branchId, runId).catch(() => {});
@@ -214,135 +180,16 @@ export class ThreadJournal implements RunJournal {
    */
   append(events: NewEvent[], end = false): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    this.#checkLease();
-    if (this.#lost) return Promise.reject(this.#lost);
-    if (this.#deferred) return Promise.reject(this.#deferred);
+    this.#lease.check();
+    if (this.#lease.lost) return Promise.reject(this.#lease.lost);
+    if (this.#writer.deferred) return Promise.reject(this.#writer.deferred);
     if (this.#inline && !(events.length === 1 && events[0]!.type === "step_committed")) {
       // Something else is written before the commit: the result goes first, as a pending write.
       this.#flushInline();
     }
-    let batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
+    const batch = this.#buffer.length ? [...this.#buffer, ...events] : events;
     this.#buffer = [];
-    this.#headSeq += batch.length;
-    if (this.durability !== "sync") {
-      const mode = this.durability;
-      if (!end && (mode === "exit" || this.#inFlight > 0 || this.#held.length > 0))
-        return this.#hold(batch);
-      if (this.#held.length > 0) {
-        // The run's end (or, "async", an append with nothing in flight): the held events first.
-        batch = [...this.#held, ...batch.map(frozenEvent)];
-        this.#held = [];
-        this.#heldSteps = 0;
-      }
-      if (mode === "async" && !end) {
-        // Sent now, not awaited: a failure fails the run at its next write.
-        this.#send(batch).catch((e: unknown) => {
-          this.#deferred ??= e;
-        });
-        return Promise.resolve();
-      }
-    }
-    return this.#send(batch);
-  }
-
-  /**
-   * Hold events (copies: see {@link append}) instead of sending them: until the run ends
-   * (`"exit"`), or (`"async"`) to send them together once the append in flight is answered;
-   * past {@link ASYNC_MAX_HELD_STEPS} held commits the caller waits for that send.
-   */
-  #hold(batch: NewEvent[]): Promise<void> {
-    for (const e of batch) {
-      this.#held.push(frozenEvent(e));
-      if (e.type === "step_committed") this.#heldSteps++;
-    }
-    if (this.durability === "exit") return Promise.resolve();
-    if (!this.#heldSend) {
-      const send = this.#tail.then(() => {
-        this.#heldSend = null;
-        const b = this.#held;
-        this.#held = [];
-        this.#heldSteps = 0;
-        if (b.length === 0 || this.#deferred || this.#closed) return;
-        return this.#send(b);
-      });
-      this.#heldSend = send.catch((e: unknown) => {
-        this.#deferred ??= e;
-      });
-      this.#tail = this.#heldSend;
-    }
-    if (this.#heldSteps < ASYNC_MAX_HELD_STEPS) return Promise.resolve();
-    return this.#heldSend.then(() => {
-      if (this.#deferred) throw this.#deferred;
-    });
-  }
-
-  /** Send a batch: at once with no append in flight, else in order behind the ones that are. */
-  #send(batch: NewEvent[]): Promise<void> {
-    // A store that appends as the lease's holder extends the lease with each append: no
-    // renewal is needed before one.
-    const leased = this.store.appendLeased !== undefined;
-    const lapsed = !leased && this.#renewDue();
-    const run = async (b: NewEvent[], queued: boolean) => {
-      try {
-        // A renewal may have failed (or not come in time) while earlier appends were queued:
-        // this one is not sent. (Not queued: checked just above.)
-        if (queued) this.#checkLease();
-        if (this.#lost) throw this.#lost;
-        // An append before this one failed unawaited ("async"): nothing after it is written.
-        if (this.#deferred) throw this.#deferred;
-        if (!leased && (queued ? this.#renewDue() : lapsed)) await this.#renewInPlace();
-        if (this.#lost) throw this.#lost;
-        const stored = leased
-          ? await this.#appendLeased(b)
-          : await this.store.append(this.threadId, this.branchId, b, this.lastSeq);
-        const last = stored[stored.length - 1];
-        if (last) {
-          this.lastSeq = last.seq;
-          this.#storedEventId = last.id;
-        }
-      } catch (e) {
-        // Not written: the head goes back by what this append held.
-        this.#headSeq -= b.length;
-        throw e;
-      } finally {
-        this.#inFlight--;
-      }
-    };
-    this.#inFlight++;
-    let p: Promise<void>;
-    if (this.#inFlight === 1 && !lapsed) p = run(batch, false);
-    else if (this.#inFlight === 1) p = run(batch.map(frozenEvent), false);
-    else {
-      const frozen = batch.map(frozenEvent);
-      p = this.#tail.then(() => run(frozen, true));
-    }
-    this.#tail = p.catch(() => {});
-    return p;
-  }
-
-  /**
-   * One append through `store.appendLeased`: the sequence check, the lease's extension and the
-   * stop request in one step. A lease another owner holds now loses it (nothing was written).
-   */
-  async #appendLeased(b: NewEvent[]): Promise<StoredEvent[]> {
-    const sent = performance.now();
-    const res = await this.store.appendLeased!(this.threadId, this.branchId, b, this.lastSeq, {
-      owner: this.runId,
-      ttlMs: this.leaseTtlMs,
-    });
-    if (!res.held) {
-      this.#loseLease("another writer holds it now", undefined);
-      throw (
-        this.#lost ??
-        new LeaseLostError(
-          `Run "${this.runId}" lost the lease of thread "${this.threadId}" (branch "${this.branchId}"): another writer holds it now. Nothing was written.`,
-          { threadId: this.threadId, branchId: this.branchId },
-        )
-      );
-    }
-    if (!this.#lost && sent > this.#heldSince) this.#heldSince = sent;
-    if (res.stopBy !== null) this.stoppedBy = res.stopBy;
-    return res.events;
+    return this.#writer.write(batch, end);
   }
 
   /**
@@ -605,123 +452,16 @@ export class ThreadJournal implements RunJournal {
 
   /** The error the run ends with when it lost its lease, or `null` while it holds it. */
   get lost(): LeaseLostError | null {
-    return this.#lost;
-  }
-
-  /**
-   * Lose the lease (see {@link #loseLease}) when the store knows it is gone, or when a renewal
-   * sent a whole time to live ago is still unanswered and the lease's time ran out (a store
-   * that hangs: another writer may hold it now). A lease whose time ran out with no renewal
-   * in flight (a busy process sent none) is not lost: the next append renews it in place.
-   */
-  #checkLease(): void {
-    if (this.#closed || this.#lost) return;
-    if (this.store.leaseLost?.(this.threadId, this.branchId, this.runId)) {
-      this.#loseLease("the store's session that held it ended", undefined);
-      return;
-    }
-    if (this.#renewing === null) return;
-    const now = performance.now();
-    if (now - this.#renewSent >= this.leaseTtlMs && now - this.#heldSince >= this.leaseTtlMs) {
-      this.#loseLease(
-        `its time to live of ${this.leaseTtlMs} ms passed with no renewal answered`,
-        undefined,
-      );
-    }
-  }
-
-  /**
-   * Whether an append must renew the lease first: its whole time to live passed since the
-   * last renewal answered. Past half of it, a renewal is sent without waiting (a long run
-   * with no timer turn keeps its lease).
-   */
-  #renewDue(): boolean {
-    const since = performance.now() - this.#heldSince;
-    if (since >= this.leaseTtlMs) return true;
-    if (since >= this.leaseTtlMs / 2 && this.#renewing === null) void this.#renew();
-    return false;
-  }
-
-  /**
-   * Renew a lease whose time ran out, before writing: wait for a renewal (the one in flight,
-   * then a new one when that one was sent before the time ran out), or for the lease's loss.
-   */
-  async #renewInPlace(): Promise<void> {
-    for (let i = 0; i < 2 && !this.#lost && this.#renewDue(); i++)
-      await Promise.race([this.#renew(), this.#lostNow]);
-  }
-
-  /**
-   * Renew the lease (`renewLease`, or `acquireLease` for a store without it), or join the
-   * renewal in flight. An answer `false` or an error loses the lease; settles either way.
-   */
-  #renew(): Promise<void> {
-    if (this.#renewing) return this.#renewing;
-    const sent = performance.now();
-    this.#renewSent = sent;
-    const { store, threadId, branchId, runId, leaseTtlMs } = this;
-    let done = false;
-    const renewal = (async () => {
-      try {
-        const held = store.renewLease
-          ? await store.renewLease(threadId, branchId, runId, leaseTtlMs)
-          : await store.acquireLease(threadId, branchId, runId, leaseTtlMs);
-        if (!held) this.#loseLease("another writer holds it now", undefined);
-        else if (!this.#lost) this.#heldSince = sent;
-      } catch (e) {
-        this.#loseLease(`renewing it failed: ${(e as Error)?.message ?? String(e)}`, e);
-      } finally {
-        done = true;
-        this.#renewing = null;
-      }
-    })();
-    // (A store that threw at once settled it already: nothing is in flight then.)
-    if (!done) this.#renewing = renewal;
-    return renewal;
-  }
-
-  /**
-   * Renew the lease every third of its time to live, so a long step (a slow tool) keeps it. A
-   * renewal that throws or answers `false`, or none answered within the time to live (see
-   * {@link #checkLease}, also run before each append), means another writer may be admitted:
-   * the journal writes nothing more (every later append rejects with `LeaseLostError`) and
-   * {@link leaseSignal} fires.
-   */
-  #startRenewal(): void {
-    this.#renewal = setInterval(
-      () => {
-        this.#checkLease();
-        if (this.#closed || this.#lost || this.#renewing) return;
-        void this.#renew();
-      },
-      Math.max(10, Math.floor(this.leaseTtlMs / 3)),
-    );
-    this.#renewal.unref?.();
-  }
-
-  #loseLease(why: string, cause: unknown): void {
-    if (this.#closed || this.#lost) return;
-    this.#lost = new LeaseLostError(
-      `Run "${this.runId}" lost the lease of thread "${this.threadId}" (branch "${this.branchId}"): ${why}. It stopped writing; the thread is as its last stored event says.`,
-      { threadId: this.threadId, branchId: this.branchId, cause },
-    );
-    if (this.#renewal) clearInterval(this.#renewal);
-    this.#unlisten?.();
-    this.#onLost();
-    this.#lostController.abort(this.#lost);
+    return this.#lease.lost;
   }
 
   /** Stop writing and give the lease back. */
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#renewal) clearInterval(this.#renewal);
-    this.#unlisten?.();
-    await this.#tail;
+    const settled = this.#writer.close();
+    this.#lease.stop();
+    await settled;
     // Also after a lost lease: releasing is a no-op when another owner holds it now.
     await this.store.releaseLease(this.threadId, this.branchId, this.runId).catch(() => {});
   }
-}
-
-function frozenEvent(e: NewEvent): NewEvent {
-  return e.data === null || typeof e.data !== "object" ? e : { ...e, data: frozenValue(e.data) };
 }

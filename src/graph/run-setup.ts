@@ -24,7 +24,7 @@ import {
 } from "../state/define-state.js";
 import { copyState } from "../state/state-copy.js";
 import type { StateStore } from "../stores/types.js";
-import { childBreakpoint, resolveBreakpoints } from "./breakpoints.js";
+import { childBreakpoint } from "./breakpoints.js";
 import { DEFAULT_BUSY_TIMEOUT_MS } from "./busy.js";
 import type { CompiledFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
@@ -51,6 +51,7 @@ import { MemoryNodeCache, type NodeCache } from "./policies.js";
 import { type PositionCache, positionsOf, rememberPosition } from "./position-cache.js";
 import { planRollback, positionAfter, rollbackEventData } from "./rollback.js";
 import { Command } from "./routing.js";
+import { checkRunArguments } from "./run-checks.js";
 import { notifyRunEnd } from "./run-end.js";
 import { newRunId } from "./run-id.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
@@ -90,37 +91,7 @@ export async function runGraph<D extends StateDefinition | null>(
     );
   }
   const command = input instanceof Command ? input : null;
-  if (threadId === null && command) {
-    throw new ValueError(
-      `Graph "${graph.name}": a Command as input continues a thread; pass the threadId of the thread it continues`,
-    );
-  }
-  if (command && command.resume !== null && options.resume !== undefined) {
-    throw new ValueError(
-      `Graph "${graph.name}": resume answers were given both in the Command and in the run options; give them once`,
-    );
-  }
-  if (command && command.resume !== null && command.goto !== null) {
-    throw new ValueError(
-      `Graph "${graph.name}": a Command with goto sets the tasks that run next, so the interrupts of the paused ones cannot be answered; give resume or goto, not both`,
-    );
-  }
-  if (threadId === null && (input === null || input === undefined)) {
-    throw new ValueError(
-      `Graph "${graph.name}": invoke(null) continues a thread; pass an input, or a threadId with a state store`,
-    );
-  }
-  if (threadId === null && options.resume !== undefined) {
-    throw new ValueError(
-      `Graph "${graph.name}": resume answers need the threadId of the paused run`,
-    );
-  }
-  const breakpoints = resolveBreakpoints(graph.name, flow, graph, options);
-  if (breakpoints !== null && threadId === null) {
-    throw new ValueError(
-      `Graph "${graph.name}": interruptBefore / interruptAfter pause a thread, and a run without a threadId has none to continue; run with a threadId (and a state store)`,
-    );
-  }
+  const breakpoints = checkRunArguments(graph, flow, input, command, options, threadId);
   const engine: EngineGraph = {
     name: graph.name,
     state: graph.state,
