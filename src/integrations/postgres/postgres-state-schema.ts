@@ -8,8 +8,9 @@ import type pg from "pg";
 import { StateStoreError } from "../../errors/index.js";
 import type { PgStore } from "./postgres-state-sql.js";
 
-/** Version of the tables this code reads and writes; kept in the schema's `meta` table. */
-export const POSTGRES_SCHEMA_VERSION = 1;
+import { POSTGRES_SCHEMA_VERSION } from "./postgres-version.js";
+
+export { POSTGRES_SCHEMA_VERSION };
 
 const FORMAT = "nodestep-state-store";
 export const TABLES = ["meta", "branches", "events", "snapshots", "leases"];

@@ -53,7 +53,7 @@ import { setUpPostgresSchema } from "./postgres-state-schema.js";
 import { MAX_SEQ, type PgStore, type PgTables } from "./postgres-state-sql.js";
 
 export type { PostgresStateStoreOptions } from "./postgres-state-options.js";
-export { POSTGRES_SCHEMA_VERSION } from "./postgres-state-schema.js";
+export { POSTGRES_SCHEMA_VERSION } from "./postgres-version.js";
 
 /**
  * A {@link StateStore} in PostgreSQL, for several processes and machines sharing threads.

@@ -9,8 +9,10 @@ import { MemoryStoreError } from "../../errors/index.js";
 import { tooMany } from "../../memory/in-memory-store.js";
 import { blobToVector, dot } from "../../memory/internal.js";
 
-/** Version of the memory tables this code reads and writes; kept in `<prefix>meta`. */
-export const SQLITE_MEMORY_SCHEMA_VERSION = 2;
+import { SQLITE_MEMORY_SCHEMA_VERSION } from "./sqlite-versions.js";
+
+export { SQLITE_MEMORY_SCHEMA_VERSION };
+
 const FORMAT = "nodestep-memory-store";
 export const LIVE = "(expires_at IS NULL OR expires_at > @now)";
 /** Upper bound of every encoded namespace, for the empty prefix. */

@@ -45,15 +45,9 @@ import type {
   SearchItem,
   SearchOptions,
 } from "../../memory/types.js";
-import {
-  prepare,
-  type Ranked,
-  registerScore,
-  SQLITE_MEMORY_SCHEMA_VERSION,
-  scoring,
-  setUp,
-  TOP,
-} from "./sqlite-memory-sql.js";
+import { prepare, type Ranked, registerScore, scoring, setUp, TOP } from "./sqlite-memory-sql.js";
+
+import { SQLITE_MEMORY_SCHEMA_VERSION } from "./sqlite-versions.js";
 
 export { SQLITE_MEMORY_SCHEMA_VERSION };
 

@@ -8,22 +8,10 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { StateStoreError } from "../../errors/index.js";
+import type { SqliteStateStoreOptions } from "./sqlite-state-options.js";
 import { setUpSchema } from "./sqlite-state-schema.js";
 
-/** Options of `SqliteStateStore`. */
-export interface SqliteStateStoreOptions {
-  /** The database file, created when missing (with its directory); `":memory:"` for a private in-memory database. */
-  path: string;
-  /**
-   * How hard a commit waits for the disk. `"NORMAL"` (default): in WAL mode, an acknowledged
-   * append survives the process being killed (SIGKILL, crash), but the last commits may be lost
-   * if the machine loses power or the OS crashes. `"FULL"`: every commit is synced to disk
-   * before `append` resolves, and survives power loss too, at the cost of one fsync per append.
-   */
-  synchronous?: "NORMAL" | "FULL";
-  /** How long a write waits for another process's write lock before failing, in ms (default 5,000). */
-  busyTimeoutMs?: number;
-}
+export type { SqliteStateStoreOptions };
 
 /**
  * Open (or create) the database file `options` names, in WAL mode with its tables.

@@ -7,8 +7,9 @@
 import type Database from "better-sqlite3";
 import { StateStoreError } from "../../errors/index.js";
 
-/** Version of the tables this code reads and writes; kept in the `meta` table. */
-export const SQLITE_SCHEMA_VERSION = 1;
+import { SQLITE_SCHEMA_VERSION } from "./sqlite-versions.js";
+
+export { SQLITE_SCHEMA_VERSION };
 
 /** What the `meta` table says the file is. */
 const FORMAT = "nodestep-state-store";

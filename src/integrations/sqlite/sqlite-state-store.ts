@@ -42,17 +42,14 @@ import {
   sqliteStopRequested,
   takeSqliteLease,
 } from "./sqlite-state-leases.js";
-import {
-  openSqliteStateDb,
-  type SqliteStateStoreOptions,
-  sqliteHint,
-} from "./sqlite-state-open.js";
+import { openSqliteStateDb, sqliteHint } from "./sqlite-state-open.js";
+import type { SqliteStateStoreOptions } from "./sqlite-state-options.js";
 import { getSqliteEvent, listSqliteThreads, readTransaction } from "./sqlite-state-read.js";
 import { loadSqliteSnapshot, saveSqliteSnapshot } from "./sqlite-state-snapshots.js";
 import { type BranchRow, prepare, toBranchInfo } from "./sqlite-state-sql.js";
 
-export type { SqliteStateStoreOptions } from "./sqlite-state-open.js";
-export { SQLITE_SCHEMA_VERSION } from "./sqlite-state-schema.js";
+export { SQLITE_SCHEMA_VERSION } from "./sqlite-versions.js";
+export type { SqliteStateStoreOptions };
 
 /**
  * A {@link StateStore} in one SQLite file, through better-sqlite3.
