@@ -15,13 +15,9 @@
  */
 export { BullMQExecutor, type BullMQExecutorOptions } from "./executor.js";
 export { DEFAULT_PREFIX, DEFAULT_QUEUE, type GraphRegistry } from "./job-data.js";
+export type { RunJobResult } from "./process-run.js";
 export { DEFAULT_RUN_STREAM_LIMITS, type RunStreamLimits } from "./run-channel.js";
 export { DEFAULT_RUN_QUEUE } from "./run-job.js";
 export { BullMQRunQueue, type BullMQRunQueueOptions } from "./run-queue.js";
-export {
-  type RunJobResult,
-  type RunWorker,
-  type RunWorkerOptions,
-  runRunWorker,
-} from "./run-worker.js";
+export { type RunWorker, type RunWorkerOptions, runRunWorker } from "./run-worker.js";
 export { runWorker, type WorkerOptions } from "./worker.js";

@@ -1,42 +1,25 @@
 /**
  * `runRunWorker`: a worker process's side of top-level runs queued on BullMQ by servers
  * (`createServer({ runQueue })`, `nodestep serve --queue`). `nodestep worker` is this.
+ * It starts and closes the worker; each run is `processRun` (process-run.ts).
  *
  * @module
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { type ConnectionOptions, DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
+import { type ConnectionOptions, Worker } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
-import { GraphConfigError, RunCancelledError, ThreadBusyError } from "../../errors/index.js";
-import type { Graph } from "../../graph/graph.js";
-import { pickOutput } from "../../graph/io-schema.js";
-import type { RunOptions, StreamEvent } from "../../graph/types.js";
-import type { StateDefinition } from "../../state/define-state.js";
-import type { StateStore } from "../../stores/types.js";
 import { DEFAULT_PREFIX } from "./job-data.js";
+import { HANDOVER, type JobContext, processRun, type ServedGraph } from "./process-run.js";
 import {
-  appendRunEvent,
-  cancelRequested,
   checkRedis,
   DEFAULT_RUN_STREAM_LIMITS,
-  type FinalStatus,
-  type RunKeys,
   type RunStreamLimits,
   runKeys,
-  takeRun,
 } from "./run-channel.js";
-import { DEFAULT_RUN_QUEUE, type RunJobData, runJobSchema } from "./run-job.js";
-import { checkRunModels, graphOfModel, type RunModelChoices } from "./run-models.js";
-
-/** Any graph a worker runs (the servers' `ServedGraph`). */
-type ServedGraph = Graph<StateDefinition | null>;
-
-/** The server's error body of `e`: `{ error: { type: its class name, message } }`. */
-function errorBody(e: unknown): { error: { type: string; message: string } } {
-  const error = e instanceof Error ? e : new Error(String(e));
-  return { error: { type: error.name || "Error", message: error.message } };
-}
+import { endAbandoned } from "./run-end-events.js";
+import { DEFAULT_RUN_QUEUE, type RunJobData } from "./run-job.js";
+import { checkRunModels, type RunModelChoices } from "./run-models.js";
 
 /** Options of {@link runRunWorker}. */
 export interface RunWorkerOptions {
@@ -165,7 +148,9 @@ export async function runRunWorker(options: RunWorkerOptions): Promise<RunWorker
   worker.on("failed", (job, error) => {
     const runId = typeof job?.data?.runId === "string" ? job.data.runId : null;
     if (runId === null) return;
-    void endAbandoned(ctx, runId, error).catch((e: unknown) => onError(e as Error));
+    void endAbandoned(redis, keys, limits, workerId, runId, error).catch((e: unknown) =>
+      onError(e as Error),
+    );
   });
   await subscriber.subscribe(keys.cancelChannel);
   subscriber.on("message", (_channel: string, jobId: string) => {
@@ -193,246 +178,4 @@ export async function runRunWorker(options: RunWorkerOptions): Promise<RunWorker
       await redis.quit().catch(() => {});
     },
   };
-}
-
-interface JobContext {
-  graph: ServedGraph;
-  models: RunModelChoices | null;
-  store: StateStore;
-  keys: RunKeys;
-  limits: RunStreamLimits;
-  retry: { firstDelayMs: number; maxDelayMs: number; limit: number };
-  redis: Redis;
-  workerId: string;
-  context: unknown;
-  /** Set when the worker closes with runs still going: they go back to the queue. */
-  handingOver: boolean;
-}
-
-/** The abort reason of runs handed back to the queue when a worker closes. */
-const HANDOVER = "nodestep worker closing: run handed back to the queue";
-
-/** What a run job returns: how the run ended. */
-export interface RunJobResult {
-  status: FinalStatus;
-}
-
-async function processRun(
-  job: Job<RunJobData>,
-  token: string | undefined,
-  signal: AbortSignal | undefined,
-  c: JobContext,
-): Promise<RunJobResult> {
-  const parsed = runJobSchema.safeParse(job.data);
-  if (!parsed.success) {
-    throw new UnrecoverableError(
-      `Job "${job.id}" is not a nodestep run job: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
-    );
-  }
-  let data = parsed.data;
-  const { runId, threadId, branchId } = data;
-  const owner = `${c.workerId}:${token ?? randomBytes(4).toString("hex")}`;
-  const taken = await takeRun(c.redis, c.keys, runId, owner, c.limits.ttlMs);
-  if ("ended" in taken) return { status: taken.ended as FinalStatus };
-  const pending: Promise<number>[] = [];
-  let lost = false;
-  const append = (event: string, payload: unknown, final: FinalStatus | null = null) => {
-    const p = appendRunEvent(c.redis, c.keys, runId, owner, event, payload, c.limits, final);
-    p.then(
-      (n) => {
-        if (n === -1) lost = true;
-      },
-      () => {},
-    );
-    pending.push(p);
-    return p;
-  };
-  const flush = async () => {
-    await Promise.all(pending.splice(0));
-  };
-  let announce = () => {};
-  const fail = async (e: unknown, status: FinalStatus): Promise<RunJobResult> => {
-    announce();
-    append("error", errorBody(e), status);
-    await flush();
-    return { status };
-  };
-  if (data.graph !== c.graph.name) {
-    return fail(
-      new GraphConfigError(
-        `Run "${runId}" is for graph "${data.graph}", and this worker runs graph "${c.graph.name}"; start workers with the graph the servers serve`,
-        { graph: data.graph },
-      ),
-      "error",
-    );
-  }
-  let graph: ServedGraph;
-  try {
-    graph = graphOfModel(c.graph, c.models, data.model, runId);
-  } catch (e) {
-    return fail(e, "error");
-  }
-  if (await cancelRequested(c.redis, c.keys, runId))
-    return fail(
-      new RunCancelledError(`Run "${runId}" was cancelled before it started`),
-      "cancelled",
-    );
-
-  const lastSeq = (await c.store.getBranch(threadId, branchId))?.lastSeq ?? 0;
-  if (data.startSeq === undefined) {
-    data = { ...data, startSeq: lastSeq };
-    await job.updateData(data);
-  }
-  const takeover = taken.previous !== "";
-  let input: Record<string, unknown> | null = data.input;
-  // The store's run id is the server's; the part that continues a run taken over is
-  // `<runId>~<n>` (set below), so that two workers never hold the thread's lease as one owner.
-  const runOptions: RunOptions = { threadId, branchId, runId };
-  if (data.resume !== undefined) runOptions.resume = data.resume;
-  if (data.onBusy !== undefined) runOptions.onBusy = data.onBusy;
-  if (data.onBusyTimeoutMs !== undefined) runOptions.onBusyTimeoutMs = data.onBusyTimeoutMs;
-  if (c.context !== undefined) runOptions.context = c.context;
-  const seq = Number(await c.redis.hget(c.keys.meta(runId), "seq"));
-  if (takeover) {
-    const after = await c.store.read(threadId, branchId, { afterSeq: data.startSeq! });
-    let lastStart = -1;
-    for (let i = 0; i < after.length; i++) if (after[i]!.type === "run_started") lastStart = i;
-    if (lastStart >= 0) {
-      // The run's end in the store: a run_finished or run_failed after its last start, and
-      // after the point where a worker handed the run back (that stopped run's run_failed is
-      // not the run's end; the run goes on).
-      const handedOverAt = data.handedOverAt ?? -1;
-      const ended = after
-        .slice(lastStart)
-        .find(
-          (e) => (e.type === "run_finished" || e.type === "run_failed") && e.seq > handedOverAt,
-        );
-      if (ended?.type === "run_finished") {
-        // The dead worker finished the run but not its stream.
-        const end = await endOf(c, threadId, branchId);
-        if (seq === 0) append("run", { threadId, branchId, runId });
-        append("end", end, end.status === "interrupted" ? "interrupted" : "done");
-        await flush();
-        return { status: end.status === "interrupted" ? "interrupted" : "done" };
-      }
-      if (ended !== undefined) {
-        // The dead worker stored the run's failure but died before its stream said so: the
-        // stream ends with that error, as the dead worker's would have; nothing runs again.
-        const stored = (ended.data as { error?: { name?: unknown; message?: unknown } } | null)
-          ?.error;
-        const type = typeof stored?.name === "string" ? stored.name : "Error";
-        const message = typeof stored?.message === "string" ? stored.message : "";
-        const status: FinalStatus =
-          type === "RunCancelledError" || (await cancelRequested(c.redis, c.keys, runId))
-            ? "cancelled"
-            : "error";
-        if (seq === 0) append("run", { threadId, branchId, runId });
-        append("error", { error: { type, message } }, status);
-        await flush();
-        return { status };
-      }
-      // Its run started (and stopped: killed, handed back, or failed without a word in the
-      // stream): continue it from its last committed superstep.
-      input = null;
-      runOptions.runId = `${runId}~${taken.takes}`;
-      delete runOptions.resume;
-      delete runOptions.onBusy;
-      delete runOptions.onBusyTimeoutMs;
-    }
-  }
-  // Written before the run's first event (or its end): a takeover that finds the thread still
-  // leased goes back to the queue without a word.
-  announce = () => {
-    announce = () => {};
-    if (seq > 0) append("resumed", { runId, afterSeq: lastSeq });
-    else append("run", { threadId, branchId, runId });
-  };
-
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
-  runOptions.signal = controller.signal;
-  try {
-    const events = graph.stream(input as never, {
-      ...runOptions,
-      modes: data.modes,
-    }) as AsyncIterable<StreamEvent>;
-    let n = 0;
-    for await (const e of events) {
-      announce();
-      append(e.mode, e);
-      // Bound what is in flight, and notice a takeover.
-      if (++n % 64 === 0) await flush();
-      if (lost) {
-        controller.abort(new Error(`run "${runId}" was taken over by another worker`));
-        throw new UnrecoverableError(`Run "${runId}" was taken over by another worker`);
-      }
-    }
-    const end = await endOf(c, threadId, branchId);
-    const status = end.status === "interrupted" ? "interrupted" : "done";
-    announce();
-    append("end", end, status);
-    await flush();
-    return { status };
-  } catch (e) {
-    if (e instanceof UnrecoverableError) throw e;
-    if (c.handingOver && token !== undefined) {
-      // Another worker takes it over (a takeover: `resumed`, then the rest of the run). The
-      // stopped run's end (its run_failed) is stored by now: the taker continues after it.
-      await flush();
-      const handedOverAt = (await c.store.getBranch(threadId, branchId))?.lastSeq ?? 0;
-      await job.updateData({ ...data, handedOverAt });
-      await job.moveToDelayed(Date.now(), token);
-      throw new DelayedError();
-    }
-    if (takeover && e instanceof ThreadBusyError && token !== undefined) {
-      const n = data.busyRetries ?? 0;
-      if (n < c.retry.limit) {
-        await flush();
-        const delay = Math.min(c.retry.firstDelayMs * 2 ** n, c.retry.maxDelayMs);
-        await job.updateData({ ...data, busyRetries: n + 1 });
-        await job.moveToDelayed(Date.now() + delay, token);
-        throw new DelayedError();
-      }
-    }
-    const cancelled = signal?.aborted === true || e instanceof RunCancelledError;
-    return fail(e, cancelled ? "cancelled" : "error");
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-  }
-}
-
-/** The `end` event's data, as the server's own: the thread's status, interrupts and output. */
-async function endOf(c: JobContext, threadId: string, branchId: string) {
-  const after = await c.graph.getState(threadId, { branchId });
-  return {
-    threadId,
-    branchId,
-    status: after.status,
-    interrupts: after.interrupts,
-    lastEventId: after.lastEventId,
-    state: pickOutput(after.state, c.graph.outputFields),
-  };
-}
-
-/** End the stream of a run whose job failed before its worker could (it stalled too often). */
-async function endAbandoned(c: JobContext, runId: string, error: Error): Promise<void> {
-  const owner = `${c.workerId}:failed`;
-  const taken = await takeRun(c.redis, c.keys, runId, owner, c.limits.ttlMs);
-  if ("ended" in taken) return;
-  await appendRunEvent(
-    c.redis,
-    c.keys,
-    runId,
-    owner,
-    "error",
-    {
-      error: {
-        type: "RunAbandonedError",
-        message: `Run "${runId}" was given up by the workers: ${error.message} (its worker died more often than maxStalledCount allows); its thread keeps the supersteps it committed`,
-      },
-    },
-    c.limits,
-    "error",
-  );
 }
