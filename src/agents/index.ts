@@ -8,12 +8,7 @@ export {
   type AgentStateShape,
   type TypedAgentState,
 } from "./agent-state.js";
-export {
-  type ModelNodeOptions,
-  modelNode,
-  type OnInvalid,
-  type StructuredOutputEvent,
-} from "./model-node.js";
+export { type ModelNodeOptions, modelNode } from "./model-node.js";
 export {
   type AgentGraph,
   type AgentOutput,
@@ -28,4 +23,5 @@ export {
   type MessagesEvent,
   type TokensEvent,
 } from "./stream-events.js";
+export type { OnInvalid, StructuredOutputEvent } from "./structured-output.js";
 export { type ToolErrorPolicy, type ToolRunnerOptions, toolRunner } from "./tool-runner.js";

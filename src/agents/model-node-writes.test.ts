@@ -5,7 +5,8 @@ import { RunCancelledError, StructuredOutputError } from "../errors/index.js";
 import type { StreamEvent } from "../graph/types.js";
 import { AgentState } from "./agent-state.js";
 import { ask, lookup, oneNode, single } from "./model-node.fixture.js";
-import { modelNode, type StructuredOutputEvent } from "./model-node.js";
+import { modelNode } from "./model-node.js";
+import type { StructuredOutputEvent } from "./structured-output.js";
 
 describe("modelNode: what it writes", () => {
   it("appends the AIMessage and writes the calls, with finalText null on a tool turn", async () => {

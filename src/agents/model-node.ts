@@ -1,26 +1,23 @@
 /**
- * `modelNode`: a node that calls a chat model.
+ * `modelNode`: a node that calls a chat model. Its parts: one chat call (model-call.ts), the
+ * response's checks (model-response.ts), structured output (structured-output.ts).
  *
  * @module
  */
 
 import type { z } from "zod";
-import { assembleStream } from "../chat/assemble-stream.js";
 import { AIMessage, type Message, SystemMessage } from "../chat/messages.js";
 import { type ReasoningOptions, textOf } from "../chat/parts.js";
-import { ToolCall } from "../chat/tool-call.js";
 import {
   type Chat,
   ChatRequest,
-  ChatResponse,
+  type ChatResponse,
   type ToolChoice,
   type ToolDefinition,
 } from "../chat/types.js";
-import { ModelProviderError, StructuredOutputError, ValueError } from "../errors/index.js";
+import { ValueError } from "../errors/index.js";
 import type { NodeContext } from "../graph/context.js";
 import { type Node, node } from "../graph/node.js";
-import { traced } from "../graph/tracing.js";
-import type { JsonObject, JsonValue } from "../json/index.js";
 import {
   hasRewriteHistory,
   historyChange,
@@ -29,8 +26,8 @@ import {
 import { storedCall, withMiddlewareCalls } from "../middleware/middleware-calls.js";
 import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, MiddlewareCall, ModelMiddlewareContext } from "../middleware/types.js";
-import { markStreamed, runWrapModelCall } from "../middleware/wrap-hooks.js";
-import { checkZodType, zod } from "../zod-runtime.js";
+import { runWrapModelCall } from "../middleware/wrap-hooks.js";
+import { checkZodType } from "../zod-runtime.js";
 import { checkHistory, repairHistory as repairCopy } from "./history.js";
 import {
   type AnyTool,
@@ -40,24 +37,10 @@ import {
   checkToolList,
   readMessages,
 } from "./internal.js";
+import { callModel } from "./model-call.js";
+import { checkToolCalls, withBilledModel } from "./model-response.js";
 import { emitMessages } from "./stream-events.js";
-
-/** What `modelNode` does with a final answer that does not validate against `outputSchema`. */
-export type OnInvalid = "raise" | "emit";
-
-/**
- * Payload of the `"custom"` event that `modelNode(..., { onInvalid: "emit" })` sends when the
- * answer does not validate against the output schema. Plain JSON data.
- */
-export interface StructuredOutputEvent {
-  kind: "structured_output_error";
-  /** Name of the output schema: its JSON schema `title` (zod `.meta({ title })`), else `"output"`. */
-  schemaName: string;
-  /** What is wrong: the answer is not JSON, or the validation issues. */
-  message: string;
-  /** The answer text that did not validate (`null` when the model sent none). */
-  rawContent: string | null;
-}
+import { type OnInvalid, outputJsonSchema, parseOutput } from "./structured-output.js";
 
 /** Options of {@link modelNode}. */
 export interface ModelNodeOptions<O extends z.ZodType | null = null> {
@@ -227,43 +210,8 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     });
     request = await runBeforeModel(middleware, request, mctx);
     let attempt = 0;
-    const attemptCall = (sending: ChatRequest): Promise<ChatResponse> => {
-      attempt++;
-      return traced(
-        ctx.trace,
-        `chat ${chat.model}`,
-        {
-          "gen_ai.operation.name": "chat",
-          "gen_ai.request.model": chat.model,
-          ...(attempt > 1 ? { "nodestep.attempt": attempt } : {}),
-        },
-        async () => {
-          if (!stream) return ChatResponse(await chat.complete(sending, { signal: ctx.signal }));
-          const sent = { chunks: 0 };
-          try {
-            return await assembleStream(chat.stream(sending, { signal: ctx.signal }), {
-              onChunk: (chunk) => {
-                sent.chunks++;
-                ctx.emit(chunk, TOKENS);
-              },
-            });
-          } catch (e) {
-            // Its tokens are out: retrying would send them twice (see ModelRetryMiddleware).
-            if (sent.chunks > 0) markStreamed(e);
-            throw e;
-          }
-        },
-        (span, r) => {
-          if (r.model !== null) span.setAttribute("gen_ai.response.model", r.model);
-          if (r.finishReason !== null)
-            span.setAttribute("gen_ai.response.finish_reasons", [r.finishReason]);
-          const input = r.usage.inputTokens;
-          const output = r.usage.outputTokens;
-          if (typeof input === "number") span.setAttribute("gen_ai.usage.input_tokens", input);
-          if (typeof output === "number") span.setAttribute("gen_ai.usage.output_tokens", output);
-        },
-      );
-    };
+    const attemptCall = (sending: ChatRequest): Promise<ChatResponse> =>
+      callModel(chat, sending, { stream, attempt: ++attempt, ctx });
     let response: ChatResponse = await runWrapModelCall(middleware, request, attemptCall, mctx);
     response = await runAfterModel(middleware, response, mctx);
     const toolCalls = checkToolCalls(response.toolCalls, chat.model, name);
@@ -296,120 +244,5 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
   // lists them at GET /api/tools, and the studio builds approval forms from their schemas.
   return Object.assign(node<S>(run, { name }), {
     toolDefinitions: definitions as readonly ToolDefinition[],
-  });
-}
-
-/**
- * The response's metadata, with `model` (the model the response names, else the chat model's
- * name) added when the response reports token usage and names no model there yet: the usage
- * totals price a message by it.
- */
-function withBilledModel(response: ChatResponse, chatModel: string): JsonObject | null {
-  const meta = response.responseMetadata ?? null;
-  const u = response.usage;
-  const counted = [u.inputTokens, u.outputTokens, u.totalTokens].some((n) => typeof n === "number");
-  if (!counted || (meta !== null && "model" in meta)) return meta;
-  return { ...(meta ?? {}), model: response.model ?? chatModel };
-}
-
-/** The JSON schema of an output schema, without `$schema`. */
-function outputJsonSchema(owner: string, schema: z.ZodType): JsonObject {
-  let json: JsonObject;
-  try {
-    json = zod().toJSONSchema(schema) as JsonObject;
-  } catch (e) {
-    throw new TypeError(
-      `${owner}: outputSchema cannot be written as JSON schema: ${(e as Error).message}`,
-      { cause: e },
-    );
-  }
-  const { $schema: _, ...rest } = json;
-  return rest;
-}
-
-/** The emit options of a `"tokens"` event (one object for every chunk). */
-const TOKENS = { mode: "tokens" } as const;
-
-function parseOutput(
-  schema: z.ZodType,
-  schemaName: string,
-  content: string | null,
-  onInvalid: OnInvalid,
-  ctx: NodeContext,
-): JsonValue | null {
-  let message: string;
-  let cause: unknown;
-  if (content === null) {
-    message = "the model sent no answer text";
-  } else {
-    let parsed: unknown;
-    let json = true;
-    try {
-      parsed = JSON.parse(content);
-    } catch (e) {
-      json = false;
-      cause = e;
-    }
-    if (!json) {
-      message = `the answer is not JSON: ${(cause as Error).message}`;
-    } else {
-      const r = schema.safeParse(parsed);
-      if (r.success) return r.data as JsonValue;
-      cause = r.error;
-      message = `the answer does not match the schema: ${r.error.issues
-        .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
-        .join("; ")}`;
-    }
-  }
-  if (onInvalid === "emit") {
-    const event: StructuredOutputEvent = {
-      kind: "structured_output_error",
-      schemaName,
-      message,
-      rawContent: content,
-    };
-    ctx.emit(event);
-    return null;
-  }
-  throw new StructuredOutputError(
-    `Node "${ctx.node}" of graph "${ctx.graphName}": the final answer does not parse into output schema "${schemaName}": ${message}`,
-    { schemaName, rawContent: content, cause },
-  );
-}
-
-/**
- * The tool calls of a response, checked before anything is stored: each needs a non-empty
- * string id and name and object arguments, and ids must be unique in the turn (a tool message
- * answers its call by id).
- * @throws ModelProviderError (retryable: another answer may be valid) naming the call at fault.
- */
-function checkToolCalls(calls: readonly ToolCall[], model: string, node: string): ToolCall[] {
-  const seen = new Set<string>();
-  return calls.map((c, i) => {
-    const bad = (what: string) =>
-      new ModelProviderError(
-        `Model "${model}" (node "${node}") returned tool call ${i} with ${what}; nothing was stored`,
-        {
-          provider: model,
-          retryable: true,
-        },
-      );
-    if (c === null || typeof c !== "object") throw bad("no call object");
-    if (typeof c.id !== "string" || c.id === "")
-      throw bad(`an invalid id (${JSON.stringify(c.id) ?? "undefined"})`);
-    if (typeof c.name !== "string" || c.name === "")
-      throw bad(`an invalid name (${JSON.stringify(c.name) ?? "undefined"})`);
-    if (
-      c.arguments !== undefined &&
-      (c.arguments === null || typeof c.arguments !== "object" || Array.isArray(c.arguments))
-    ) {
-      throw bad("arguments that are not an object");
-    }
-    if (seen.has(c.id))
-      throw bad(
-        `the id "${c.id}" of an earlier call of the same turn; tool call ids must be unique`,
-      );
-    seen.add(c.id);
-    return ToolCall.of(c);
   });
 }

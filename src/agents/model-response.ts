@@ -1,0 +1,70 @@
+/**
+ * A chat response checked before `modelNode` stores it: its tool calls validated, and the
+ * model it is billed for added to its metadata.
+ *
+ * @module
+ */
+import { ToolCall } from "../chat/tool-call.js";
+import type { ChatResponse } from "../chat/types.js";
+import { ModelProviderError } from "../errors/index.js";
+import type { JsonObject } from "../json/index.js";
+
+/**
+ * The response's metadata, with `model` (the model the response names, else the chat model's
+ * name) added when the response reports token usage and names no model there yet: the usage
+ * totals price a message by it.
+ *
+ * @example
+ * ```ts
+ * withBilledModel(ChatResponse({ content: "hi", usage: { inputTokens: 3 } }), "gpt-x"); // { model: "gpt-x" }
+ * ```
+ */
+export function withBilledModel(response: ChatResponse, chatModel: string): JsonObject | null {
+  const meta = response.responseMetadata ?? null;
+  const u = response.usage;
+  const counted = [u.inputTokens, u.outputTokens, u.totalTokens].some((n) => typeof n === "number");
+  if (!counted || (meta !== null && "model" in meta)) return meta;
+  return { ...(meta ?? {}), model: response.model ?? chatModel };
+}
+
+/**
+ * The tool calls of a response, checked before anything is stored: each needs a non-empty
+ * string id and name and object arguments, and ids must be unique in the turn (a tool message
+ * answers its call by id).
+ * @throws ModelProviderError (retryable: another answer may be valid) naming the call at fault.
+ * @returns the calls as `ToolCall`s, in order.
+ */
+export function checkToolCalls(
+  calls: readonly ToolCall[],
+  model: string,
+  node: string,
+): ToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((c, i) => {
+    const bad = (what: string) =>
+      new ModelProviderError(
+        `Model "${model}" (node "${node}") returned tool call ${i} with ${what}; nothing was stored`,
+        {
+          provider: model,
+          retryable: true,
+        },
+      );
+    if (c === null || typeof c !== "object") throw bad("no call object");
+    if (typeof c.id !== "string" || c.id === "")
+      throw bad(`an invalid id (${JSON.stringify(c.id) ?? "undefined"})`);
+    if (typeof c.name !== "string" || c.name === "")
+      throw bad(`an invalid name (${JSON.stringify(c.name) ?? "undefined"})`);
+    if (
+      c.arguments !== undefined &&
+      (c.arguments === null || typeof c.arguments !== "object" || Array.isArray(c.arguments))
+    ) {
+      throw bad("arguments that are not an object");
+    }
+    if (seen.has(c.id))
+      throw bad(
+        `the id "${c.id}" of an earlier call of the same turn; tool call ids must be unique`,
+      );
+    seen.add(c.id);
+    return ToolCall.of(c);
+  });
+}
