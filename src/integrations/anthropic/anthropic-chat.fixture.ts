@@ -5,18 +5,22 @@
  *
  * @module
  */
-import { afterAll, beforeAll, beforeEach } from "vitest";
 import { HumanMessage } from "../../chat/messages.js";
-import { ChatRequest, type ChatStreamChunk } from "../../chat/types.js";
-import { ModelProviderError } from "../../errors/index.js";
+import { ChatRequest } from "../../chat/types.js";
+import { pieces, server, type WireCall } from "../testing/chat-wire.fixture.js";
 import type { ConformanceScenario } from "../testing/conformance.js";
-import {
-  type RecordedRequest,
-  type ReplayResponse,
-  ReplayServer,
-  sseEvents,
-} from "../testing/replay-server.js";
+import { type RecordedRequest, type ReplayResponse, sseEvents } from "../testing/replay-server.js";
 import { AnthropicChat } from "./index.js";
+
+export {
+  collect,
+  failure,
+  pieces,
+  server,
+  setUpReplayServer,
+  stripRaw,
+  type WireCall,
+} from "../testing/chat-wire.fixture.js";
 
 // ---- Wire format of the Messages API, as documented ----------------------------------------
 
@@ -28,12 +32,6 @@ export const USAGE = {
   cache_read_input_tokens: 0,
   service_tier: "standard",
 };
-
-export interface WireCall {
-  id: string;
-  name: string;
-  argumentsJson: string;
-}
 
 export function message(
   content: unknown[],
@@ -112,12 +110,6 @@ export const messageStart = ev("message_start", {
   },
 });
 
-export function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
-
 export function textBlock(index: number, text: string) {
   return [
     ev("content_block_start", { index, content_block: { type: "text", text: "" } }),
@@ -178,20 +170,6 @@ export const httpError = (status: number, headers: Record<string, string> = {}) 
 
 // ---- Setup ---------------------------------------------------------------------------------
 
-/** The replay server of the test file that called {@link setUpReplayServer}. */
-export let server: ReplayServer;
-
-/** Start a replay server for the calling test file (reset before each test, closed after all). */
-export function setUpReplayServer(): void {
-  beforeAll(async () => {
-    server = await ReplayServer.start();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(() => server.reset());
-}
-
 export function makeChat(options: Partial<ConstructorParameters<typeof AnthropicChat>[0]> = {}) {
   return new AnthropicChat({
     model: "claude-sonnet-4-6",
@@ -205,24 +183,6 @@ export function makeChat(options: Partial<ConstructorParameters<typeof Anthropic
 
 export const ask = () =>
   ChatRequest({ messages: [HumanMessage({ content: "Where is order A-1001?" })] });
-
-export async function collect(stream: AsyncIterable<ChatStreamChunk>): Promise<ChatStreamChunk[]> {
-  const out: ChatStreamChunk[] = [];
-  for await (const c of stream) out.push(c);
-  return out;
-}
-
-export async function failure(promise: Promise<unknown>): Promise<ModelProviderError> {
-  try {
-    await promise;
-  } catch (e) {
-    if (e instanceof ModelProviderError) return e;
-    throw e;
-  }
-  throw new Error("expected a ModelProviderError");
-}
-
-export const stripRaw = (chunks: ChatStreamChunk[]) => chunks.map(({ raw: _raw, ...rest }) => rest);
 
 export const CONFORMANCE_SIGNATURE =
   "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+6AP3TIoXY7Hu1gKl0aN3MJABUz0HFa9ifXVbmjC0TFjb0=";

@@ -1,9 +1,17 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "../../chat/messages.js";
 import { ChatRequest, type ChatStreamChunk, type ToolDefinition } from "../../chat/types.js";
-import { ModelProviderError, RunCancelledError } from "../../errors/index.js";
+import { RunCancelledError } from "../../errors/index.js";
+import {
+  collect,
+  failure,
+  pieces,
+  server,
+  setUpReplayServer,
+  stripRaw,
+} from "../testing/chat-wire.fixture.js";
 import { type ConformanceScenario, describeChatConformance } from "../testing/conformance.js";
 import {
   ndjsonLines,
@@ -67,11 +75,6 @@ const textAnswer = (content: string) =>
 const toolAnswer = (calls: readonly WireCall[]) =>
   line({ tool_calls: wireCalls(calls) }, true, { done_reason: "stop", ...FINAL_STATS });
 
-function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
 const textLines = (content: string) => [
   ...pieces(content, 6).map((p) => line({ content: p })),
   finalLine(),
@@ -96,14 +99,7 @@ const statusError = (status: number) =>
 
 // ---- Setup ---------------------------------------------------------------------------------
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await ReplayServer.start();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+setUpReplayServer();
 
 function makeChat(options: Partial<ConstructorParameters<typeof OllamaChat>[0]> = {}) {
   return new OllamaChat({
@@ -116,24 +112,6 @@ function makeChat(options: Partial<ConstructorParameters<typeof OllamaChat>[0]> 
 }
 
 const ask = () => ChatRequest({ messages: [HumanMessage({ content: "Where is order A-1001?" })] });
-
-async function collect(stream: AsyncIterable<ChatStreamChunk>): Promise<ChatStreamChunk[]> {
-  const out: ChatStreamChunk[] = [];
-  for await (const c of stream) out.push(c);
-  return out;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ModelProviderError> {
-  try {
-    await promise;
-  } catch (e) {
-    if (e instanceof ModelProviderError) return e;
-    throw e;
-  }
-  throw new Error("expected a ModelProviderError");
-}
-
-const stripRaw = (chunks: ChatStreamChunk[]) => chunks.map(({ raw: _raw, ...rest }) => rest);
 
 const TOOLS: ToolDefinition[] = [
   {

@@ -5,18 +5,22 @@
  *
  * @module
  */
-import { afterAll, beforeAll, beforeEach } from "vitest";
 import { HumanMessage } from "../../chat/messages.js";
-import { ChatRequest, type ChatStreamChunk } from "../../chat/types.js";
-import { ModelProviderError } from "../../errors/index.js";
+import { ChatRequest } from "../../chat/types.js";
+import { pieces, server, type WireCall } from "../testing/chat-wire.fixture.js";
 import type { ConformanceScenario } from "../testing/conformance.js";
-import {
-  type RecordedRequest,
-  type ReplayResponse,
-  ReplayServer,
-  sseEvents,
-} from "../testing/replay-server.js";
+import { type RecordedRequest, type ReplayResponse, sseEvents } from "../testing/replay-server.js";
 import { OpenAIChat } from "./index.js";
+
+export {
+  collect,
+  failure,
+  pieces,
+  server,
+  setUpReplayServer,
+  stripRaw,
+  type WireCall,
+} from "../testing/chat-wire.fixture.js";
 
 // ---- Wire format of the Chat Completions API, as documented -------------------------------
 
@@ -44,12 +48,6 @@ export const MAPPED_USAGE = {
   reasoningTokens: 0,
   raw: USAGE,
 };
-
-export interface WireCall {
-  id: string;
-  name: string;
-  argumentsJson: string;
-}
 
 export function completion(message: Record<string, unknown>, finishReason: string) {
   return {
@@ -119,12 +117,6 @@ export const usageChunk = {
   usage: USAGE,
 };
 
-export function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
-
 export function sse(datas: unknown[], done = true): ReplayResponse {
   return {
     headers: { "content-type": "text/event-stream; charset=utf-8" },
@@ -181,20 +173,6 @@ export const httpError = (status: number, headers: Record<string, string> = {}) 
 
 // ---- Setup ---------------------------------------------------------------------------------
 
-/** The replay server of the test file that called {@link setUpReplayServer}. */
-export let server: ReplayServer;
-
-/** Start a replay server for the calling test file (reset before each test, closed after all). */
-export function setUpReplayServer(): void {
-  beforeAll(async () => {
-    server = await ReplayServer.start();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(() => server.reset());
-}
-
 export function makeChat(options: Partial<ConstructorParameters<typeof OpenAIChat>[0]> = {}) {
   return new OpenAIChat({
     model: "gpt-4o-mini",
@@ -208,24 +186,6 @@ export function makeChat(options: Partial<ConstructorParameters<typeof OpenAICha
 
 export const ask = (content = "Where is order A-1001?") =>
   ChatRequest({ messages: [HumanMessage({ content })] });
-
-export async function collect(stream: AsyncIterable<ChatStreamChunk>): Promise<ChatStreamChunk[]> {
-  const out: ChatStreamChunk[] = [];
-  for await (const c of stream) out.push(c);
-  return out;
-}
-
-export async function failure(promise: Promise<unknown>): Promise<ModelProviderError> {
-  try {
-    await promise;
-  } catch (e) {
-    if (e instanceof ModelProviderError) return e;
-    throw e;
-  }
-  throw new Error("expected a ModelProviderError");
-}
-
-export const stripRaw = (chunks: ChatStreamChunk[]) => chunks.map(({ raw: _raw, ...rest }) => rest);
 
 export function scenarioResponder(scenario: ConformanceScenario) {
   return (req: RecordedRequest): ReplayResponse => {
