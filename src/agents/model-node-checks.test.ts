@@ -89,7 +89,7 @@ describe("modelNode: checks when it runs, before the model is called", () => {
     });
     const chat = new ScriptedChat(["hi"]);
     const think = modelNode("think", { chat });
-    const graph = oneNode(State, think, "g");
+    const graph = oneNode(State, think);
     const run = graph.invoke({ messages: [HumanMessage({ content: "x" })] });
     expect(await rejection(run)).toEqual(
       failure(
@@ -103,7 +103,7 @@ describe("modelNode: checks when it runs, before the model is called", () => {
   it("refuses a messages field that is not declared", async () => {
     const State = defineState({ history: messagesField() });
     const think = modelNode("think", { chat: new ScriptedChat(["hi"]) });
-    const graph = oneNode(State, think, "g");
+    const graph = oneNode(State, think);
     expect(await rejection(graph.invoke({}))).toEqual(
       failure(
         GraphConfigError,
@@ -115,7 +115,7 @@ describe("modelNode: checks when it runs, before the model is called", () => {
   it("refuses a written field that is not declared", async () => {
     const State = defineState({ messages: messagesField(), toolCalls: z.array(z.unknown()) });
     const chat = new ScriptedChat(["hi"]);
-    const graph = oneNode(State, modelNode("think", { chat }), "g");
+    const graph = oneNode(State, modelNode("think", { chat }));
     expect(await rejection(graph.invoke(ask("x")))).toEqual(
       failure(
         GraphConfigError,
@@ -131,12 +131,11 @@ describe("modelNode: checks when it runs, before the model is called", () => {
       toolCalls: z.array(z.unknown()),
       finalText: z.string().nullable(),
     });
-    const plain = oneNode(State, modelNode("think", { chat: new ScriptedChat(["ok"]) }), "g");
+    const plain = oneNode(State, modelNode("think", { chat: new ScriptedChat(["ok"]) }));
     expect((await plain.invoke(ask("x"))).state.finalText).toBe("ok");
     const typed = oneNode(
       State,
       modelNode("think", { chat: new ScriptedChat(["{}"]), outputSchema: z.object({}) }),
-      "g",
     );
     await expect(typed.invoke(ask("x"))).rejects.toThrow(
       'writes state field "finalOutput" (finalOutputField), which the graph\'s state does not declare',
@@ -158,7 +157,7 @@ describe("modelNode: checks when it runs, before the model is called", () => {
       finalTextField: "answer",
       finalOutputField: "parsed",
     });
-    const graph = oneNode(State, think, "graph");
+    const graph = oneNode(State, think, { name: "graph" });
     const { state } = await graph.invoke({ history: [HumanMessage({ content: "n?" })] });
     expect(state.answer).toBe('{"n":1}');
     expect(state.pending).toEqual([]);
@@ -168,7 +167,7 @@ describe("modelNode: checks when it runs, before the model is called", () => {
 
   it("skips the declaration checks with a plain-object state and writes the whole list", async () => {
     const think = modelNode("think", { chat: new ScriptedChat(["hello"]) });
-    const graph = oneNode(null, think, "graph");
+    const graph = oneNode(null, think, { name: "graph" });
     const { state } = await graph.invoke({ messages: [HumanMessage({ content: "hi" })] });
     expect((state.messages as Message[]).map((m) => [m.type, m.content])).toEqual([
       ["human", "hi"],

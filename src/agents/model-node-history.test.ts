@@ -11,7 +11,7 @@ describe("modelNode: consistent history", () => {
 
   it("raises ChatHistoryError for a tool call without a result right after it", async () => {
     const chat = new ScriptedChat(["never"]);
-    const graph = oneNode(AgentState, modelNode("think", { chat }), "g");
+    const graph = oneNode(AgentState, modelNode("think", { chat }));
     const messages = [
       HumanMessage({ content: "a" }),
       AIMessage({ toolCalls: [call("call_1"), call("call_2")] }),
@@ -29,7 +29,7 @@ describe("modelNode: consistent history", () => {
   });
 
   it("raises ChatHistoryError when the history ends with unanswered calls", async () => {
-    const graph = oneNode(AgentState, modelNode("think", { chat: new ScriptedChat(["x"]) }), "g");
+    const graph = oneNode(AgentState, modelNode("think", { chat: new ScriptedChat(["x"]) }));
     const messages = [HumanMessage({ content: "a" }), AIMessage({ toolCalls: [call("c9")] })];
     await expect(graph.invoke({ messages })).rejects.toThrow(
       'tool call "c9" of the AIMessage at index 1 has no result right after it (the history ends there)',
@@ -37,7 +37,7 @@ describe("modelNode: consistent history", () => {
   });
 
   it("raises ChatHistoryError for a tool result that answers no call", async () => {
-    const graph = oneNode(AgentState, modelNode("think", { chat: new ScriptedChat(["x"]) }), "g");
+    const graph = oneNode(AgentState, modelNode("think", { chat: new ScriptedChat(["x"]) }));
     const messages = [
       HumanMessage({ content: "a" }),
       AIMessage({ toolCalls: [call("call_1")] }),
@@ -54,7 +54,9 @@ describe("modelNode: consistent history", () => {
 
   it("with repairHistory sends a repaired copy and leaves the state unchanged", async () => {
     const chat = new ScriptedChat(["fine"]);
-    const graph = oneNode(AgentState, modelNode("think", { chat, repairHistory: true }), "graph");
+    const graph = oneNode(AgentState, modelNode("think", { chat, repairHistory: true }), {
+      name: "graph",
+    });
     const messages = [
       HumanMessage({ content: "a", id: "m0" }),
       ToolMessage({ content: "orphan", toolCallId: "zz", id: "m1" }),

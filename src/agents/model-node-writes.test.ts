@@ -140,7 +140,7 @@ describe("modelNode: structured output", () => {
 
   it("raises StructuredOutputError for an answer that does not validate", async () => {
     const chat = new ScriptedChat(['{"title": "x", "priority": "high"}']);
-    const graph = oneNode(AgentState, modelNode("think", { chat, outputSchema: Ticket }), "g");
+    const graph = oneNode(AgentState, modelNode("think", { chat, outputSchema: Ticket }));
     const error = (await graph.invoke(ask("x")).catch((e: unknown) => e)) as StructuredOutputError;
     expect(error).toBeInstanceOf(StructuredOutputError);
     expect(error.message).toBe(

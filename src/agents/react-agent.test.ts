@@ -15,6 +15,7 @@ import { resolveLazy } from "../lazy.js";
 import type { Middleware } from "../middleware/types.js";
 import { tool } from "../tools/tool.js";
 import { AgentState } from "./agent-state.js";
+import { failure, rejection, thrown } from "./node-tests.fixture.js";
 import { buildReactAgent, runAgent } from "./react-agent.js";
 
 const getOrderStatus = tool(({ orderId }) => (orderId === "A-1001" ? "shipped" : "unknown"), {
@@ -29,29 +30,6 @@ const statusCall = (id: string, orderId = "A-1001") => ({
   name: "get_order_status",
   arguments: { orderId },
 });
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e: unknown) => e,
-  );
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a throw");
-}
-
-/** Matches an error of exactly this class and message. */
-function failure(cls: abstract new (...args: never[]) => Error, message: string) {
-  return expect.objectContaining({ constructor: cls, message });
-}
 
 const lastContent = (request: ChatRequest) => request.messages.at(-1)!.content;
 

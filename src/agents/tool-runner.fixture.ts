@@ -1,20 +1,18 @@
 /**
  * What the toolRunner tests share: tools, tool calls, a one-node graph around a runner, and
- * how a failure is caught.
+ * the agents tests' helpers (node-tests.fixture.ts), re-exported.
  */
 
-import { expect } from "vitest";
 import { z } from "zod";
 import { AIMessage, HumanMessage, type Message, type ToolCall } from "../chat/index.js";
-import { Graph, type GraphState } from "../graph/graph.js";
-import { type Node, START } from "../graph/node.js";
-import { END } from "../graph/routing.js";
 import type { JsonObject } from "../json/index.js";
 import type { Middleware } from "../middleware/types.js";
-import type { StateDefinition } from "../state/define-state.js";
 import { tool } from "../tools/tool.js";
 import { AgentState } from "./agent-state.js";
+import { oneNode } from "./node-tests.fixture.js";
 import { type ToolErrorPolicy, toolRunner } from "./tool-runner.js";
+
+export { failure, oneNode, rejection, thrown } from "./node-tests.fixture.js";
 
 export class LookupError extends Error {
   override name = "LookupError";
@@ -50,19 +48,6 @@ export const pending = (...calls: ToolCall[]) => ({
   toolCalls: calls,
 });
 
-/** A graph of one node: START → node → END. */
-export function oneNode<D extends StateDefinition | null>(
-  state: D,
-  n: ReturnType<typeof toolRunner>,
-  options: { name?: string; middleware?: Middleware[] } = {},
-): Graph<D> {
-  const any = n as unknown as Node<GraphState<D>>;
-  return new Graph(state, { name: options.name ?? "g", middleware: options.middleware ?? [] }).flow(
-    START.to(any),
-    any.to(END),
-  );
-}
-
 export const runner = (
   tools: Parameters<typeof toolRunner>[1]["tools"],
   toolErrors?: ToolErrorPolicy,
@@ -71,29 +56,6 @@ export const runner = (
   oneNode(AgentState, toolRunner("act", { tools, ...(toolErrors ? { toolErrors } : {}) }), {
     middleware,
   });
-
-export async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e: unknown) => e,
-  );
-}
-
-export function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a throw");
-}
-
-/** Matches an error of exactly this class and message. */
-export function failure(cls: abstract new (...args: never[]) => Error, message: string) {
-  return expect.objectContaining({ constructor: cls, message });
-}
 
 /** The tool messages a run appended, without ids. */
 export const toolMessages = (messages: Message[]) =>
