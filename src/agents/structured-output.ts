@@ -19,6 +19,7 @@ export type OnInvalid = "raise" | "emit";
  * answer does not validate against the output schema. Plain JSON data.
  */
 export interface StructuredOutputEvent {
+  /** Always `"structured_output_error"`: tells this event from other `"custom"` events. */
   kind: "structured_output_error";
   /** Name of the output schema: its JSON schema `title` (zod `.meta({ title })`), else `"output"`. */
   schemaName: string;

@@ -24,7 +24,9 @@ export {
 
 // ---- Wire format of the Messages API, as documented ----------------------------------------
 
+/** The model name the documented responses carry. */
 export const MODEL = "claude-sonnet-4-6";
+/** A message's `usage`, as documented. */
 export const USAGE = {
   input_tokens: 2095,
   output_tokens: 503,
@@ -33,6 +35,7 @@ export const USAGE = {
   service_tier: "standard",
 };
 
+/** A `message` body with these content blocks, ending with `stopReason` (and `extra` fields). */
 export function message(
   content: unknown[],
   stopReason: string,
@@ -51,6 +54,7 @@ export function message(
   };
 }
 
+/** A JSON reply (`status` default 200), compact as the API sends it. */
 export function json(
   body: unknown,
   status = 200,
@@ -63,7 +67,9 @@ export function json(
   };
 }
 
+/** A message that answers `text` (`stop_reason: "end_turn"`). */
 export const textMessage = (text: string) => message([{ type: "text", text }], "end_turn");
+/** A message that calls these tools (after `text`, when given; `stop_reason: "tool_use"`). */
 export const toolMessage = (calls: readonly WireCall[], text?: string) =>
   message(
     [
@@ -79,8 +85,10 @@ export const toolMessage = (calls: readonly WireCall[], text?: string) =>
     "tool_use",
   );
 
+/** The `ping` event the API sends early in a stream. */
 export const PING = 'event: ping\ndata: {"type": "ping"}\n\n';
 
+/** An SSE reply of these events, a `ping` third, then `message_stop` unless `complete` is false. */
 export function sse(
   events: Array<{ event: string; data: unknown }>,
   complete = true,
@@ -92,11 +100,13 @@ export function sse(
   return { headers: { "content-type": "text/event-stream; charset=utf-8" }, body: pieces };
 }
 
+/** A stream event: `event: <type>`, data `{ type, ...fields }`. */
 export const ev = (type: string, fields: Record<string, unknown> = {}) => ({
   event: type,
   data: { type, ...fields },
 });
 
+/** The documented `message_start` event. */
 export const messageStart = ev("message_start", {
   message: {
     id: "msg_014p7gG3wDgGV9EUtLvnow3U",
@@ -110,6 +120,7 @@ export const messageStart = ev("message_start", {
   },
 });
 
+/** The events of text block `index` (6-character `text_delta`s). */
 export function textBlock(index: number, text: string) {
   return [
     ev("content_block_start", { index, content_block: { type: "text", text: "" } }),
@@ -120,6 +131,7 @@ export function textBlock(index: number, text: string) {
   ];
 }
 
+/** The events of tool_use block `index` (arguments in 5-character `input_json_delta`s). */
 export function toolBlock(index: number, call: WireCall) {
   return [
     ev("content_block_start", {
@@ -134,28 +146,33 @@ export function toolBlock(index: number, call: WireCall) {
   ];
 }
 
+/** The `message_delta` event that ends a message with `stopReason`. */
 export const messageDelta = (stopReason: string, extra: Record<string, unknown> = {}) =>
   ev("message_delta", {
     delta: { stop_reason: stopReason, stop_sequence: null, ...extra },
     usage: { output_tokens: 89 },
   });
 
+/** The events of a streamed answer `text`. */
 export const textEvents = (text: string) => [
   messageStart,
   ...textBlock(0, text),
   messageDelta("end_turn"),
 ];
+/** The events of streamed tool calls, one block each. */
 export const toolEvents = (calls: readonly WireCall[]) => [
   messageStart,
   ...calls.flatMap((c, index) => toolBlock(index, c)),
   messageDelta("tool_use"),
 ];
 
+/** An error body, as documented: `{ type: "error", error: { type, message }, request_id }`. */
 export const errorBody = (type: string, msg: string) => ({
   type: "error",
   error: { type, message: msg },
   request_id: "req_011CSHoEeqs5C35K2UUqR7Fy",
 });
+/** The documented error bodies by HTTP status (401, 429, 500, 529). */
 export const ERRORS: Record<number, unknown> = {
   401: errorBody("authentication_error", "invalid x-api-key"),
   429: errorBody(
@@ -165,11 +182,13 @@ export const ERRORS: Record<number, unknown> = {
   500: errorBody("api_error", "Internal server error"),
   529: errorBody("overloaded_error", "Overloaded"),
 };
+/** The documented error reply of `status` (one of {@link ERRORS}). */
 export const httpError = (status: number, headers: Record<string, string> = {}) =>
   json(ERRORS[status], status, headers);
 
 // ---- Setup ---------------------------------------------------------------------------------
 
+/** An `AnthropicChat` on the replay server (`sk-ant-test`, retry delays of 1-5 ms), with these options over it. */
 export function makeChat(options: Partial<ConstructorParameters<typeof AnthropicChat>[0]> = {}) {
   return new AnthropicChat({
     model: "claude-sonnet-4-6",
@@ -181,9 +200,11 @@ export function makeChat(options: Partial<ConstructorParameters<typeof Anthropic
   });
 }
 
+/** A request of one human message. */
 export const ask = () =>
   ChatRequest({ messages: [HumanMessage({ content: "Where is order A-1001?" })] });
 
+/** The signature of the conformance scenarios' thinking blocks. */
 export const CONFORMANCE_SIGNATURE =
   "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+6AP3TIoXY7Hu1gKl0aN3MJABUz0HFa9ifXVbmjC0TFjb0=";
 
@@ -198,6 +219,7 @@ export function thinkingMessage(thinking: string, text: string) {
   );
 }
 
+/** The events of a streamed thinking block with its signature, then the answer `text`. */
 export function thinkingEvents(thinking: string, text: string) {
   return [
     messageStart,
@@ -215,6 +237,7 @@ export function thinkingEvents(thinking: string, text: string) {
   ];
 }
 
+/** The replay server's answer to a conformance scenario, as JSON or SSE as the request asks. */
 export function scenarioResponder(scenario: ConformanceScenario) {
   return (req: RecordedRequest): ReplayResponse => {
     const streaming = (req.json as { stream?: boolean } | null)?.stream === true;

@@ -37,8 +37,11 @@ export interface JobContext {
   models: RunModelChoices | null;
   /** The graph's state store. */
   store: StateStore;
+  /** The queue's Redis keys. */
   keys: RunKeys;
+  /** Bounds of the runs' streams. */
   limits: RunStreamLimits;
+  /** How a taken-over run waits for a thread still leased. */
   retry: BusyRetry;
   /** The worker's connection for the runs' streams and facts. */
   redis: Redis;
@@ -53,8 +56,16 @@ export interface JobContext {
 /** The abort reason of runs handed back to the queue when a worker closes. */
 export const HANDOVER = "nodestep worker closing: run handed back to the queue";
 
-/** What a run job returns: how the run ended. */
+/**
+ * What a run job returns (BullMQ's `job.returnvalue`): how the run ended.
+ *
+ * @example
+ * ```ts
+ * const { status } = (await Job.fromId(queue, jobId))!.returnvalue as RunJobResult; // "done"
+ * ```
+ */
 export interface RunJobResult {
+  /** `"done"`, `"interrupted"` (waits on an interrupt), `"error"` or `"cancelled"`; also the stream's last event's. */
   status: FinalStatus;
 }
 

@@ -24,8 +24,11 @@ export {
 
 // ---- Wire format of the Chat Completions API, as documented -------------------------------
 
+/** The model name the documented responses carry. */
 export const MODEL = "gpt-4o-mini-2024-07-18";
+/** The documented responses' `created` time, in seconds since the epoch. */
 export const CREATED = 1741569952;
+/** A completion's `usage`, as documented (token counts with their details). */
 export const USAGE = {
   prompt_tokens: 19,
   completion_tokens: 10,
@@ -49,6 +52,7 @@ export const MAPPED_USAGE = {
   raw: USAGE,
 };
 
+/** A `chat.completion` body: one choice whose assistant `message` has these fields, ending with `finishReason`. */
 export function completion(message: Record<string, unknown>, finishReason: string) {
   return {
     id: "chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT",
@@ -69,6 +73,7 @@ export function completion(message: Record<string, unknown>, finishReason: strin
   };
 }
 
+/** A JSON reply (`status` default 200), pretty-printed as the API sends it. */
 export function json(
   body: unknown,
   status = 200,
@@ -81,7 +86,9 @@ export function json(
   };
 }
 
+/** A completion that answers `content` (`finish_reason: "stop"`). */
 export const textCompletion = (content: string) => completion({ content }, "stop");
+/** A completion that calls these tools (`finish_reason: "tool_calls"`). */
 export const toolCompletion = (calls: readonly WireCall[]) =>
   completion(
     {
@@ -94,6 +101,7 @@ export const toolCompletion = (calls: readonly WireCall[]) =>
     "tool_calls",
   );
 
+/** A `chat.completion.chunk` with one choice's `delta` (and `finishReason`, default `null`). */
 export function chunk(delta: Record<string, unknown>, finishReason: string | null = null) {
   return {
     id: "chatcmpl-123",
@@ -106,6 +114,7 @@ export function chunk(delta: Record<string, unknown>, finishReason: string | nul
     usage: null,
   };
 }
+/** The last chunk of a stream with `stream_options.include_usage`: no choices, the usage. */
 export const usageChunk = {
   id: "chatcmpl-123",
   object: "chat.completion.chunk",
@@ -117,6 +126,7 @@ export const usageChunk = {
   usage: USAGE,
 };
 
+/** An SSE reply of these `data:` payloads, then `data: [DONE]` unless `done` is false. */
 export function sse(datas: unknown[], done = true): ReplayResponse {
   return {
     headers: { "content-type": "text/event-stream; charset=utf-8" },
@@ -124,6 +134,7 @@ export function sse(datas: unknown[], done = true): ReplayResponse {
   };
 }
 
+/** The chunks of a streamed answer `content` (6-character deltas), then the usage chunk. */
 export function textEvents(content: string): unknown[] {
   return [
     chunk({ role: "assistant", content: "", refusal: null }),
@@ -133,6 +144,7 @@ export function textEvents(content: string): unknown[] {
   ];
 }
 
+/** The chunks of streamed tool calls (arguments in 4-character deltas), then the usage chunk. */
 export function toolEvents(calls: readonly WireCall[]): unknown[] {
   const events: unknown[] = [chunk({ role: "assistant", content: null })];
   calls.forEach((c, index) => {
@@ -150,29 +162,35 @@ export function toolEvents(calls: readonly WireCall[]): unknown[] {
   return events;
 }
 
+/** An error body, as documented: `{ error: { message, type, param: null, code } }`. */
 export const errorBody = (message: string, type: string, code: string | null) => ({
   error: { message, type, param: null, code },
 });
+/** The documented body of a 401 (bad API key). */
 export const ERR_401 = errorBody(
   "Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys.",
   "invalid_request_error",
   "invalid_api_key",
 );
+/** The documented body of a 429 (rate limit). */
 export const ERR_429 = errorBody(
   "Rate limit reached for gpt-4o-mini in organization org-test on requests per min (RPM): Limit 3, Used 3, Requested 1.",
   "requests",
   "rate_limit_exceeded",
 );
+/** The documented body of a 500. */
 export const ERR_500 = errorBody(
   "The server had an error while processing your request. Sorry about that!",
   "server_error",
   null,
 );
+/** The documented error reply of `status` (401, 429, else 500's body). */
 export const httpError = (status: number, headers: Record<string, string> = {}) =>
   json(status === 401 ? ERR_401 : status === 429 ? ERR_429 : ERR_500, status, headers);
 
 // ---- Setup ---------------------------------------------------------------------------------
 
+/** An `OpenAIChat` on the replay server (`sk-test`, retry delays of 1-5 ms), with these options over it. */
 export function makeChat(options: Partial<ConstructorParameters<typeof OpenAIChat>[0]> = {}) {
   return new OpenAIChat({
     model: "gpt-4o-mini",
@@ -184,9 +202,11 @@ export function makeChat(options: Partial<ConstructorParameters<typeof OpenAICha
   });
 }
 
+/** A request of one human message. */
 export const ask = (content = "Where is order A-1001?") =>
   ChatRequest({ messages: [HumanMessage({ content })] });
 
+/** The replay server's answer to a conformance scenario, as JSON or SSE as the request asks. */
 export function scenarioResponder(scenario: ConformanceScenario) {
   return (req: RecordedRequest): ReplayResponse => {
     const streaming = (req.json as { stream?: boolean } | null)?.stream === true;
