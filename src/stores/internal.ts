@@ -99,6 +99,20 @@ export function parseEventId(
   return { threadId: id.slice(0, mid), branchId, seq };
 }
 
+/**
+ * Whether `threadId` is one {@link checkThreadId} accepts: a read of an id no thread can have
+ * answers "nothing" (`null`, `[]`) without asking the database (PostgreSQL refuses text with
+ * a NUL character, and turns a lone surrogate into U+FFFD, another thread's id).
+ */
+export function isThreadId(threadId: unknown): boolean {
+  return (
+    typeof threadId === "string" &&
+    threadId !== "" &&
+    !threadId.includes("\u0000") &&
+    (threadId as string & { isWellFormed(): boolean }).isWellFormed()
+  );
+}
+
 /** Throw `StateStoreError` unless `threadId` is a non-empty string. */
 export function checkThreadId(threadId: string): void {
   if (typeof threadId !== "string" || threadId === "") {

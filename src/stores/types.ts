@@ -157,7 +157,9 @@ export interface StateStore {
    * {@link getBranch} answers it: `{ threadId, branchId, parent: { branchId, seq } | null,
    * lastSeq }`. One query on a database (the branches' rows only, no events).
    * LangGraph has no branch listing; its forks are checkpoints of one thread.
-   * @returns `[]` for a thread that does not exist.
+   * @returns `[]` for a thread that does not exist, an invalid thread id included (`""`, one
+   *   with a NUL character or a lone surrogate: no thread can have it; not an error, as
+   *   `getBranch` answers `null` for it).
    * @throws StateStoreError for a closed store (and, on a database, a failed query).
    * @example
    * ```ts
