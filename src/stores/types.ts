@@ -285,7 +285,9 @@ export interface StateStore {
    * with a run going on is not deleted.
    * @returns the ids of the threads deleted, in id order (`[]` when there was none).
    * @throws ThreadBusyError when a run holds the lease of one of its branches (nothing is
-   *   deleted); StateStoreError for an invalid thread id or a closed store.
+   *   deleted; "is running"), or another deletion of the thread on the same store object does
+   *   ("is being deleted by another deleteThread call"); StateStoreError for an invalid thread
+   *   id or a closed store.
    */
   deleteThread(threadId: string, options?: DeleteThreadOptions): Promise<string[]>;
 
