@@ -84,8 +84,9 @@ export async function streamRun(
   const streamed = new Set<string>();
   let open = false; // --verbose: tokens of a model turn are being printed
   const usage = async () => {
-    const events = await loaded.store.read(threadId, branchId, { afterSeq }).catch(() => []);
-    return usageReport(usageFromEvents(events), s.prices);
+    // The whole branch: an answer an earlier run wrote, kept and written again, counts no more.
+    const events = await loaded.store.read(threadId, branchId).catch(() => []);
+    return usageReport(usageFromEvents(events, { afterSeq }), s.prices);
   };
   const printUsage = async () => {
     const line = usageLine(await usage());

@@ -46,6 +46,10 @@ export {
 /**
  * A run asks the store for a stop request (busy-thread policies) at a superstep commit when
  * at least this many ms passed since it last asked (so always after a superstep this long).
+ * A throttle, not a timer: nothing polls between commits. It applies where the append does
+ * not answer the request itself (stores without `appendLeased`, and `"exit"` durability); the
+ * request comes from any process, and the store contract has no notification to wait on
+ * (docs/busy-threads.md).
  */
 export const STOP_CHECK_MS = 25;
 

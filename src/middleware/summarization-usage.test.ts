@@ -94,8 +94,7 @@ describe("SummarizationMiddleware's own model call in the usage totals and run m
         calls: 1,
       },
     });
-    // The run that summarized, cold: a new ledger over the same store. (Its totals also hold
-    // the kept answer of run 1 that the summary's update writes again: counted per run.)
+    // The run that summarized, cold: a new ledger over the same store.
     const run2 = await new UsageLedger(store).run("t", r2.runId);
     expect(run2.byModel.small).toEqual(thread.byModel.small);
     const events = await store.read("t", "main");
@@ -119,6 +118,64 @@ describe("SummarizationMiddleware's own model call in the usage totals and run m
       detail: "SummarizationMiddleware: 40 in · 8 out",
     });
     expect(m2.modelCalls).toBe(model.length);
+  });
+
+  it("an answer kept by the summary and written again is counted once: per run and per thread, cold and warm", async () => {
+    const store = new MemoryStateStore();
+    const chat = new ScriptedChat(
+      [callA, { content: "A-1 has shipped.", usage }, { content: "Yes.", usage }],
+      { model: "big" },
+    );
+    const summarizer = new ScriptedChat(
+      [{ content: "A-1 shipped.", usage: { inputTokens: 40, outputTokens: 8 } }],
+      { model: "small" },
+    );
+    const warm = new UsageLedger(store);
+    const r1 = await agentOver(store, chat, summarizer).invoke(ask("Where is order A-1?"), {
+      threadId: "t",
+    });
+    expect((await warm.run("t", r1.runId)).usage.calls).toBe(2); // folded before run 2
+    const r2 = await agentOver(store, chat, summarizer).invoke(ask("Sure?"), { threadId: "t" });
+    const events = await store.read("t", "main");
+    // Run 2's update writes run 1's last answer again, after the summary's removals.
+    const kept = r1.state.messages.at(-1)!;
+    const rewrites = events.filter(
+      (e) =>
+        e.runId === r2.runId && JSON.stringify(e.data).includes(`"id":${JSON.stringify(kept.id)}`),
+    );
+    expect(rewrites.length).toBeGreaterThan(0);
+    const totals = (input: number, output: number, calls: number) => ({
+      inputTokens: input,
+      outputTokens: output,
+      totalTokens: input + output,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+      calls,
+    });
+    const run1 = { big: totals(20, 4, 2) };
+    const run2 = { big: totals(10, 2, 1), small: totals(40, 8, 1) };
+    for (const ledger of [warm, new UsageLedger(store)]) {
+      expect((await ledger.run("t", r1.runId)).byModel).toEqual(run1);
+      expect((await ledger.run("t", r2.runId)).byModel).toEqual(run2);
+      expect((await ledger.run("t", r2.runId)).usage).toEqual(totals(50, 10, 2));
+      expect((await ledger.thread("t")).usage).toEqual(totals(70, 14, 4));
+    }
+    expect(usageFromEvents(events, { runId: r1.runId }).byModel).toEqual(run1);
+    expect(usageFromEvents(events, { runId: r2.runId }).byModel).toEqual(run2);
+    const afterRun1 = events.findLast((e) => e.runId === r1.runId)!.seq;
+    expect(usageFromEvents(events, { afterSeq: afterRun1 }).byModel).toEqual(run2);
+    expect(usageFromEvents(events).usage).toEqual(totals(70, 14, 4));
+
+    const metrics = runMetrics(null, events, "agent", null);
+    expect(metrics.map((m) => [m.runId, m.byModel, m.modelCalls, m.toolCalls])).toEqual([
+      [r1.runId, run1, 2, 1],
+      [r2.runId, run2, 2, 0],
+    ]);
+    expect(metrics[1]!.nodes.map((n) => [n.node, n.modelCalls, n.toolCalls, n.usage])).toEqual([
+      ["think", 2, 0, totals(50, 10, 2)],
+    ]);
+    const ids = metrics[1]!.spans.map((s) => s.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it("a step whose agent model fails stores nothing: its summary call is not counted", async () => {

@@ -84,28 +84,33 @@ function add(t: UsageTotals, u: JsonObject): void {
 /** The key budget pauses are asked under: `"usage-budget:<taskId>"`. */
 export const BUDGET_KEY_PREFIX = "usage-budget:";
 
-/** Running fold state: the summary, and the messages already counted (by id). */
-interface Acc {
-  summary: UsageSummary;
-  seen: Set<string>;
+/**
+ * The key an answer is counted under: its id, else its JSON. An answer is counted once, by
+ * the first event that writes it: an update that writes it again (a kept message after
+ * `SummarizationMiddleware`'s removals, which comes back with its id) counts nothing more, in
+ * the thread's totals and in its run's.
+ */
+export function storedMessageKey(m: Record<string, unknown>): string {
+  return typeof m.id === "string" ? m.id : JSON.stringify(m);
 }
 
-function newAcc(): Acc {
-  return { summary: emptySummary(), seen: new Set() };
-}
-
-function countMessage(acc: Acc, m: Record<string, unknown>): void {
+function countMessage(
+  seen: Set<string>,
+  targets: UsageSummary[],
+  m: Record<string, unknown>,
+): void {
   if (m.type !== "ai" || !isPlainObject(m.usage)) return;
-  const key = typeof m.id === "string" ? m.id : JSON.stringify(m);
-  if (acc.seen.has(key)) return;
-  acc.seen.add(key);
+  const key = storedMessageKey(m);
+  if (seen.has(key)) return;
+  seen.add(key);
   const meta = m.responseMetadata;
   const model = isPlainObject(meta) && typeof meta.model === "string" ? meta.model : "unknown";
-  const byModel = acc.summary.byModel;
   const count = (name: string, u: JsonObject) => {
-    add(acc.summary.usage, u);
-    if (!Object.hasOwn(byModel, name)) ownKey(byModel, name, emptyTotals());
-    add(byModel[name]!, u);
+    for (const t of targets) {
+      add(t.usage, u);
+      if (!Object.hasOwn(t.byModel, name)) ownKey(t.byModel, name, emptyTotals());
+      add(t.byModel[name]!, u);
+    }
   };
   count(model, m.usage as JsonObject);
   for (const call of middlewareCallsOf(m)) count(call.model, call.usage);
@@ -135,7 +140,7 @@ export function middlewareCallsOf(
 }
 
 /** The messages of an update: lists among its values, or one level inside them. */
-function countUpdate(acc: Acc, update: unknown): void {
+function countUpdate(seen: Set<string>, targets: UsageSummary[], update: unknown): void {
   if (!isPlainObject(update)) return;
   for (const value of Object.values(update)) {
     const lists = Array.isArray(value)
@@ -145,27 +150,34 @@ function countUpdate(acc: Acc, update: unknown): void {
         : [];
     for (const list of lists) {
       for (const item of list as unknown[]) {
-        if (isPlainObject(item)) countMessage(acc, item);
+        if (isPlainObject(item)) countMessage(seen, targets, item);
       }
     }
   }
 }
 
-function countApprovals(acc: Acc, resume: unknown): void {
+function countApprovals(targets: UsageSummary[], resume: unknown): void {
   if (!isPlainObject(resume)) return;
   for (const [key, answer] of Object.entries(resume)) {
     if (!key.startsWith(BUDGET_KEY_PREFIX) || !isPlainObject(answer) || answer.approve !== true)
       continue;
-    acc.summary.approved.tokens += num(answer.addTokens);
-    acc.summary.approved.usd += num(answer.addCostUsd);
+    for (const t of targets) {
+      t.approved.tokens += num(answer.addTokens);
+      t.approved.usd += num(answer.addCostUsd);
+    }
   }
 }
 
-function foldInto(acc: Acc, e: StoredEvent): void {
+/**
+ * Fold one event into `targets` (the summaries it counts in: the thread's, its run's, or
+ * none); `seen` holds the answers already written by earlier events, which are not counted again.
+ */
+function foldInto(seen: Set<string>, targets: UsageSummary[], e: StoredEvent): void {
   const d = e.data;
   if (!isPlainObject(d)) return;
-  if (e.type === "task_finished" || e.type === "step_committed") countUpdate(acc, d.update);
-  else if (e.type === "run_started") countApprovals(acc, d.resume);
+  if (e.type === "task_finished" || e.type === "step_committed")
+    countUpdate(seen, targets, d.update);
+  else if (e.type === "run_started") countApprovals(targets, d.resume);
 }
 
 function copySummary(s: UsageSummary): UsageSummary {
@@ -176,30 +188,44 @@ function copySummary(s: UsageSummary): UsageSummary {
 
 /**
  * Fold events into usage totals: every `AIMessage` with `usage` that a task wrote
- * (`task_finished`, `step_committed`), each counted once by its id, with the model calls
+ * (`task_finished`, `step_committed`), each counted once by its id (by the first event that
+ * writes it; see {@link storedMessageKey}), with the model calls
  * middleware made in its step (`responseMetadata.middlewareCalls`, by their own model: a
  * `SummarizationMiddleware` summary is counted under the summary model). Messages in a run's input
  * or written by `updateState` are not counted (no model call made them here); a model call
  * that failed before its task stored a result is not in the log, so not counted.
  *
- * @param options.runId - only the events of this run.
+ * Every event given is folded to learn which answers were already written; only those first
+ * written by the events the options select are counted. Pass the branch's events from its
+ * start: an answer kept from before the events given would be counted as new.
+ *
+ * @param options.runId - count only the answers first written by this run.
+ * @param options.afterSeq - count only the answers first written after this event (`seq`).
  * @example usageFromEvents(await store.read("t1", "main")).usage.totalTokens // 38
+ * @example usageFromEvents(await store.read("t1", "main"), { runId }).usage.calls // 2
  */
 export function usageFromEvents(
   events: readonly StoredEvent[],
-  options: { runId?: string } = {},
+  options: { runId?: string; afterSeq?: number } = {},
 ): UsageSummary {
-  const acc = newAcc();
+  const summary = emptySummary();
+  const seen = new Set<string>();
+  const counted = [summary];
   for (const e of events) {
-    if (options.runId === undefined || e.runId === options.runId) foldInto(acc, e);
+    const selected =
+      (options.runId === undefined || e.runId === options.runId) &&
+      (options.afterSeq === undefined || e.seq > options.afterSeq);
+    foldInto(seen, selected ? counted : [], e);
   }
-  return acc.summary;
+  return summary;
 }
 
 interface Entry {
   lastSeq: number;
-  thread: Acc;
-  runs: Map<string, Acc>;
+  /** The answers counted so far on the branch (by {@link storedMessageKey}). */
+  seen: Set<string>;
+  thread: UsageSummary;
+  runs: Map<string, UsageSummary>;
 }
 
 /**
@@ -233,7 +259,7 @@ export class UsageLedger {
     const lastSeq = branch?.lastSeq ?? 0;
     // A thread deleted and written again numbers its events from 1 again.
     if (entry === undefined || lastSeq < entry.lastSeq) {
-      entry = { lastSeq: 0, thread: newAcc(), runs: new Map() };
+      entry = { lastSeq: 0, seen: new Set(), thread: emptySummary(), runs: new Map() };
     }
     this.#entries.delete(k);
     this.#entries.set(k, entry);
@@ -246,13 +272,12 @@ export class UsageLedger {
     if (lastSeq === entry.lastSeq) return entry;
     const events = await this.#store.read(threadId, branchId, { afterSeq: entry.lastSeq });
     for (const e of events) {
-      foldInto(entry.thread, e);
       let run = entry.runs.get(e.runId);
       if (run === undefined) {
-        run = newAcc();
+        run = emptySummary();
         entry.runs.set(e.runId, run);
       }
-      foldInto(run, e);
+      foldInto(entry.seen, [entry.thread, run], e);
       entry.lastSeq = e.seq;
     }
     return entry;
@@ -264,17 +289,18 @@ export class UsageLedger {
    * @example (await ledger.thread("t1", "alt")).usage.totalTokens // 238000
    */
   async thread(threadId: string, branchId = "main"): Promise<UsageSummary> {
-    return copySummary((await this.#entry(threadId, branchId)).thread.summary);
+    return copySummary((await this.#entry(threadId, branchId)).thread);
   }
 
   /**
-   * Totals of one run on a branch (its own events: a resume is a run of its own); zeros for a
-   * run with no events there.
+   * Totals of one run on a branch (the answers its own events first wrote: a resume is a run
+   * of its own, and an answer an earlier run wrote that this run's update writes again is not
+   * counted again); zeros for a run with no events there.
    * @throws UnknownBranchError (from the store) for a branch that does not exist.
    * @example (await ledger.run("t1", result.runId)).usage.calls // 2
    */
   async run(threadId: string, runId: string, branchId = "main"): Promise<UsageSummary> {
     const run = (await this.#entry(threadId, branchId)).runs.get(runId);
-    return run === undefined ? emptySummary() : copySummary(run.summary);
+    return run === undefined ? emptySummary() : copySummary(run);
   }
 }

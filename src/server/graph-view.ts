@@ -6,36 +6,14 @@
 import type { CompiledTarget } from "../graph/compile.js";
 import { describeGraph as describeSpec } from "../graph/spec.js";
 import type { ServedGraph } from "./types.js";
+import type { GraphView, GraphViewEdge } from "./wire-types.js";
 
 /** The name `START` has in a {@link GraphView}. */
 export const START_NAME = "__start__";
 /** The name `END` has in a {@link GraphView}. */
 export const END_VIEW_NAME = "__end__";
 
-/** One edge of a {@link GraphView}. */
-export interface GraphViewEdge {
-  from: string;
-  to: string;
-  /** `"edge"`: always taken; `"when"` / `"otherwise"`: the two sides of a `when()`; `"goto"`: a declared `Command` target; `"join"`: one source of a `join()` (taken once all its sources finished). */
-  kind: "edge" | "when" | "otherwise" | "goto" | "join";
-  /**
-   * For `"when"` and `"otherwise"` edges: the condition's name (its `ref`'s export name, else
-   * the function's name, else `"when"`), and `"not <name>"` on the otherwise side.
-   */
-  label?: string;
-}
-
-/** A graph's nodes and edges; `"__start__"` and `"__end__"` stand for START and END. */
-export interface GraphView {
-  name: string;
-  /** The graph's nodes, in the order they were declared. */
-  nodes: string[];
-  edges: GraphViewEdge[];
-  /** Nodes every run pauses before / after (`"*"`: every node); empty lists for none. */
-  breakpoints: { before: string[] | "*"; after: string[] | "*" };
-  /** Deferred nodes (`defer: true`): they run once nothing else is left. */
-  deferred: string[];
-}
+export type { GraphView, GraphViewEdge } from "./wire-types.js";
 
 /**
  * Describe a graph's compiled flow: nodes and edges (deduplicated, in order), the names of

@@ -8,35 +8,11 @@
 import { eventSummary } from "../cli/history-format.js";
 import { emptyPosition, foldEvents, type ThreadPosition } from "../graph/thread-state.js";
 import type { StateDefinition } from "../state/define-state.js";
-import type { EventType, StoredEvent } from "../stores/types.js";
-import { DEFAULT_MAX_CHANGES, diffJson, type JsonChange } from "./json-diff.js";
+import type { StoredEvent } from "../stores/types.js";
+import { DEFAULT_MAX_CHANGES, diffJson } from "./json-diff.js";
+import type { HistoryEntry } from "./wire-types.js";
 
-/** One entry of {@link historyEntries}. */
-export interface HistoryEntry {
-  /** The event's id (give it to `GET …/state?eventId=` or to a fork). */
-  id: string;
-  /** The branch the event was written on (a fork's parent events keep theirs). */
-  branchId: string;
-  seq: number;
-  type: EventType;
-  runId: string;
-  step: number | null;
-  /**
-   * The nodes the event belongs to: the event's own node; for `step_committed` the nodes of the
-   * superstep it commits; for `state_updated` the node it was written as (`asNode`), if any;
-   * none for `run_started` (a run belongs to no node: its summary says what it took in), as in
-   * `nodestep history`.
-   */
-  nodes: string[];
-  /** One line: what the model said, which tools ran, what was interrupted or answered. */
-  summary: string;
-  /** When it was written, in ms since the epoch. */
-  createdAt: number;
-  /** The change of the state this event made (none for most events but commits and updates). */
-  diff: JsonChange[];
-  /** `true` when the diff had more than `maxChanges` changes and was cut there. */
-  diffTruncated: boolean;
-}
+export type { HistoryEntry } from "./wire-types.js";
 
 /** Options of {@link historyEntries}. */
 export interface HistoryViewOptions {

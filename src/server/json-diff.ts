@@ -5,15 +5,9 @@
  *
  * @module
  */
+import type { Json, JsonChange, JsonPath } from "./wire-types.js";
 
-/** Where a change is: object keys and array indexes from the root (`[]` is the root itself). */
-export type JsonPath = (string | number)[];
-
-/** One change of a {@link diffJson} answer. */
-export type JsonChange =
-  | { op: "add"; path: JsonPath; value: unknown }
-  | { op: "remove"; path: JsonPath; value: unknown }
-  | { op: "replace"; path: JsonPath; from: unknown; to: unknown };
+export type { JsonChange, JsonPath } from "./wire-types.js";
 
 /** A {@link diffJson} answer. */
 export interface JsonDiff {
@@ -95,16 +89,17 @@ export function diffJson(
       for (const k of Object.keys(a)) {
         const ok = Object.hasOwn(b, k)
           ? walk(a[k], b[k], [...path, k])
-          : push({ op: "remove", path: [...path, k], value: a[k] });
+          : push({ op: "remove", path: [...path, k], value: a[k] as Json });
         if (!ok) return false;
       }
       for (const k of Object.keys(b)) {
-        if (!Object.hasOwn(a, k) && !push({ op: "add", path: [...path, k], value: b[k] }))
+        if (!Object.hasOwn(a, k) && !push({ op: "add", path: [...path, k], value: b[k] as Json }))
           return false;
       }
       return true;
     }
-    return push({ op: "replace", path, from: a, to: b });
+    // The values are JSON (a state as stored): the changes carry them as they are.
+    return push({ op: "replace", path, from: a as Json, to: b as Json });
   };
   walk(before, after, []);
   return { changes, truncated };

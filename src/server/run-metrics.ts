@@ -16,7 +16,11 @@
 import { toolOutcome } from "../cli/run-view.js";
 import { emptyPosition, foldEvents, type ThreadPosition } from "../graph/thread-state.js";
 import { costOf, type PriceTable } from "../middleware/prices.js";
-import { middlewareCallsOf, usageFromEvents } from "../middleware/usage-totals.js";
+import {
+  middlewareCallsOf,
+  storedMessageKey,
+  usageFromEvents,
+} from "../middleware/usage-totals.js";
 import type { StateDefinition } from "../state/define-state.js";
 import type { StoredEvent } from "../stores/types.js";
 import type { NodeMetrics, RunMetrics, TraceSpan } from "./wire-types.js";
@@ -47,7 +51,8 @@ interface RunAcc {
   status: RunMetrics["status"];
   stepStart: number;
   work: NodeWork[];
-  events: StoredEvent[];
+  /** Its updates, less the messages an earlier event wrote (see {@link freshUpdate}). */
+  updates: unknown[];
   /** Tool results kept in the superstep going on, by task id, then tool call id. */
   kept: Map<string, Record<string, number>>;
   /** Its last event (for where a forked run was cut). */
@@ -61,6 +66,36 @@ export interface RunMetricsOptions {
    * no end whose last event was written on another branch is `"forked"`.
    */
   branchId?: string;
+}
+
+const MESSAGE_TYPES = new Set(["system", "human", "ai", "tool"]);
+
+/**
+ * `update` without the messages an earlier event already wrote (`written`, by
+ * `storedMessageKey`), which it then marks: a message a later update writes again (a kept one
+ * after `SummarizationMiddleware`'s removals) is no second model or tool call, as the usage
+ * totals count it once. Lists among the values and one level inside them, as the totals read.
+ */
+function freshUpdate(update: unknown, written: Set<string>): unknown {
+  if (!isObject(update)) return update;
+  const fresh = (list: unknown[]) =>
+    list.filter((m) => {
+      if (!isObject(m) || !MESSAGE_TYPES.has(m.type as string)) return true;
+      const key = storedMessageKey(m);
+      if (written.has(key)) return false;
+      written.add(key);
+      return true;
+    });
+  const out: Data = {};
+  for (const [k, v] of Object.entries(update)) {
+    if (Array.isArray(v)) out[k] = fresh(v);
+    else if (isObject(v)) {
+      const inner: Data = {};
+      for (const [ik, iv] of Object.entries(v)) inner[ik] = Array.isArray(iv) ? fresh(iv) : iv;
+      out[k] = inner;
+    } else out[k] = v;
+  }
+  return out;
 }
 
 function messagesOf(update: unknown): Data[] {
@@ -209,7 +244,7 @@ function finish(
     list.push(w);
     byNode.set(w.node, list);
   }
-  const total = usageFromEvents(acc.events);
+  const total = usageOf(acc.runId, acc.updates);
   const nodes: NodeMetrics[] = [...byNode].map(([node, works]) => {
     const summary = usageOf(
       acc.runId,
@@ -271,6 +306,7 @@ export function runMetrics(
 ): RunMetrics[] {
   const branchId = options.branchId ?? events.at(-1)?.branchId ?? "main";
   const runs = new Map<string, RunAcc>();
+  const written = new Set<string>();
   let pos: ThreadPosition = emptyPosition(def);
   for (const e of events) {
     const before = pos;
@@ -293,17 +329,21 @@ export function runMetrics(
         status: "running",
         stepStart: e.createdAt,
         work: [],
-        events: [],
+        updates: [],
         kept: new Map(),
         lastEvent: e,
       });
     }
     const acc = runs.get(e.runId);
     if (acc === undefined) continue; // state_updated, rolled_back: no run of their own
-    acc.events.push(e);
     acc.last = e.createdAt;
     acc.lastEvent = e;
-    const d: Data = isObject(e.data) ? e.data : {};
+    const data: Data = isObject(e.data) ? e.data : {};
+    const d: Data =
+      (e.type === "task_finished" || e.type === "step_committed") && "update" in data
+        ? { ...data, update: freshUpdate(data.update, written) }
+        : data;
+    if (d !== data) acc.updates.push(d.update);
     const work = (node: string, taskId: string, status: TraceSpan["status"], detail: string) =>
       acc.work.push({
         node,

@@ -157,10 +157,16 @@ export function addUIStreamRoutes(app: Hono, graph: ServedGraph, helpers: UIRout
         `Run "${run.runId}" no longer keeps its first events (it keeps ${helpers.registry.options.bufferEvents}); reload the conversation from GET /api/threads/${threadId}/ui-messages`,
       );
     }
-    const messageId = replayMessageId(run, await uiMessagesOf(graph, threadId, branchId));
+    const found = run;
+    const start = async (): Promise<[UIRunReplay | null, string | null]> => {
+      // A mirror of a run another server started has no replay of its own: rebuilt from
+      // the stored events.
+      const ui = found.ui ?? (await storedReplay(graph, found));
+      return [ui, replayMessageId(found, ui, await uiMessagesOf(graph, threadId, branchId))];
+    };
     // Another reader leaving does not cancel the run: only its own client does.
     const events = runEvents(run, c.req.raw.signal, () => {});
-    return new Response(uiChunksToSse(replayChunks(run, messageId, events)), {
+    return new Response(uiChunksToSse(replayChunks(start, events)), {
       headers: UI_STREAM_HEADERS,
     });
   });
@@ -208,11 +214,19 @@ async function replayOf(
     const first = Array.isArray(sent) ? (sent[0] as { id?: unknown } | undefined) : undefined;
     return { userMessageId: typeof first?.id === "string" ? first.id : null, prefix: [] };
   }
-  const last = (await uiMessagesOf(graph, threadId, branchId))?.at(-1);
+  return continuedReplay(await uiMessagesOf(graph, threadId, branchId), turn.resume);
+}
+
+/** The replay of a run that continues the last assistant message of `messages` with `resume`. */
+function continuedReplay(
+  messages: UIMessage[] | null,
+  resume: Record<string, unknown> | undefined,
+): UIRunReplay {
+  const last = messages?.at(-1);
   if (last?.role !== "assistant") return { userMessageId: null, prefix: [] };
   for (const part of last.parts) {
     const approval = "approval" in part ? part.approval : undefined;
-    const answer = approval ? turn.resume?.[approval.id] : undefined;
+    const answer = approval ? resume?.[approval.id] : undefined;
     if (!approval || !isPlainObject(answer) || typeof answer.approved !== "boolean") continue;
     if ("state" in part && part.state === "approval-requested") part.state = "approval-responded";
     approval.approved = answer.approved;
@@ -222,14 +236,54 @@ async function replayOf(
 }
 
 /**
+ * The replay of a run another server started, from the stored events alone: the branch's
+ * `run_started` of the run (its first part: a run taken over goes on as `<runId>~<n>`).
+ * With input, the user message it wrote (the last human message of the state after it);
+ * without, the last assistant message before it, continued with the run's stored answers.
+ * A run whose `run_started` is not stored yet (still queued) is waited for, event by event;
+ * `null` when it ends without one on the branch.
+ */
+async function storedReplay(graph: ServedGraph, run: ServerRun): Promise<UIRunReplay | null> {
+  let events = await graph.history(run.threadId, { branchId: run.branchId });
+  let at = events.findIndex((e) => e.type === "run_started" && e.runId === run.runId);
+  while (at < 0 && !run.finished) {
+    await run.changed();
+    events = await graph.history(run.threadId, { branchId: run.branchId });
+    at = events.findIndex((e) => e.type === "run_started" && e.runId === run.runId);
+  }
+  if (at < 0) return null;
+  const started = events[at]!;
+  const data = isPlainObject(started.data) ? started.data : {};
+  const stateAt = async (eventId: string) => {
+    const snapshot = await graph.getState(run.threadId, { branchId: run.branchId, eventId });
+    const state = snapshot.state as { messages?: unknown };
+    const messages = Array.isArray(state.messages) ? (state.messages as Message[]) : [];
+    return { messages, interrupts: snapshot.interrupts };
+  };
+  if (data.input !== undefined && data.input !== null) {
+    const { messages } = await stateAt(started.id);
+    const human = messages.findLast((m) => m.type === "human");
+    return { userMessageId: human?.id ?? null, prefix: [] };
+  }
+  if (at === 0) return { userMessageId: null, prefix: [] };
+  const before = await stateAt(events[at - 1]!.id);
+  const resume = isPlainObject(data.resume) ? data.resume : undefined;
+  return continuedReplay(toUIMessages(before.messages, { interrupts: before.interrupts }), resume);
+}
+
+/**
  * The message id a replay goes under: the id the thread's history gives the message the run
  * writes (so that it replaces the one a reloaded page loaded), else the run's own.
  */
-function replayMessageId(run: ServerRun, messages: UIMessage[] | null): string | null {
+function replayMessageId(
+  run: ServerRun,
+  ui: UIRunReplay | null,
+  messages: UIMessage[] | null,
+): string | null {
   const last = messages?.at(-1);
-  if (last?.role === "assistant" && run.ui) {
-    const continues = run.ui.userMessageId === null;
-    const answers = run.ui.userMessageId !== null && messages?.at(-2)?.id === run.ui.userMessageId;
+  if (last?.role === "assistant" && ui) {
+    const continues = ui.userMessageId === null;
+    const answers = ui.userMessageId !== null && messages?.at(-2)?.id === ui.userMessageId;
     if (continues || answers) return last.id;
   }
   return run.messageId;
@@ -237,12 +291,12 @@ function replayMessageId(run: ServerRun, messages: UIMessage[] | null): string |
 
 /** `start` (with the id), the continued message's earlier parts, then the run's own chunks. */
 async function* replayChunks(
-  run: ServerRun,
-  messageId: string | null,
+  start: () => Promise<[UIRunReplay | null, string | null]>,
   events: AsyncIterable<StreamEvent>,
 ): AsyncGenerator<UIStreamChunk> {
+  const [ui, messageId] = await start();
   yield messageId ? { type: "start", messageId } : { type: "start" };
-  yield* run.ui?.prefix ?? [];
+  yield* ui?.prefix ?? [];
   for await (const chunk of toUIMessageChunks(events)) {
     if (chunk.type !== "start") yield chunk;
   }

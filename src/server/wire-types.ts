@@ -5,8 +5,11 @@
  * without the other's dependencies; import it with `import type`.
  *
  * `UsageTotals` and `Cost` repeat `nodestep`'s own (`src/middleware/usage-totals.ts`,
- * `src/middleware/prices.ts`), which the UI cannot import; `wire-types.test.ts` checks that
- * they stay the same types.
+ * `src/middleware/prices.ts`), `Json` repeats `JsonValue` (`src/json/index.ts`) and
+ * `EventType` the store's (`src/stores/types.ts`), which the UI cannot import;
+ * `wire-types.test.ts` checks that they stay the same types. `GraphView`, `JsonChange` and
+ * `HistoryEntry` are declared here only: the server's modules (`graph-view.ts`,
+ * `json-diff.ts`, `history-view.ts`) and the studio's `api.ts` re-export them.
  *
  * @module
  */
@@ -121,4 +124,86 @@ export interface BranchNode {
   lastSeq: number;
   /** Forks from this branch, by fork point then name. */
   children: BranchNode[];
+}
+
+/** A JSON value (the same type as `nodestep`'s `JsonValue`). */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** One edge of a {@link GraphView}. */
+export interface GraphViewEdge {
+  from: string;
+  to: string;
+  /** `"edge"`: always taken; `"when"` / `"otherwise"`: the two sides of a `when()`; `"goto"`: a declared `Command` target; `"join"`: one source of a `join()` (taken once all its sources finished). */
+  kind: "edge" | "when" | "otherwise" | "goto" | "join";
+  /**
+   * For `"when"` and `"otherwise"` edges: the condition's name (its `ref`'s export name, else
+   * the function's name, else `"when"`), and `"not <name>"` on the otherwise side.
+   */
+  label?: string;
+}
+
+/**
+ * `GET /api/graph`: a graph's nodes and edges; `"__start__"` and `"__end__"` stand for START
+ * and END.
+ */
+export interface GraphView {
+  name: string;
+  /** The graph's nodes, in the order they were declared. */
+  nodes: string[];
+  edges: GraphViewEdge[];
+  /** Nodes every run pauses before / after (`"*"`: every node); empty lists for none. */
+  breakpoints: { before: string[] | "*"; after: string[] | "*" };
+  /** Deferred nodes (`defer: true`): they run once nothing else is left. */
+  deferred: string[];
+}
+
+/** Where a change is: object keys and array indexes from the root (`[]` is the root itself). */
+export type JsonPath = (string | number)[];
+
+/** One change of a `diffJson` answer (a {@link HistoryEntry}'s `diff`). */
+export type JsonChange =
+  | { op: "add"; path: JsonPath; value: Json }
+  | { op: "remove"; path: JsonPath; value: Json }
+  | { op: "replace"; path: JsonPath; from: Json; to: Json };
+
+/** The kinds of stored events (the same type as the store's `EventType`). */
+export type EventType =
+  | "run_started"
+  | "task_finished"
+  | "task_interrupted"
+  | "task_cache"
+  | "step_committed"
+  | "model_request"
+  | "model_response"
+  | "tool_result"
+  | "run_finished"
+  | "run_failed"
+  | "state_updated"
+  | "rolled_back";
+
+/** One entry of `GET /api/threads/:id/history-view` (the server's `historyEntries`). */
+export interface HistoryEntry {
+  /** The event's id (give it to `GET …/state?eventId=` or to a fork). */
+  id: string;
+  /** The branch the event was written on (a fork's parent events keep theirs). */
+  branchId: string;
+  seq: number;
+  type: EventType;
+  runId: string;
+  step: number | null;
+  /**
+   * The nodes the event belongs to: the event's own node; for `step_committed` the nodes of the
+   * superstep it commits; for `state_updated` the node it was written as (`asNode`), if any;
+   * none for `run_started` (a run belongs to no node: its summary says what it took in), as in
+   * `nodestep history`.
+   */
+  nodes: string[];
+  /** One line: what the model said, which tools ran, what was interrupted or answered. */
+  summary: string;
+  /** When it was written, in ms since the epoch. */
+  createdAt: number;
+  /** The change of the state this event made (none for most events but commits and updates). */
+  diff: JsonChange[];
+  /** `true` when the diff had more than `maxChanges` changes and was cut there. */
+  diffTruncated: boolean;
 }

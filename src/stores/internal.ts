@@ -99,6 +99,20 @@ export function parseEventId(
   return { threadId: id.slice(0, mid), branchId, seq };
 }
 
+/**
+ * Whether `threadId` is one {@link checkThreadId} accepts: a read of an id no thread can have
+ * answers "nothing" (`null`, `[]`) without asking the database (PostgreSQL refuses text with
+ * a NUL character, and turns a lone surrogate into U+FFFD, another thread's id).
+ */
+export function isThreadId(threadId: unknown): boolean {
+  return (
+    typeof threadId === "string" &&
+    threadId !== "" &&
+    !threadId.includes("\u0000") &&
+    (threadId as string & { isWellFormed(): boolean }).isWellFormed()
+  );
+}
+
 /** Throw `StateStoreError` unless `threadId` is a non-empty string. */
 export function checkThreadId(threadId: string): void {
   if (typeof threadId !== "string" || threadId === "") {
@@ -581,11 +595,20 @@ export function isDeleted(id: string, threadId: string, children: boolean): bool
 const DELETE_LEASE_MS = 60_000;
 
 /**
+ * The branches whose leases a deletion of this process holds, by store object (counted:
+ * `"<threadId>\u0000<branchId>"` → holders), so that a second deletion meeting one says so.
+ */
+const deleting = new WeakMap<object, Map<string, number>>();
+
+/**
  * Take the lease of every `[threadId, branchId]` (by the store's own rules, which know dead
  * writers), run `remove`, then give the leases back, which deletes their rows (a lease left
  * by a dead writer was replaced by the deletion's own). A branch whose lease another owner
- * holds makes it throw `ThreadBusyError` before anything is removed. (Leases of branches
- * that do not exist yet — a run about to write a thread's first event — are left alone.)
+ * holds makes it throw `ThreadBusyError` before anything is removed: "is being deleted" when
+ * the holder is another deletion on the same store object in this process, else "is
+ * running" (the `StateStore` contract cannot say who holds a lease, so a deletion through
+ * another store object or process reads as a run). (Leases of branches that do not exist
+ * yet — a run about to write a thread's first event — are left alone.)
  */
 export async function underLeases<T>(
   store: Pick<StateStore, "acquireLease" | "releaseLease">,
@@ -594,18 +617,33 @@ export async function underLeases<T>(
 ): Promise<T> {
   const owner = `delete-${nodeCrypto().randomBytes(8).toString("hex")}`;
   const taken: (readonly [string, string])[] = [];
+  let held = deleting.get(store);
+  if (held === undefined) {
+    held = new Map();
+    deleting.set(store, held);
+  }
+  const mine = held;
+  const key = (t: string, b: string) => `${t}\u0000${b}`;
   try {
     for (const [t, b] of branches) {
       if (!(await store.acquireLease(t, b, owner, DELETE_LEASE_MS))) {
         throw new ThreadBusyError(
-          `Thread "${t}" (branch "${b}") is running; it cannot be deleted until the run ends (or its lease expires)`,
+          (mine.get(key(t, b)) ?? 0) > 0
+            ? `Thread "${t}" (branch "${b}") is being deleted by another deleteThread call; this one deleted nothing`
+            : `Thread "${t}" (branch "${b}") is running; it cannot be deleted until the run ends (or its lease expires)`,
           { threadId: t, branchId: b },
         );
       }
       taken.push([t, b]);
+      mine.set(key(t, b), (mine.get(key(t, b)) ?? 0) + 1);
     }
     return await remove();
   } finally {
-    for (const [t, b] of taken) await store.releaseLease(t, b, owner).catch(() => {});
+    for (const [t, b] of taken) {
+      const n = (mine.get(key(t, b)) ?? 1) - 1;
+      if (n > 0) mine.set(key(t, b), n);
+      else mine.delete(key(t, b));
+      await store.releaseLease(t, b, owner).catch(() => {});
+    }
   }
 }

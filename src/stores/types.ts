@@ -157,7 +157,9 @@ export interface StateStore {
    * {@link getBranch} answers it: `{ threadId, branchId, parent: { branchId, seq } | null,
    * lastSeq }`. One query on a database (the branches' rows only, no events).
    * LangGraph has no branch listing; its forks are checkpoints of one thread.
-   * @returns `[]` for a thread that does not exist.
+   * @returns `[]` for a thread that does not exist, an invalid thread id included (`""`, one
+   *   with a NUL character or a lone surrogate: no thread can have it; not an error, as
+   *   `getBranch` answers `null` for it).
    * @throws StateStoreError for a closed store (and, on a database, a failed query).
    * @example
    * ```ts
@@ -283,7 +285,9 @@ export interface StateStore {
    * with a run going on is not deleted.
    * @returns the ids of the threads deleted, in id order (`[]` when there was none).
    * @throws ThreadBusyError when a run holds the lease of one of its branches (nothing is
-   *   deleted); StateStoreError for an invalid thread id or a closed store.
+   *   deleted; "is running"), or another deletion of the thread on the same store object does
+   *   ("is being deleted by another deleteThread call"); StateStoreError for an invalid thread
+   *   id or a closed store.
    */
   deleteThread(threadId: string, options?: DeleteThreadOptions): Promise<string[]>;
 

@@ -19,6 +19,7 @@ import {
   deleteChildren,
   encodeEvents,
   encodeSnapshot,
+  isThreadId,
   listBounds,
   parseEventId,
   readBounds,
@@ -223,6 +224,7 @@ export class PostgresStateStore implements StateStore {
   /** The branch, or `null` when it does not exist. @throws StateStoreError for a closed store or a database error. */
   async getBranch(threadId: string, branchId: string): Promise<BranchInfo | null> {
     this.#open();
+    if (!isThreadId(threadId)) return null;
     await this.ready();
     return this.#run(threadId, branchId, () => getPostgresBranch(this.#c, threadId, branchId));
   }
@@ -230,6 +232,7 @@ export class PostgresStateStore implements StateStore {
   /** The thread's branches, in creation order; see {@link StateStore.listBranches}. */
   async listBranches(threadId: string): Promise<BranchInfo[]> {
     this.#open();
+    if (!isThreadId(threadId)) return [];
     await this.ready();
     return this.#run(threadId, undefined, () =>
       listPostgresBranches(this.#pool, this.#t.branches, threadId),

@@ -57,6 +57,15 @@ export function describeListBranchesContract(store: () => StateStore): void {
       expect(await s.listBranches("t1")).toEqual([]);
     });
 
+    it("answers [] for an invalid thread id (no thread can have one), as getBranch answers null", async () => {
+      const s = store();
+      await s.append("t1", "main", [started(1)], 0);
+      for (const id of ["", "a\u0000b", "\ud800"]) {
+        expect(await s.listBranches(id)).toEqual([]);
+        expect(await s.getBranch(id, "main")).toBeNull();
+      }
+    });
+
     it("answers copies: changing one does not change the store", async () => {
       const s = store();
       await s.append("t1", "main", [started(1), started(2)], 0);

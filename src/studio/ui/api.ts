@@ -7,6 +7,11 @@
 import type {
   BranchNode,
   Cost,
+  GraphView,
+  GraphViewEdge,
+  HistoryEntry,
+  Json,
+  JsonChange,
   NodeMetrics,
   RunMetrics,
   TitledThread,
@@ -16,51 +21,20 @@ import type {
 import { readSse } from "./sse.ts";
 
 // The server's own answer types (one module for both builds, types only).
-export type { BranchNode, Cost, NodeMetrics, RunMetrics, TitledThread, TraceSpan, UsageTotals };
-
-/** A JSON value as the server sends it. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/** An edge of `GET /api/graph`. */
-export interface GraphEdge {
-  from: string;
-  to: string;
-  kind: "edge" | "when" | "otherwise" | "goto" | "join";
-  /** A conditional edge's condition name (`"not …"` on its otherwise side). */
-  label?: string;
-}
-
-/** `GET /api/graph`: the graph's nodes (declared order) and edges; `__start__` / `__end__` are the ends. */
-export interface GraphView {
-  name: string;
-  nodes: string[];
-  edges: GraphEdge[];
-  /** Nodes every run pauses before / after (`"*"`: all). */
-  breakpoints?: { before: string[] | "*"; after: string[] | "*" };
-  /** Deferred nodes. */
-  deferred?: string[];
-}
-
-/** A change of `diff` in a {@link HistoryEntry} (see the server's `diffJson`). */
-export type JsonChange =
-  | { op: "add"; path: (string | number)[]; value: Json }
-  | { op: "remove"; path: (string | number)[]; value: Json }
-  | { op: "replace"; path: (string | number)[]; from: Json; to: Json };
-
-/** An entry of `GET /api/threads/:id/history-view`. */
-export interface HistoryEntry {
-  id: string;
-  branchId: string;
-  seq: number;
-  type: string;
-  runId: string;
-  step: number | null;
-  nodes: string[];
-  summary: string;
-  createdAt: number;
-  diff: JsonChange[];
-  diffTruncated: boolean;
-}
+export type {
+  BranchNode,
+  Cost,
+  GraphView,
+  GraphViewEdge,
+  HistoryEntry,
+  Json,
+  JsonChange,
+  NodeMetrics,
+  RunMetrics,
+  TitledThread,
+  TraceSpan,
+  UsageTotals,
+};
 
 /** A tool of `GET /api/tools`: what the model is offered, with the JSON schema of its arguments. */
 export interface ToolView {

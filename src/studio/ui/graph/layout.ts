@@ -8,7 +8,7 @@
  * @module
  */
 import dagre, { type EdgeLabel, type Point } from "@dagrejs/dagre";
-import type { GraphView, GraphEdge as GraphViewEdge } from "../api.ts";
+import type { GraphView, GraphViewEdge } from "../api.ts";
 
 /** The font size of every label in the drawing, in px (never shrunk). */
 export const FONT_PX = 14;
