@@ -239,17 +239,19 @@ export function foldEvents(
               )
             : pos.tasks;
           if (order.length === 0) throw new Error(`superstep ${e.step} commits no task`);
-          if ("update" in d || "routes" in d) {
-            // The superstep's single task, written with its commit.
-            if (order.length !== 1) {
-              throw new Error(
-                `superstep ${e.step} holds one task's result but had ${order.length} tasks`,
-              );
-            }
-            pos.known[order[0]!.id] = decodeOutcome(def, d, pos.state);
+          // The superstep's single task's result written with its commit: applied as it is
+          // (`known` is dropped below; a task id is a new key of `known` at every superstep,
+          // which a cold load would pay for at each commit it folds).
+          const withResult = "update" in d || "routes" in d;
+          if (withResult && order.length !== 1) {
+            throw new Error(
+              `superstep ${e.step} holds one task's result but had ${order.length} tasks`,
+            );
           }
-          for (const task of order) {
-            const outcome = pos.known[task.id];
+          const inline = withResult ? decodeOutcome(def, d, pos.state) : null;
+          for (let t = 0; t < order.length; t++) {
+            const task = order[t]!;
+            const outcome = inline ?? pos.known[task.id];
             if (!outcome)
               throw new Error(
                 `superstep ${e.step} commits task ${task.id}, whose result is not in the log`,

@@ -109,12 +109,60 @@ export function compactMessage(m: JsonValue): JsonValue {
   return out;
 }
 
+/** `v`, or a fresh empty list when the key was left out. */
+function orList(v: JsonValue | undefined): JsonValue {
+  return v === undefined ? [] : v;
+}
+
+/** `v`, or `null` when the key was left out. */
+function orNull(v: JsonValue | undefined): JsonValue {
+  return v === undefined ? null : v;
+}
+
 /** One stored message made whole: every key of its type, in schema order, defaults filled in. */
 export function expandMessage(m: JsonValue): JsonValue {
   if (!isObj(m) || typeof m.type !== "string") return m;
-  const keys = KEYS[m.type];
+  // Each type's object made as one literal, in the order of KEYS (a cold load expands every
+  // message of the tail it folds, mostly before the JIT has compiled this; a literal has its
+  // shape at once, where adding the keys one by one looks each up).
+  switch (m.type) {
+    case "human":
+    case "system":
+      return { type: m.type, id: orNull(m.id), content: orNull(m.content) };
+    case "tool":
+      return {
+        type: m.type,
+        id: orNull(m.id),
+        content: orNull(m.content),
+        name: orNull(m.name),
+        toolCallId: orNull(m.toolCallId),
+        arguments: orNull(m.arguments),
+      };
+    case "ai": {
+      const calls = m.toolCalls;
+      const out: Obj = {
+        type: m.type,
+        id: orNull(m.id),
+        content: orNull(m.content),
+        refusal: orNull(m.refusal),
+        toolCalls: calls === undefined ? [] : Array.isArray(calls) ? calls.map(expandCall) : calls,
+        reasoning: orList(m.reasoning),
+        finishReason: orNull(m.finishReason),
+        usage: m.usage === undefined ? {} : m.usage,
+      };
+      if (m.responseMetadata !== undefined) out.responseMetadata = m.responseMetadata;
+      return out;
+    }
+    default:
+      return expandByKeys(m);
+  }
+}
+
+/** {@link expandMessage} by the table of keys (a type the switch does not name). */
+function expandByKeys(m: Obj): JsonValue {
+  const keys = KEYS[m.type as string];
   if (!keys) return m;
-  const out: Obj = { type: m.type };
+  const out: Obj = { type: m.type as string };
   // (Indexed loops: a cold load expands every message of the tail it folds, mostly before the
   // JIT has compiled this, where destructuring iteration costs several times as much.)
   for (let i = 0; i < keys.length; i++) {

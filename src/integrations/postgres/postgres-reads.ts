@@ -12,8 +12,10 @@ import {
   decodeEvent,
   MAIN_BRANCH,
   planRead,
+  type ReadSegment,
   unknownBranch,
 } from "../../stores/internal.js";
+import { unpackEvents } from "../../stores/packed-events.js";
 import type { BranchInfo, StoredEvent, ThreadInfo } from "../../stores/types.js";
 import {
   type BranchRow,
@@ -71,6 +73,11 @@ export async function readPostgres(
   }));
   const { segments, from, to } = planRead(chain, afterSeq, uptoSeq);
   if (segments.length === 0) return [];
+  const packed = await readPacked(c, threadId, windowsOf(segments));
+  if (packed !== null) {
+    checkContiguous(threadId, branchId, packed, from, to);
+    return packed;
+  }
   const rows = (
     await c.pool.query<DbEventRow>(
       `SELECT ${EVENT_COLUMNS}
@@ -88,6 +95,80 @@ export async function readPostgres(
   const out = rows.map((r) => decodeEvent(threadId, r.branch_id, toEventRow(r)));
   checkContiguous(threadId, branchId, out, from, to);
   return out;
+}
+
+/** Events read as one packed text at most (see sqlite-state-read.ts's `PACKED_EVENTS`). */
+const PACKED_EVENTS = 2048;
+
+/** The segments cut into windows of at most {@link PACKED_EVENTS} seqs. */
+function windowsOf(segments: readonly ReadSegment[]): ReadSegment[] {
+  const out: ReadSegment[] = [];
+  for (const seg of segments) {
+    for (let lo = seg.after; lo < seg.upto; lo += PACKED_EVENTS) {
+      out.push({ branchId: seg.branchId, after: lo, upto: Math.min(seg.upto, lo + PACKED_EVENTS) });
+    }
+  }
+  return out;
+}
+
+/**
+ * The events of `windows`, in order, from one query that returns each window as one packed
+ * text (stores/packed-events.ts: one `JSON.parse` per window instead of a row object and a
+ * parse per event); `null` when a window's text does not check out or is too long to build
+ * (the caller then reads the rows one by one, which names a damaged row).
+ * @throws what the query throws, other than a text too long.
+ */
+async function readPacked(
+  c: PgStore,
+  threadId: string,
+  windows: readonly ReadSegment[],
+): Promise<StoredEvent[] | null> {
+  let rows: { n: number; text: string | null }[];
+  try {
+    rows = (
+      await c.pool.query<{ n: number; text: string | null }>(
+        `SELECT count(e.seq)::int AS n,
+           '[' || string_agg(${PACKED_ROW}, ',' ORDER BY e.seq) || ']' AS text
+         FROM unnest($2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS s(branch_id, lo, hi, ord)
+         LEFT JOIN ${c.t.events} e
+           ON e.thread_id = $1 AND e.branch_id = s.branch_id AND e.seq > s.lo AND e.seq <= s.hi
+         GROUP BY s.ord ORDER BY s.ord`,
+        [
+          threadId,
+          windows.map((w) => w.branchId),
+          windows.map((w) => w.after),
+          windows.map((w) => w.upto),
+        ],
+      )
+    ).rows;
+  } catch (e) {
+    if (tooLong(e)) return null;
+    throw e;
+  }
+  if (rows.length !== windows.length) return null;
+  const out: StoredEvent[] = [];
+  for (let i = 0; i < windows.length; i++) {
+    const w = windows[i]!;
+    const events = unpackEvents(threadId, w.branchId, rows[i]!.text, w.after, rows[i]!.n);
+    if (events === null) return null;
+    for (let j = 0; j < events.length; j++) out.push(events[j]!);
+  }
+  return out;
+}
+
+/**
+ * One event row as a JSON array (see stores/packed-events.ts): its columns quoted as JSON
+ * (`to_json` of text; `null` for a NULL), then its data as stored.
+ */
+const PACKED_ROW = `'[' || e.seq || ',' || to_json(e.type)::text || ',' || to_json(e.run_id)::text || ','
+  || coalesce(e.step::text, 'null') || ',' || coalesce(to_json(e.task_id)::text, 'null') || ','
+  || coalesce(to_json(e.node)::text, 'null') || ',' || e.created_at || ',' || e.data || ']'`;
+
+/** Whether `e` says a text was too long to build (PostgreSQL's limits, or a V8 string's). */
+function tooLong(e: unknown): boolean {
+  if (e instanceof RangeError) return true;
+  const code = String((e as { code?: unknown }).code ?? "");
+  return code.startsWith("54") || code === "53200";
 }
 
 /** The branch, or `null`. */

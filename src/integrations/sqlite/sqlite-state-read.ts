@@ -15,6 +15,7 @@ import {
   planRead,
   unknownBranch,
 } from "../../stores/internal.js";
+import { unpackEvents } from "../../stores/packed-events.js";
 import type { StoredEvent, ThreadInfo } from "../../stores/types.js";
 import {
   type BranchRow,
@@ -46,9 +47,9 @@ export function readTransaction(
         const { segments, from, to } = planRead(chain, afterSeq, uptoSeq);
         const out: StoredEvent[] = [];
         for (const seg of segments) {
-          const rows = s.readRange.raw(true).all(threadId, seg.branchId, seg.after, seg.upto);
-          for (const row of rows as RawEventRow[]) {
-            out.push(decodeEvent(threadId, seg.branchId, fromRawRow(row)));
+          for (let lo = seg.after; lo < seg.upto; lo += PACKED_EVENTS) {
+            const hi = Math.min(seg.upto, lo + PACKED_EVENTS);
+            readWindow(s, threadId, seg.branchId, lo, hi, out);
           }
         }
         checkContiguous(threadId, branchId, out, from, to);
@@ -56,6 +57,42 @@ export function readTransaction(
       },
     )
     .deferred.bind(null);
+}
+
+/**
+ * Events read by one packed query at most (a window of seqs): bounds the one text the query
+ * builds (events of 100 kB each make a 200 MB text; a text too long for SQLite or V8 fails the
+ * packed read, and the window is read row by row).
+ */
+export const PACKED_EVENTS = 2048;
+
+/**
+ * Push the events of `branchId` with `lo < seq ≤ hi` onto `out`: one packed query parsed once
+ * (stores/packed-events.ts), or, when its text does not check out or cannot be built, the
+ * rows one by one (which raise the error naming a damaged row).
+ */
+function readWindow(
+  s: SqliteStatements,
+  threadId: string,
+  branchId: string,
+  lo: number,
+  hi: number,
+  out: StoredEvent[],
+): void {
+  let events: StoredEvent[] | null = null;
+  try {
+    const row = s.readPacked.get(threadId, branchId, lo, hi) as { n: number; text: string | null };
+    events = unpackEvents(threadId, branchId, row.text, lo, row.n);
+  } catch {
+    // Too long a text (SQLITE_TOOBIG, or longer than a V8 string), or a database error,
+    // which the row-by-row read below raises again.
+  }
+  if (events !== null) {
+    for (let i = 0; i < events.length; i++) out.push(events[i]!);
+    return;
+  }
+  const rows = s.readRange.raw(true).all(threadId, branchId, lo, hi) as RawEventRow[];
+  for (const row of rows) out.push(decodeEvent(threadId, branchId, fromRawRow(row)));
 }
 
 /** One event by its parsed id, or `null`. @throws StateStoreError for a damaged row. */

@@ -35,6 +35,13 @@ export interface DbEventRow {
 
 const EVENT_COLUMNS = "seq, type, run_id, step, task_id, node, data, created_at";
 
+/**
+ * One event row as a JSON array, for `readPacked` (see stores/packed-events.ts): its columns
+ * quoted as JSON, then its data as stored.
+ */
+const PACKED_ROW =
+  "'[' || json_quote(seq) || ',' || json_quote(type) || ',' || json_quote(run_id) || ',' || json_quote(step) || ',' || json_quote(task_id) || ',' || json_quote(node) || ',' || json_quote(created_at) || ',' || data || ']'";
+
 /** The store's prepared statements, by name. */
 export type SqliteStatements = Record<SqliteStatementName, Database.Statement>;
 
@@ -46,6 +53,7 @@ type SqliteStatementName =
   | "advanceBranch"
   | "insertEvent"
   | "readRange"
+  | "readPacked"
   | "getEvent"
   | "eventExists"
   | "saveSnapshot"
@@ -85,6 +93,10 @@ export function prepare(db: Database.Database): SqliteStatements {
     ),
     readRange: db.prepare(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE thread_id = ? AND branch_id = ? AND seq > ? AND seq <= ? ORDER BY seq`,
+    ),
+    readPacked: db.prepare(
+      `SELECT count(*) AS n, '[' || group_concat(${PACKED_ROW}, ',' ORDER BY seq) || ']' AS text
+       FROM events WHERE thread_id = ? AND branch_id = ? AND seq > ? AND seq <= ?`,
     ),
     getEvent: db.prepare(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE thread_id = ? AND branch_id = ? AND seq = ?`,

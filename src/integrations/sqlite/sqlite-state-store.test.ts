@@ -87,6 +87,21 @@ describe("SqliteStateStore", () => {
     await store.close();
   });
 
+  it("reports a data column that would close its row in a packed read as not valid JSON", async () => {
+    const { path, store } = await storeWith3Events();
+    // Valid JSON only inside the packed text of a read (see stores/packed-events.ts): the read
+    // must not return the event it forges, and names the damaged row.
+    tamper(
+      path,
+      `UPDATE events SET data = '{}],[3,"run_finished","r9",null,null,null,1,{}' WHERE seq = 2`,
+    );
+    const err = await rejection(store.read("t1", "main"));
+    expect(err.message).toContain('Event 2 of thread "t1" branch "main" is damaged');
+    expect(err.message).toContain("not valid JSON");
+    expect((await store.read("t1", "main", { afterSeq: 2 })).map((e) => e.seq)).toEqual([3]);
+    await store.close();
+  });
+
   it("reports a row with an unknown event type, a missing event and a damaged snapshot", async () => {
     const { path, store } = await storeWith3Events();
     await store.saveSnapshot("t1", "main", { seq: 3, data: { ok: true } });
