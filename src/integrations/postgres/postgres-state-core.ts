@@ -12,6 +12,12 @@ import { checkSchemaName, type PostgresStateStoreOptions } from "./postgres-stat
 import { setUpPostgresSchema } from "./postgres-state-schema.js";
 import type { PgStore, PgTables } from "./postgres-state-sql.js";
 
+/**
+ * Each store's plumbing, set by its base class's constructor and read once by the subclass's
+ * (a WeakMap, so that no declaration of the public classes names `PostgresCore` and with it pg).
+ */
+export const storeCores = new WeakMap<object, PostgresCore>();
+
 /** A store's pool, tables and schema, and whether it is set up and open. */
 export class PostgresCore implements PgStore {
   readonly schema: string;

@@ -8,16 +8,8 @@
  */
 import { checkLease, checkStopArgs } from "../../stores/internal.js";
 import { PostgresLeases, postgresStopRequested, requestPostgresStop } from "./postgres-leases.js";
-import { PostgresCore } from "./postgres-state-core.js";
+import { PostgresCore, storeCores } from "./postgres-state-core.js";
 import type { PostgresStateStoreOptions } from "./postgres-state-options.js";
-
-/** The store's plumbing, for the subclass (see {@link PostgresLeasing}); set once below. */
-let coreOf: (s: PostgresLeasing) => PostgresCore;
-
-/** The plumbing of `store` (its pool, tables, set-up and error mapping). */
-export function postgresCore(store: PostgresLeasing): PostgresCore {
-  return coreOf(store);
-}
 
 /**
  * The part of {@link PostgresStateStore} that sets up the schema, closes, and holds leases
@@ -30,10 +22,6 @@ export class PostgresLeasing {
   /** The lease session and the leases it holds. */
   readonly #leases: PostgresLeases;
 
-  static {
-    coreOf = (s) => s.#core;
-  }
-
   /**
    * Make the store; nothing is sent to the server until the first call.
    * @throws StateStoreError for an invalid schema name, a system schema (`pg_*`,
@@ -43,6 +31,7 @@ export class PostgresLeasing {
     this.#core = new PostgresCore(options);
     this.schema = this.#core.schema;
     this.#leases = new PostgresLeases(this.#core);
+    storeCores.set(this, this.#core);
   }
 
   /**

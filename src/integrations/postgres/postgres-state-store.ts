@@ -46,8 +46,8 @@ import {
   readPostgres,
 } from "./postgres-reads.js";
 import { loadPostgresSnapshot, savePostgresSnapshot } from "./postgres-snapshots.js";
-import type { PostgresCore } from "./postgres-state-core.js";
-import { PostgresLeasing, postgresCore } from "./postgres-state-leasing.js";
+import { type PostgresCore, storeCores } from "./postgres-state-core.js";
+import { PostgresLeasing } from "./postgres-state-leasing.js";
 import type { PostgresStateStoreOptions } from "./postgres-state-options.js";
 import { MAX_SEQ } from "./postgres-state-sql.js";
 
@@ -94,7 +94,7 @@ export class PostgresStateStore extends PostgresLeasing implements StateStore {
    */
   constructor(options: PostgresStateStoreOptions) {
     super(options);
-    this.#c = postgresCore(this);
+    this.#c = storeCores.get(this)!;
   }
 
   /**
