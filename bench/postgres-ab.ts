@@ -12,7 +12,9 @@
  * and CPU µs per turn. The statement count and the CPU time do not depend on the machine's
  * load; the wall time does.
  *
- * `node --import tsx bench/postgres-ab.ts [--json FILE] [--turns K] [--reps R]`; also the
+ * `node --import tsx bench/postgres-ab.ts [--json FILE] [--turns K] [--reps R] [--only P,Q]`
+ * (`--only`: the variants whose names start with P or Q, e.g. `--only "nodestep (appendLeased"`
+ * to profile one alone with `node --cpu-prof`); also the
  * `postgres-ab` group of `npm run bench`.
  *
  * @module
@@ -143,18 +145,21 @@ async function langgraph(k: number): Promise<Sample> {
   return { statements, ms: f.totalMs, cpuMs: f.cpuMs };
 }
 
-/** Every variant `reps` times, alternating the order; medians. */
-export async function postgresAB(k = 200, reps = 3): Promise<PostgresAB[]> {
-  const variants: Record<string, () => Promise<Sample>> = {
+/** Every variant (or those whose name starts with one of `only`) `reps` times, alternating the order; medians. */
+export async function postgresAB(k = 200, reps = 3, only?: string[]): Promise<PostgresAB[]> {
+  const all: Record<string, () => Promise<Sample>> = {
     "nodestep (appendLeased: one statement per superstep)": () => nodestep(k, true),
     "nodestep (append + renew + stop poll: before)": () => nodestep(k, false),
     'nodestep durability "async" (not durable per superstep)': () => nodestep(k, true, "async"),
     'nodestep durability "exit" (durable at the run\'s end)': () => nodestep(k, true, "exit"),
     "LangGraph.js PostgresSaver": () => langgraph(k),
   };
+  const variants = Object.fromEntries(
+    Object.entries(all).filter(([n]) => !only || only.some((o) => n.startsWith(o))),
+  );
   const samples = new Map<string, Sample[]>(Object.keys(variants).map((v) => [v, []]));
   await nodestep(Math.min(k, 50), true); // warm-up
-  await langgraph(Math.min(k, 50));
+  if (variants["LangGraph.js PostgresSaver"]) await langgraph(Math.min(k, 50));
   for (let r = 0; r < reps; r++) {
     const names = Object.keys(variants);
     if (r % 2 === 1) names.reverse();
@@ -205,7 +210,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     args.includes(flag) ? Number(args[args.indexOf(flag) + 1]) : d;
   const json = args.includes("--json") ? args[args.indexOf("--json") + 1] : undefined;
   const k = opt("--turns", 200);
-  const rows = await postgresAB(k, opt("--reps", 3));
+  const only = args.includes("--only") ? args[args.indexOf("--only") + 1]!.split(",") : undefined;
+  const rows = await postgresAB(k, opt("--reps", 3), only);
   console.log(
     `ReAct agent on PostgreSQL, K = ${k} (issue 20, item 3), one process, variants alternating\n`,
   );

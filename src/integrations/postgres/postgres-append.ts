@@ -13,7 +13,14 @@ import {
   unknownBranch,
 } from "../../stores/internal.js";
 import type { LeasedAppend } from "../../stores/types.js";
-import { branchRow, NOW_MS, type PgStore, statementName, stored } from "./postgres-state-sql.js";
+import {
+  branchRow,
+  NOW_MS,
+  type PgStore,
+  type PgTables,
+  statementName,
+  stored,
+} from "./postgres-state-sql.js";
 
 /**
  * Append the `encoded` events after `expectedLastSeq` (as `lease`'s holder when given).
@@ -74,10 +81,8 @@ export async function appendPostgres(
     );
   }
   if (lease) values.push(lease.owner, Math.ceil(lease.ttlMs));
-  const text = appendSql(c, first, encoded.length === 1, lease !== null);
   const res = await c.pool.query<{ n: number; held: boolean; stop_by: string | null }>({
-    name: statementName(text),
-    text,
+    ...appendStatement(c.t, first, encoded.length === 1, lease !== null),
     values,
   });
   const row = res.rows[0]!;
@@ -96,6 +101,34 @@ export async function appendPostgres(
   };
 }
 
+/** The eight append statements of a store's tables (text and prepared name), made once each. */
+const appendStatements = new WeakMap<PgTables, ({ name: string; text: string } | undefined)[]>();
+
+/**
+ * The append statement of this shape, its text built and its name hashed once per store (not
+ * on every append: the text is some 1.5 kB).
+ */
+function appendStatement(
+  t: PgTables,
+  first: boolean,
+  single: boolean,
+  leased: boolean,
+): { name: string; text: string } {
+  let forTables = appendStatements.get(t);
+  if (!forTables) {
+    forTables = [];
+    appendStatements.set(t, forTables);
+  }
+  const i = (first ? 4 : 0) + (single ? 2 : 0) + (leased ? 1 : 0);
+  let st = forTables[i];
+  if (!st) {
+    const text = appendSql(t, first, single, leased);
+    st = { name: statementName(text), text };
+    forTables[i] = st;
+  }
+  return st;
+}
+
 /**
  * The append statement: (with a lease) extend the owner's lease row, advance the branch when
  * it is at the expected seq (and the lease was the owner's), insert the events; answers the
@@ -103,8 +136,7 @@ export async function appendPostgres(
  * branch, $3 expected seq, $4 new last seq, $5 created at, $6 bytes, $7–$12 the event
  * columns (scalars for one event, arrays for several), $13 owner, $14 ttl ms.
  */
-function appendSql(c: PgStore, first: boolean, single: boolean, leased: boolean): string {
-  const t = c.t;
+function appendSql(t: PgTables, first: boolean, single: boolean, leased: boolean): string {
   const gate = leased ? " AND EXISTS (SELECT 1 FROM lease)" : "";
   const advance = first
     ? `INSERT INTO ${t.branches} AS b (thread_id, branch_id, parent_branch, parent_seq, last_seq, updated_at, bytes)

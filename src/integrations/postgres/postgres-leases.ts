@@ -63,27 +63,39 @@ export class PostgresLeases {
     ttlMs: number,
   ): Promise<boolean> {
     const heldBy = this.#held.get(k);
-    let fresh = false;
-    if (heldBy === undefined) {
-      const r = await client.query<{ ok: boolean }>(
-        "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok",
-        [this.#lockName(threadId, branchId)],
-      );
-      fresh = r.rows[0]!.ok;
-    }
     const t = this.#t;
-    // `fresh`: nobody held the lock, so a holder that had it (`l.locked`) is gone.
-    const res = await client.query(
+    // `fresh`: nobody held the branch's advisory lock, so a holder that had it (`l.locked`) is
+    // gone. Without the lock yet, taking it and writing the row are one statement (one round
+    // trip): the lock CTE has a volatile function, so it runs once, before the row is written.
+    const upsert = (locked: string, takeover: string) =>
       `INSERT INTO ${t.leases} AS l (thread_id, branch_id, owner, expires_at, locked)
-           VALUES ($1, $2, $3, ${NOW_MS} + $4::bigint, $5::boolean)
+           VALUES ($1, $2, $3, ${NOW_MS} + $4::bigint, ${locked})
            ON CONFLICT (thread_id, branch_id) DO UPDATE
              SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, locked = EXCLUDED.locked,
                stop_by = CASE WHEN l.owner = EXCLUDED.owner THEN l.stop_by ELSE NULL END
-             WHERE l.owner = EXCLUDED.owner OR l.expires_at <= ${NOW_MS} OR ($6::boolean AND l.locked)
-           RETURNING 1`,
-      [threadId, branchId, owner, Math.ceil(ttlMs), fresh || heldBy !== undefined, fresh],
-    );
-    if (res.rowCount === 1) {
+             WHERE l.owner = EXCLUDED.owner OR l.expires_at <= ${NOW_MS} OR (${takeover} AND l.locked)
+           RETURNING 1`;
+    let fresh = false;
+    let taken: boolean;
+    if (heldBy === undefined) {
+      const r = await client.query<{ fresh: boolean; taken: boolean }>(
+        `WITH lock AS (SELECT pg_try_advisory_lock(hashtextextended($5, 0)) AS fresh),
+              taken AS (${upsert("(SELECT fresh FROM lock)", "(SELECT fresh FROM lock)")})
+         SELECT (SELECT fresh FROM lock) AS fresh, EXISTS (SELECT 1 FROM taken) AS taken`,
+        [threadId, branchId, owner, Math.ceil(ttlMs), this.#lockName(threadId, branchId)],
+      );
+      fresh = r.rows[0]!.fresh;
+      taken = r.rows[0]!.taken;
+    } else {
+      const r = await client.query(upsert("true", "false"), [
+        threadId,
+        branchId,
+        owner,
+        Math.ceil(ttlMs),
+      ]);
+      taken = r.rowCount === 1;
+    }
+    if (taken) {
       if (fresh || heldBy !== undefined) this.#held.set(k, owner);
       return true;
     }
@@ -131,14 +143,22 @@ export class PostgresLeases {
     return this.#leaseOp(async () => {
       const k = `${threadId}\u0000${branchId}`;
       this.#lost.delete(`${k}\u0000${owner}`);
-      await this.#pool.query(
-        `DELETE FROM ${this.#t.leases} WHERE thread_id = $1 AND branch_id = $2 AND owner = $3`,
-        [threadId, branchId, owner],
-      );
+      const deleteRow = `DELETE FROM ${this.#t.leases} WHERE thread_id = $1 AND branch_id = $2 AND owner = $3`;
       const client = this.#leaseClient;
       if (client && this.#held.get(k) === owner) {
+        // The row and the session's lock given up in one statement (one round trip).
         this.#held.delete(k);
-        await this.#unlock(client, threadId, branchId);
+        try {
+          await client.query(
+            `WITH gone AS (${deleteRow}) SELECT pg_advisory_unlock(hashtextextended($4, 0))`,
+            [threadId, branchId, owner, this.#lockName(threadId, branchId)],
+          );
+        } catch (e) {
+          this.#endSession(client, e);
+          throw e;
+        }
+      } else {
+        await this.#pool.query(deleteRow, [threadId, branchId, owner]);
       }
       this.#idleSession();
     });

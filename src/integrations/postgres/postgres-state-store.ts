@@ -1,21 +1,20 @@
 /**
  * `PostgresStateStore`: the event log in PostgreSQL (pg), for many processes and machines
- * sharing threads. The class checks arguments and turns database errors into
- * `StateStoreError`; the work is in postgres-state-*.ts (options, schema, sql), postgres-append.ts,
- * postgres-reads.ts, postgres-branches.ts, postgres-snapshots.ts, postgres-leases.ts (leases
- * and stop requests) and postgres-delete.ts.
+ * sharing threads. This class holds the event log's methods (append, reads, branches,
+ * snapshots, threads, deletion) and checks their arguments; its base class
+ * (postgres-state-leasing.ts) the set-up, closing, leases and stop requests; the plumbing
+ * (pool, tables, error mapping) is postgres-state-core.ts. The work is in postgres-state-*.ts
+ * (options, schema, sql), postgres-append.ts, postgres-reads.ts, postgres-branches.ts,
+ * postgres-snapshots.ts, postgres-leases.ts and postgres-delete.ts.
  *
  * @module
  */
-import pg from "pg";
 import { StateStoreError } from "../../errors/index.js";
 import {
   checkBranchId,
   checkLease,
   checkSeq,
-  checkStopArgs,
   checkThreadId,
-  closedError,
   deleteChildren,
   encodeEvents,
   encodeSnapshot,
@@ -40,7 +39,6 @@ import type {
 import { appendPostgres } from "./postgres-append.js";
 import { createPostgresBranch, listPostgresBranches } from "./postgres-branches.js";
 import { deletePostgresThread } from "./postgres-delete.js";
-import { PostgresLeases, postgresStopRequested, requestPostgresStop } from "./postgres-leases.js";
 import {
   getPostgresBranch,
   getPostgresEvent,
@@ -49,9 +47,10 @@ import {
   readPostgres,
 } from "./postgres-reads.js";
 import { loadPostgresSnapshot, savePostgresSnapshot } from "./postgres-snapshots.js";
-import { checkSchemaName, type PostgresStateStoreOptions } from "./postgres-state-options.js";
-import { setUpPostgresSchema } from "./postgres-state-schema.js";
-import { MAX_SEQ, type PgStore, type PgTables } from "./postgres-state-sql.js";
+import { type PostgresCore, storeCores } from "./postgres-state-core.js";
+import { PostgresLeasing } from "./postgres-state-leasing.js";
+import type { PostgresStateStoreOptions } from "./postgres-state-options.js";
+import { MAX_SEQ } from "./postgres-state-sql.js";
 
 export type { PostgresStateStoreOptions } from "./postgres-state-options.js";
 export { POSTGRES_SCHEMA_VERSION } from "./postgres-version.js";
@@ -85,18 +84,9 @@ export { POSTGRES_SCHEMA_VERSION } from "./postgres-version.js";
  * await store.close();
  * ```
  */
-export class PostgresStateStore implements StateStore {
-  /** The PostgreSQL schema holding the tables. */
-  readonly schema: string;
-  readonly #pool: pg.Pool;
-  readonly #ownsPool: boolean;
-  readonly #t: PgTables;
-  #ready: Promise<void> | null = null;
-  #closed = false;
-  /** What the helpers work on: the pool, the tables and the schema. */
-  readonly #c: PgStore;
-  /** The lease session and the leases it holds. */
-  readonly #leases: PostgresLeases;
+export class PostgresStateStore extends PostgresLeasing implements StateStore {
+  /** The pool, tables, set-up and error mapping (the base class's). */
+  readonly #c: PostgresCore;
 
   /**
    * Make the store; nothing is sent to the server until the first call.
@@ -104,46 +94,8 @@ export class PostgresStateStore implements StateStore {
    *   `information_schema`) or `public`, or when neither `connectionString` nor `pool` is given.
    */
   constructor(options: PostgresStateStoreOptions) {
-    const schema = checkSchemaName(options);
-    this.schema = schema;
-    const q = `"${schema}"`;
-    this.#t = {
-      meta: `${q}.meta`,
-      branches: `${q}.branches`,
-      events: `${q}.events`,
-      snapshots: `${q}.snapshots`,
-      leases: `${q}.leases`,
-    };
-    if (options.pool) {
-      this.#pool = options.pool as unknown as pg.Pool; // only what PostgresPool names is called on it
-      this.#ownsPool = false;
-    } else if (typeof options.connectionString === "string" && options.connectionString !== "") {
-      this.#pool = new pg.Pool({ connectionString: options.connectionString });
-      // An idle client losing its connection must not crash the process; the next query reports it.
-      this.#pool.on("error", () => {});
-      this.#ownsPool = true;
-    } else {
-      throw new StateStoreError("PostgresStateStore needs a connectionString or a pool");
-    }
-    this.#c = { pool: this.#pool, t: this.#t, schema };
-    this.#leases = new PostgresLeases(this.#c);
-  }
-
-  /**
-   * Create the schema and tables when missing, or check their version. Every method calls it
-   * first; call it yourself to fail early.
-   * @throws StateStoreError when the server cannot be reached, the schema holds tables that are
-   *   not a nodestep store, or they were written with another schema version.
-   */
-  async ready(): Promise<void> {
-    this.#open();
-    if (!this.#ready) {
-      this.#ready = setUpPostgresSchema(this.#c).catch((e: unknown) => {
-        this.#ready = null; // try again on the next call
-        throw e;
-      });
-    }
-    return this.#ready;
+    super(options);
+    this.#c = storeCores.get(this)!;
   }
 
   /**
@@ -188,15 +140,15 @@ export class PostgresStateStore implements StateStore {
     expectedLastSeq: number,
     lease: { owner: string; ttlMs: number } | null,
   ): Promise<LeasedAppend> {
-    this.#open();
+    this.#c.open();
     checkThreadId(threadId);
     checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
     const encoded = encodeEvents(threadId, branchId, events);
     if (expectedLastSeq + encoded.length > MAX_SEQ) {
       throw new StateStoreError(`A branch holds at most ${MAX_SEQ} events`, { threadId, branchId });
     }
-    await this.ready();
-    return this.#run(threadId, branchId, () =>
+    await this.#c.ready();
+    return this.#c.run(threadId, branchId, () =>
       appendPostgres(this.#c, threadId, branchId, encoded, expectedLastSeq, lease),
     );
   }
@@ -212,40 +164,40 @@ export class PostgresStateStore implements StateStore {
     branchId: string,
     options?: { afterSeq?: number; uptoSeq?: number },
   ): Promise<StoredEvent[]> {
-    this.#open();
+    this.#c.open();
     checkThreadId(threadId);
     const { afterSeq, uptoSeq } = readBounds(threadId, branchId, options);
-    await this.ready();
-    return this.#run(threadId, branchId, () =>
+    await this.#c.ready();
+    return this.#c.run(threadId, branchId, () =>
       readPostgres(this.#c, threadId, branchId, afterSeq, uptoSeq),
     );
   }
 
   /** The branch, or `null` when it does not exist. @throws StateStoreError for a closed store or a database error. */
   async getBranch(threadId: string, branchId: string): Promise<BranchInfo | null> {
-    this.#open();
+    this.#c.open();
     if (!isThreadId(threadId)) return null;
-    await this.ready();
-    return this.#run(threadId, branchId, () => getPostgresBranch(this.#c, threadId, branchId));
+    await this.#c.ready();
+    return this.#c.run(threadId, branchId, () => getPostgresBranch(this.#c, threadId, branchId));
   }
 
   /** The thread's branches, in creation order; see {@link StateStore.listBranches}. */
   async listBranches(threadId: string): Promise<BranchInfo[]> {
-    this.#open();
+    this.#c.open();
     if (!isThreadId(threadId)) return [];
-    await this.ready();
-    return this.#run(threadId, undefined, () =>
-      listPostgresBranches(this.#pool, this.#t.branches, threadId),
+    await this.#c.ready();
+    return this.#c.run(threadId, undefined, () =>
+      listPostgresBranches(this.#c.pool, this.#c.t.branches, threadId),
     );
   }
 
   /** One event by id, or `null`. @throws StateStoreError for a damaged row or a closed store. */
   async getEvent(eventId: string): Promise<StoredEvent | null> {
-    this.#open();
+    this.#c.open();
     const p = parseEventId(eventId);
     if (!p || p.seq > MAX_SEQ) return null;
-    await this.ready();
-    return this.#run(p.threadId, p.branchId, () => getPostgresEvent(this.#c, p));
+    await this.#c.ready();
+    return this.#c.run(p.threadId, p.branchId, () => getPostgresEvent(this.#c, p));
   }
 
   /**
@@ -258,13 +210,13 @@ export class PostgresStateStore implements StateStore {
     fromEventId: string,
     newBranchIdArg?: string,
   ): Promise<BranchInfo> {
-    this.#open();
+    this.#c.open();
     checkThreadId(threadId);
     if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
     const p = parseEventId(fromEventId);
     if (!p || p.threadId !== threadId || p.seq > MAX_SEQ) throw unknownEvent(threadId, fromEventId);
-    await this.ready();
-    return this.#run(threadId, newBranchIdArg, () =>
+    await this.#c.ready();
+    return this.#c.run(threadId, newBranchIdArg, () =>
       createPostgresBranch(this.#c, threadId, fromEventId, p, newBranchIdArg),
     );
   }
@@ -275,125 +227,21 @@ export class PostgresStateStore implements StateStore {
    *   (with `field`), a seq past the branch's last event, or a closed store.
    */
   async saveSnapshot(threadId: string, branchId: string, snapshot: Snapshot): Promise<void> {
-    this.#open();
+    this.#c.open();
     checkThreadId(threadId);
     const data = encodeSnapshot(threadId, branchId, snapshot);
     const bytes = snapshotRowBytes(threadId, branchId, data);
-    await this.ready();
-    await this.#run(threadId, branchId, () =>
+    await this.#c.ready();
+    await this.#c.run(threadId, branchId, () =>
       savePostgresSnapshot(this.#c, threadId, branchId, snapshot, data, bytes),
     );
   }
 
   /** The branch's latest snapshot, or `null`. @throws StateStoreError for a damaged snapshot or a closed store. */
   async loadSnapshot(threadId: string, branchId: string): Promise<Snapshot | null> {
-    this.#open();
-    await this.ready();
-    return this.#run(threadId, branchId, () => loadPostgresSnapshot(this.#c, threadId, branchId));
-  }
-
-  /**
-   * Take the branch's lease for `owner` for `ttlMs` ms of the database's clock; `true` when
-   * taken or extended (same owner), `false` when another owner holds an unexpired lease. One
-   * statement (`INSERT … ON CONFLICT DO UPDATE … WHERE`), so two processes racing for a free
-   * lease cannot both win. The branch need not exist yet.
-   *
-   * The lease is also tied to this store's database session: the store holds a session-level
-   * advisory lock per leased branch on one connection of its pool. When the process dies (or
-   * its connection does), PostgreSQL ends the session and its locks; a lease whose lock is
-   * gone is taken over at once, without waiting for it to expire. When that connection fails
-   * under a live lease, renewing the lease answers `false` (the run stops). A lease written
-   * without a lock (by an older nodestep) waits for its time to live.
-   * @throws StateStoreError for an empty owner, a ttl ≤ 0, a closed store or a database error.
-   */
-  async acquireLease(
-    threadId: string,
-    branchId: string,
-    owner: string,
-    ttlMs: number,
-  ): Promise<boolean> {
-    this.#open();
-    checkLease(threadId, branchId, owner, ttlMs);
-    await this.ready();
-    return this.#run(threadId, branchId, () =>
-      this.#leases.acquire(threadId, branchId, owner, ttlMs),
-    );
-  }
-
-  /**
-   * `true` when `owner`'s lease on the branch was lost because the database session holding
-   * its advisory lock ended (a run asks before each append and stops at once); no query.
-   */
-  leaseLost(threadId: string, branchId: string, owner: string): boolean {
-    return this.#leases.lost(threadId, branchId, owner);
-  }
-
-  /**
-   * Call `listener` with a lease's thread, branch and owner as soon as the session holding its
-   * lock reports an error or ends (the connection's `error` or `end` event; no query, no
-   * polling). Returns the function that removes it. A run listens for its lease and stops at
-   * once (see {@link StateStore.onLeaseLost}).
-   */
-  onLeaseLost(listener: (threadId: string, branchId: string, owner: string) => void): () => void {
-    return this.#leases.onLost(listener);
-  }
-
-  /**
-   * Extend `owner`'s lease to `ttlMs` ms of the database's clock from now, also one that
-   * expired, when it is still `owner`'s (one `UPDATE … WHERE owner = $3`); `false` when
-   * another owner holds it, nobody does, or the session holding its lock ended (see
-   * {@link StateStore.renewLease}).
-   * @throws StateStoreError for an empty owner, a ttl ≤ 0, a closed store or a database error.
-   */
-  async renewLease(
-    threadId: string,
-    branchId: string,
-    owner: string,
-    ttlMs: number,
-  ): Promise<boolean> {
-    this.#open();
-    checkLease(threadId, branchId, owner, ttlMs);
-    await this.ready();
-    return this.#run(threadId, branchId, () =>
-      this.#leases.renew(threadId, branchId, owner, ttlMs),
-    );
-  }
-
-  /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
-  async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
-    this.#open();
-    await this.ready();
-    await this.#run(threadId, branchId, () => this.#leases.release(threadId, branchId, owner));
-  }
-
-  /**
-   * Ask the holder of the branch's unexpired lease (by the database's clock) to stop at its
-   * next superstep boundary (see {@link StateStore.requestStop}): one UPDATE of its `leases`
-   * row, which every store sharing the schema reads.
-   * @returns the owner asked, or `null` when no unexpired lease is held.
-   * @throws StateStoreError for an empty `by`, a closed store or a database error.
-   */
-  async requestStop(threadId: string, branchId: string, by: string): Promise<string | null> {
-    this.#open();
-    checkStopArgs(threadId, branchId, "by", by);
-    await this.ready();
-    return this.#run(threadId, branchId, () =>
-      requestPostgresStop(this.#c, threadId, branchId, by),
-    );
-  }
-
-  /**
-   * The run that asked `owner` to stop, or `null` (see {@link StateStore.stopRequested}): one
-   * SELECT, which a run sends alongside each commit's append.
-   * @throws StateStoreError for a closed store or a database error.
-   */
-  async stopRequested(threadId: string, branchId: string, owner: string): Promise<string | null> {
-    this.#open();
-    checkStopArgs(threadId, branchId, "owner", owner);
-    await this.ready();
-    return this.#run(threadId, branchId, () =>
-      postgresStopRequested(this.#c, threadId, branchId, owner),
-    );
+    this.#c.open();
+    await this.#c.ready();
+    return this.#c.run(threadId, branchId, () => loadPostgresSnapshot(this.#c, threadId, branchId));
   }
 
   /**
@@ -402,10 +250,10 @@ export class PostgresStateStore implements StateStore {
    * @throws StateStoreError for a bad `limit` or `offset`, a closed store or a database error.
    */
   async listThreads(options?: ListThreadsOptions): Promise<ThreadInfo[]> {
-    this.#open();
+    this.#c.open();
     const { limit, offset } = listBounds(options);
-    await this.ready();
-    return this.#run(undefined, undefined, () => listPostgresThreads(this.#c, limit, offset));
+    await this.#c.ready();
+    return this.#c.run(undefined, undefined, () => listPostgresThreads(this.#c, limit, offset));
   }
 
   /**
@@ -416,13 +264,13 @@ export class PostgresStateStore implements StateStore {
    *   StateStoreError for an invalid thread id, a closed store or a database error.
    */
   async deleteThread(threadId: string, options?: DeleteThreadOptions): Promise<string[]> {
-    this.#open();
+    this.#c.open();
     const children = deleteChildren(threadId, options);
-    await this.ready();
+    await this.#c.ready();
     return deletePostgresThread(
       this,
       this.#c,
-      (fn) => this.#run(threadId, undefined, fn),
+      (fn) => this.#c.run(threadId, undefined, fn),
       threadId,
       children,
     );
@@ -434,41 +282,8 @@ export class PostgresStateStore implements StateStore {
    * branch). Tuple headers, indexes, TOAST compression and the WAL are not counted.
    */
   async sizeBytes(): Promise<number> {
-    this.#open();
-    await this.ready();
-    return this.#run(undefined, undefined, () => postgresSizeBytes(this.#c));
-  }
-
-  /**
-   * End the pool when the store made it (a pool passed in is left open); later calls throw
-   * `StateStoreError`. Closing twice is a no-op.
-   */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#leases.close();
-    if (this.#ownsPool) await this.#pool.end();
-  }
-
-  #open(): void {
-    if (this.#closed) throw closedError("PostgresStateStore");
-  }
-
-  /** Run `fn`, turning a database error into `StateStoreError` (ours pass through). */
-  async #run<T>(
-    threadId: string | undefined,
-    branchId: string | undefined,
-    fn: () => Promise<T>,
-  ): Promise<T> {
-    try {
-      return await fn();
-    } catch (e) {
-      if (e instanceof StateStoreError) throw e;
-      if (this.#closed) throw closedError("PostgresStateStore");
-      throw new StateStoreError(
-        `PostgreSQL state store (schema "${this.schema}") failed${threadId === undefined ? "" : ` on thread "${threadId}"`}: ${(e as Error).message}`,
-        { threadId, branchId, cause: e },
-      );
-    }
+    this.#c.open();
+    await this.#c.ready();
+    return this.#c.run(undefined, undefined, () => postgresSizeBytes(this.#c));
   }
 }

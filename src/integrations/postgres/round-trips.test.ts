@@ -87,10 +87,18 @@ describe("PostgreSQL round trips per superstep", () => {
     // 20 more supersteps: 20 more statements, every one the append.
     expect(counts[30]!.all - counts[10]!.all).toBe(20);
     expect(counts[30]!.appends - counts[10]!.appends).toBe(20);
-    // A run of 10 supersteps on a new thread: the lease (try-lock, insert), the load (branch;
-    // no snapshot is asked for a new thread; read), the appends (run_started, 10 commits,
-    // run_finished), the release (delete, unlock).
-    expect(counts[10]).toEqual({ all: 18, appends: 12 });
+    // A run of 10 supersteps on a new thread: the lease (try-lock and insert in one
+    // statement), the load (branch; no snapshot is asked for a new thread; read), the appends
+    // (run_started, 10 commits, run_finished), the release (delete and unlock in one).
+    expect(counts[10]).toEqual({ all: 16, appends: 12 });
+    expect(sent.filter((q) => !isAppend(q)).map((q) => q.split(" ").slice(0, 4).join(" "))).toEqual(
+      [
+        "WITH lock AS (SELECT",
+        "SELECT branch_id, parent_branch, parent_seq,",
+        "WITH RECURSIVE chain AS",
+        "WITH gone AS (DELETE",
+      ],
+    );
     // No stop-request poll and no lease renewal were sent: each append answers both.
     expect(sent.filter((q) => q.startsWith("SELECT stop_by"))).toEqual([]);
     expect(sent.filter((q) => q.startsWith("UPDATE") && q.includes("expires_at"))).toEqual([]);
