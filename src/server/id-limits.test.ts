@@ -10,14 +10,14 @@ import { createServer } from "./index.js";
 function app() {
   const { graph } = gatedGraph();
   const server = createServer({ graph: graph as never });
-  return (method: string, path: string, body?: unknown) =>
-    server
-      .request(`http://127.0.0.1${path}`, {
-        method,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        headers: { "content-type": "application/json" },
-      })
-      .then(async (r) => ({ status: r.status, body: await r.json() }));
+  return async (method: string, path: string, body?: unknown) => {
+    const r = await server.request(`http://127.0.0.1${path}`, {
+      method,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      headers: { "content-type": "application/json" },
+    });
+    return { status: r.status, body: await r.json() };
+  };
 }
 
 const invalid = (message: string) => ({
@@ -57,5 +57,18 @@ describe("the server's id limits", () => {
     expect(await call("POST", "/api/threads/t1/runs", { interruptBefore: names })).toEqual(
       invalid('interruptBefore: must be a list of node names (at most 1,000) or "*"'),
     );
+  });
+
+  it("a branchId in a query is held to the same rule on every route (it was 404 on some, 200 on the runs list)", async () => {
+    const call = app();
+    const routes = ["state", "history", "usage", "history-view", "metrics", "runs", "ui-messages"];
+    for (const route of routes) {
+      expect(await call("GET", `/api/threads/t1/${route}?branchId=a%2Fb`)).toEqual(
+        invalid("branchId: must not contain '/' or control characters"),
+      );
+      expect(await call("GET", `/api/threads/t1/${route}?branchId=${"b".repeat(201)}`)).toEqual(
+        invalid("branchId: at most 200 characters, got 201"),
+      );
+    }
   });
 });
