@@ -90,3 +90,20 @@ describe("clearCache errors", () => {
     expect([nodeCachePrefix("g"), nodeCachePrefix("a/b", "c:d")]).toEqual(["g/", "a%2Fb/c%3Ad/"]);
   });
 });
+
+describe("clearCache's argument", () => {
+  it("refuses a node name given as a string, not in a list, and any other non-list", async () => {
+    const g = build([]);
+    const message = (got: string) =>
+      `Graph "g": clearCache(nodes) takes a list of node names (or nothing, for every node), got ${got}`;
+    // A string was read as its characters: "a" cleared node "a", "b.x" named node "b".
+    await expectError(() => g.clearCache("a" as never), TypeError, message("a string (a)"));
+    await expectError(() => g.clearCache("b.x" as never), TypeError, message("a string (b.x)"));
+    await expectError(() => g.clearCache(null as never), TypeError, message("null"));
+    await expectError(
+      () => g.clearCache([5] as never),
+      TypeError,
+      message("a list holding a number (5)"),
+    );
+  });
+});

@@ -10,6 +10,7 @@ import { GraphConfigError, RunCancelledError, ValueError } from "../errors/index
 import { resolveLazy } from "../lazy.js";
 import type { MemoryStore } from "../memory/types.js";
 import { isStateDefinition, type StateDefinition } from "../state/define-state.js";
+import { describeValue } from "../state/describe-value.js";
 import type { BranchInfo, DeleteThreadOptions, StateStore, StoredEvent } from "../stores/types.js";
 import type { BreakpointNodes } from "./breakpoints.js";
 import { type CompiledFlow, compileFlow } from "./compile.js";
@@ -370,12 +371,19 @@ export class Graph<
   /**
    * Drop cached node results (LangGraph's `clearCache`): of the named nodes, or of every node
    * of this graph. A graph whose nodes have no `cache` policy has nothing to clear.
-   * @throws ValueError for a name that is not a node of the flow; GraphConfigError when the
-   *   graph's `nodeCache` has no `clear` method.
+   * @throws TypeError when `nodes` is not a list of strings; ValueError for a name that is not
+   *   a node of the flow; GraphConfigError when the graph's `nodeCache` has no `clear` method.
    * @example await graph.clearCache(["fetchPrice"]);
    */
   async clearCache(nodes?: readonly string[]): Promise<void> {
     const flow = this.compiled;
+    const bad = Array.isArray(nodes) ? nodes.find((n) => typeof n !== "string") : undefined;
+    if (nodes !== undefined && (!Array.isArray(nodes) || bad !== undefined)) {
+      // A string would be read as its characters (clearCache("a") clearing node "a").
+      throw new TypeError(
+        `Graph "${this.name}": clearCache(nodes) takes a list of node names (or nothing, for every node), got ${Array.isArray(nodes) ? `a list holding ${describeValue(bad)}` : describeValue(nodes)}`,
+      );
+    }
     for (const n of nodes ?? []) {
       if (!flow.nodes.has(n)) {
         throw new ValueError(

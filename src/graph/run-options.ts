@@ -124,6 +124,9 @@ export function checkGraphOptions(options: GraphOptions): void {
 /**
  * Check the thread id and the named string options of getState, history and fork as
  * invoke checks its own (a wrong type would otherwise read as the name of a missing branch).
+ * With `known` (the operation's name and its public options), any other key is refused:
+ * a misspelled `eventId` would otherwise read the thread as it is now. `internal` keys are
+ * accepted without being listed in the message (a subgraph's `stateStore`).
  * @throws TypeError naming the option.
  */
 export function checkReadOptions(
@@ -131,6 +134,7 @@ export function checkReadOptions(
   threadId: unknown,
   options: unknown,
   keys: readonly string[],
+  known?: { op: string; keys: readonly string[]; internal?: readonly string[] },
 ): void {
   checkId(graph, "threadId", threadId, true);
   if (options === null || typeof options !== "object") {
@@ -139,8 +143,45 @@ export function checkReadOptions(
     );
   }
   const o = options as Record<string, unknown>;
+  if (known) {
+    for (const k of Object.keys(o)) {
+      if (!known.keys.includes(k) && !known.internal?.includes(k)) {
+        throw new TypeError(
+          `Graph "${graph}": unknown ${known.op} option "${k}"; the options are ${known.keys.join(", ")}`,
+        );
+      }
+    }
+  }
   for (const k of keys) checkId(graph, k, o[k], false);
 }
+
+/** Every key of {@link RunOptions}, in its order (the type check keeps the list complete). */
+const RUN_OPTIONS = [
+  "threadId",
+  "branchId",
+  "context",
+  "signal",
+  "resume",
+  "maxSteps",
+  "rootRunId",
+  "runId",
+  "stateStore",
+  "memoryStore",
+  "onEvent",
+  "modes",
+  "interruptBefore",
+  "interruptAfter",
+  "maxConcurrency",
+  "onBusy",
+  "onBusyTimeoutMs",
+  "durability",
+] as const satisfies readonly (keyof RunOptions)[];
+// A key added to RunOptions and not to the list fails to compile here.
+const RUN_OPTIONS_COMPLETE: Exclude<keyof RunOptions, (typeof RUN_OPTIONS)[number]> extends never
+  ? true
+  : false = true;
+void RUN_OPTIONS_COMPLETE;
+const RUN_OPTION_SET: ReadonlySet<string> = new Set(RUN_OPTIONS);
 
 /**
  * An id (thread, branch, event, run) must be a non-empty string; an optional one may be left out.
@@ -155,7 +196,10 @@ function checkId(graph: string, name: string, value: unknown, required: boolean)
   }
 }
 
-/** Check the options of a run; wrong types are refused before anything runs. */
+/**
+ * Check the options of a run; unknown keys and wrong types are refused before anything runs.
+ * @throws TypeError for an unknown key or a wrong type; ValueError for a value out of range.
+ */
 export function checkRunOptions(graph: string, options: RunOptions): void {
   if (options === null || typeof options !== "object") {
     throw new TypeError(
@@ -163,6 +207,13 @@ export function checkRunOptions(graph: string, options: RunOptions): void {
     );
   }
   const o = options as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    if (!RUN_OPTION_SET.has(k)) {
+      throw new TypeError(
+        `Graph "${graph}": unknown run option "${k}"; the options are ${RUN_OPTIONS.join(", ")}`,
+      );
+    }
+  }
   if (o.maxSteps !== undefined && (!Number.isInteger(o.maxSteps) || (o.maxSteps as number) < 1)) {
     throw new ValueError(
       `Graph "${graph}": maxSteps must be a positive integer, got ${String(o.maxSteps)}`,

@@ -69,7 +69,11 @@ export async function getThreadState<S>(
   threadId: string,
   options: { branchId?: string; eventId?: string; stateStore?: StateStore; subgraphs?: boolean },
 ): Promise<ThreadSnapshot<S>> {
-  checkReadOptions(graph.name, threadId, options, ["branchId", "eventId"]);
+  checkReadOptions(graph.name, threadId, options, ["branchId", "eventId"], {
+    op: "getState",
+    keys: ["branchId", "eventId", "subgraphs"],
+    internal: ["stateStore"],
+  });
   if (options.subgraphs !== undefined && typeof options.subgraphs !== "boolean") {
     throw new TypeError(
       `Graph "${graph.name}": subgraphs must be a boolean, got ${typeof options.subgraphs}`,
@@ -141,7 +145,10 @@ export async function threadHistory(
   threadId: string,
   options: { branchId?: string },
 ): Promise<StoredEvent[]> {
-  checkReadOptions(graph.name, threadId, options, ["branchId"]);
+  checkReadOptions(graph.name, threadId, options, ["branchId"], {
+    op: "history",
+    keys: ["branchId"],
+  });
   return storeOf(graph, "history").read(threadId, options.branchId ?? "main");
 }
 
@@ -156,6 +163,9 @@ export async function forkThread(
       `Graph "${graph.name}": fork(threadId, { eventId }) needs the id of an event of the thread (see graph.history)`,
     );
   }
-  checkReadOptions(graph.name, threadId, options, ["branchId"]);
+  checkReadOptions(graph.name, threadId, options, ["branchId"], {
+    op: "fork",
+    keys: ["eventId", "branchId"],
+  });
   return storeOf(graph, "fork").createBranch(threadId, options.eventId, options.branchId);
 }

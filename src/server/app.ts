@@ -52,7 +52,7 @@ export interface ServerOptions {
    * DNS rebinding. `null` accepts any host (for a server bound to a public address).
    */
   allowedHosts?: readonly string[] | null;
-  /** Largest request body, in bytes; default 1 MiB (413 beyond). */
+  /** Largest request body, in bytes (an integer ≥ 1); default 1 MiB (413 beyond). */
   maxBodyBytes?: number;
   /** How long a streamed run may take to its first event before the SSE answer starts anyway, in ms; default 1,000. */
   streamStartMs?: number;
@@ -156,7 +156,8 @@ const API_ROUTES = [
  * when the graph's run itself fails.
  *
  * @throws TypeError when the graph has no state store, or `store` is not the graph's, or a
- *   bound (`maxConcurrentRuns`, `runBufferEvents`, …) is not an integer in its range.
+ *   bound (`maxConcurrentRuns`, `runBufferEvents`, `maxBodyBytes`, `streamStartMs`, …) is not
+ *   an integer in its range.
  * @throws ValueError when `prices` is not a valid price table.
  * @example
  * ```ts
@@ -178,7 +179,8 @@ export function createServer(options: ServerOptions): Hono {
     );
   }
   const view = describeGraph(graph);
-  const streamStartMs = options.streamStartMs ?? 1_000;
+  const streamStartMs = positive("streamStartMs", options.streamStartMs, 1_000, 0);
+  const maxBodyBytes = positive("maxBodyBytes", options.maxBodyBytes, 1024 * 1024, 1);
   const context = options.context;
   const runQueue = options.runQueue ?? null;
   const registry = new RunRegistry({
@@ -205,7 +207,7 @@ export function createServer(options: ServerOptions): Hono {
   app.notFound((c) =>
     c.json(errorBody("NotFound", `No route ${c.req.method} ${c.req.path}`), 404 as const),
   );
-  addGuards(app, options);
+  addGuards(app, { ...options, maxBodyBytes });
 
   // ---------------------------------------------------------------- studio
   addStudioRoutes(app, graph.name, options.studioDir ?? defaultStudioDir());

@@ -68,7 +68,24 @@ export function query(c: Context, name: string): string | undefined {
   const value = c.req.query(name);
   if (value === undefined) return undefined;
   if (value === "") throw new HttpError(400, "InvalidRequest", `${name} must not be empty`);
+  if (name === "branchId") {
+    const problem = branchIdProblem(value);
+    if (problem !== null) throw new HttpError(400, "InvalidRequest", `branchId: ${problem}`);
+  }
   return value;
+}
+
+/**
+ * What is wrong with a branch id given in a query (the rule of ids in a run's body: 1 to 200
+ * characters, no `/`, no control characters), or `null`. Every route's `branchId` query is checked by it
+ * (`query`): unchecked, one answered 404 or, on the runs list, 200 with no runs.
+ */
+export function branchIdProblem(branchId: string): string | null {
+  if (branchId.length > 200) return `at most 200 characters, got ${branchId.length}`;
+  if (branchId.includes("/") || /\p{Cc}/u.test(branchId)) {
+    return "must not contain '/' or control characters";
+  }
+  return null;
 }
 
 /** Parse a JSON request body against a schema: 415, 400 InvalidJson or 400 InvalidRequest. */

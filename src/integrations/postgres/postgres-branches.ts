@@ -47,12 +47,17 @@ export async function createPostgresBranch(
   newBranchIdArg: string | undefined,
 ): Promise<BranchInfo> {
   const t = c.t;
+  // The parent's branch row is locked (FOR KEY SHARE: appends to it, which update it, go on)
+  // so that a deleteThread running meanwhile, which deletes the branch rows first, either
+  // waits for this insert and then deletes the new branch too, or has deleted the parent
+  // (the insert then finds no parent and the event is unknown): no fork outlives its thread.
   for (let attempt = 0; ; attempt++) {
     const id = newBranchIdArg ?? newBranchId();
     const res = await c.pool.query(
       `INSERT INTO ${t.branches} (thread_id, branch_id, parent_branch, parent_seq, last_seq)
        SELECT $1::text, $2::text, $3::text, $4::int, $4::int
        WHERE EXISTS (SELECT 1 FROM ${t.events} WHERE thread_id = $1 AND branch_id = $3 AND seq = $4)
+         AND EXISTS (SELECT 1 FROM ${t.branches} WHERE thread_id = $1 AND branch_id = $3 FOR KEY SHARE)
        ON CONFLICT DO NOTHING
        RETURNING 1`,
       [threadId, id, p.branchId, p.seq],

@@ -37,7 +37,10 @@ export async function deletePostgresThread(
       const client = await c.pool.connect();
       try {
         await client.query("BEGIN");
-        for (const table of [t.events, t.snapshots, t.branches]) {
+        // Branch rows first: that waits for a createBranch holding its parent's row (see
+        // postgres-branches.ts) and keeps later ones from finding their parent. The last
+        // statement, with a snapshot of its own, deletes a branch such a createBranch made.
+        for (const table of [t.branches, t.events, t.snapshots, t.branches]) {
           await client.query(`DELETE FROM ${table} WHERE ${where}`, args);
         }
         await client.query("COMMIT");
