@@ -101,6 +101,22 @@ describeStores("a stable child's call whose parent commit is lost", (fx) => {
     }
   });
 
+  it('"exit": a first call the parent lost whole leaves the child empty for the next one', async () => {
+    const store = await fx.open();
+    const on = { fail: true };
+    await expect(
+      stableGraph(failingOn(store, "run_finished", on)).invoke(
+        {},
+        { threadId: "t", durability: "exit" },
+      ),
+    ).rejects.toThrow(/^lost$/);
+    expect(await store.getBranch("t", "main")).toBeNull();
+    expect(await childRuns(store)).toBe(1);
+    const r = await stableGraph(await fx.reopen(store)).invoke({}, { threadId: "t" });
+    expect(r.state.log).toEqual(["call 1", "after"]);
+    expect(await childState(await fx.reopen(store))).toEqual({ calls: 1, answers: [] });
+  });
+
   it("a child that paused, resumed in a run whose commit is lost, is asked again and takes the new answer", async () => {
     const store = await fx.open();
     const ask = (s: StateStore) => stableGraph(s, { ask: true });
