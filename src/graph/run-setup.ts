@@ -26,7 +26,6 @@ import { copyState } from "../state/state-copy.js";
 import type { StateStore } from "../stores/types.js";
 import { childBreakpoint } from "./breakpoints.js";
 import { DEFAULT_BUSY_TIMEOUT_MS } from "./busy.js";
-import type { CompiledFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import { checkDurability } from "./durability.js";
 import {
