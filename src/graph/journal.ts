@@ -28,6 +28,7 @@ import { encodeWaiting, type Waiting } from "./joins.js";
 import { JournalLease } from "./journal-lease.js";
 import { JournalWriter } from "./journal-writer.js";
 import { type CachedPosition, loadPosition } from "./load-position.js";
+import { withParentTask } from "./stable-rewind.js";
 import {
   encodeOutcome,
   encodeRunStarted,
@@ -70,6 +71,8 @@ export class ThreadJournal implements RunJournal {
   stoppedBy: string | null = null;
   /** `performance.now()` when the store was last asked for a stop request. */
   #stopCheckedAt = Number.NEGATIVE_INFINITY;
+  /** A subgraph child run's parent task, kept in its start and end events (`stable-rewind.ts`). */
+  parentTask: string | null = null;
 
   private constructor(
     readonly store: StateStore,
@@ -163,7 +166,8 @@ export class ThreadJournal implements RunJournal {
     node: string | null,
     data: JsonValue,
   ): NewEvent {
-    return { type, runId: this.runId, step, taskId, node, data };
+    const tagged = withParentTask(type, data, this.parentTask);
+    return { type, runId: this.runId, step, taskId, node, data: tagged };
   }
 
   /**

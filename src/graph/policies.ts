@@ -16,7 +16,10 @@ import {
 } from "../errors/index.js";
 import type { JsonValue } from "../json/index.js";
 import { nodeCrypto } from "../lazy.js";
+import type { StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
+import type { CompiledFlow } from "./compile.js";
+import type { Graph } from "./graph.js";
 
 /**
  * How a node is retried when it fails.
@@ -315,4 +318,19 @@ function stableJson(v: unknown): string {
     .sort()
     .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
     .join(",")}}`;
+}
+
+/** The graph's node cache; a `MemoryNodeCache` is made (and kept on the graph) on first need. */
+export function resolveNodeCache(
+  graph: Graph<StateDefinition | null>,
+  flow: CompiledFlow,
+): NodeCache | null {
+  if (graph.nodeCache) return graph.nodeCache;
+  for (const n of flow.nodes.values()) {
+    if (n.node.cache) {
+      graph.nodeCache = new MemoryNodeCache();
+      return graph.nodeCache;
+    }
+  }
+  return null;
 }

@@ -26,7 +26,6 @@ import { copyState } from "../state/state-copy.js";
 import type { StateStore } from "../stores/types.js";
 import { childBreakpoint } from "./breakpoints.js";
 import { DEFAULT_BUSY_TIMEOUT_MS } from "./busy.js";
-import type { CompiledFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import { checkDurability } from "./durability.js";
 import {
@@ -47,7 +46,7 @@ import {
   ParentCommand,
   subgraphParentTask,
 } from "./parent-command.js";
-import { MemoryNodeCache, type NodeCache } from "./policies.js";
+import { resolveNodeCache } from "./policies.js";
 import { type PositionCache, positionsOf, rememberPosition } from "./position-cache.js";
 import { planRollback, positionAfter, rollbackEventData } from "./rollback.js";
 import { Command } from "./routing.js";
@@ -56,6 +55,7 @@ import { notifyRunEnd } from "./run-end.js";
 import { newRunId } from "./run-id.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
 import { scheduleStart } from "./schedule.js";
+import { planRewind, rewindOf } from "./stable-rewind.js";
 import { planStateUpdate } from "./state-update.js";
 import { emitPauseCheckpoint } from "./stream-modes.js";
 import { SubAgents } from "./sub-agents.js";
@@ -254,10 +254,12 @@ export async function runGraph<D extends StateDefinition | null>(
     let tp = loaded.position;
     // onBusy "rollback": the runs it stopped are undone; the run goes on from the position
     // before them, written (as a rolled_back event) just before its first event.
+    // A stable subgraph's child first goes back to where its parent knows it (stable-rewind.ts).
+    journal.parentTask = subgraphParentTask(options);
     let rollback =
       options.onBusy === "rollback"
         ? await planRollback(store, graph.state, threadId, branchId, stopped)
-        : null;
+        : await planRewind(store, graph.state, threadId, branchId, tp, rewindOf(options));
     if (rollback) tp = positionAfter(rollback, tp.lastSeq, tp.lastEventId);
     const writeRollback = async (): Promise<void> => {
       if (!rollback) return;
@@ -426,21 +428,6 @@ export async function runGraph<D extends StateDefinition | null>(
   } finally {
     await journal.close();
   }
-}
-
-/** The graph's node cache; a `MemoryNodeCache` is made (and kept on the graph) on first need. */
-function resolveNodeCache(
-  graph: Graph<StateDefinition | null>,
-  flow: CompiledFlow,
-): NodeCache | null {
-  if (graph.nodeCache) return graph.nodeCache;
-  for (const n of flow.nodes.values()) {
-    if (n.node.cache) {
-      graph.nodeCache = new MemoryNodeCache();
-      return graph.nodeCache;
-    }
-  }
-  return null;
 }
 
 const NEVER = new AbortController().signal;

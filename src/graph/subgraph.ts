@@ -27,7 +27,8 @@ import {
   parentTaskKey,
 } from "./parent-command.js";
 import { Command } from "./routing.js";
-import { childHead, locateStable, stableOnFork } from "./stable-fork.js";
+import { locateStable, stableOnFork } from "./stable-fork.js";
+import { markRewind, stableTarget } from "./stable-rewind.js";
 import type { RunOptions, StreamEvent } from "./types.js";
 
 /** Options of {@link subgraph}: exactly one of `stateIn` with `stateOut`, or `share`. */
@@ -158,7 +159,6 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       // Whether this task may have run its child before (a crash, then the thread continued).
       let ranBefore = false;
       if (childThread === "stable") {
-        ranBefore = true;
         if (!store || ctx.threadId === null) {
           throw new GraphConfigError(
             `subgraph "${name}": childThread "stable" needs the parent to run on a thread with a state store`,
@@ -211,11 +211,31 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
       // The child thread's branch the child runs on (see childOwnBranch above).
       const runBranch =
         typeof cache.childOwnBranch === "string" ? cache.childOwnBranch : childBranch;
-      if (childThread === "stable" && !("childBefore" in cache)) {
-        // Where the child was before this call, on every branch: a fork of the parent from
-        // before the call starts the fork's child there (see stable-fork.ts).
-        cache.childBefore = await childHead(store as StateStore, threadId as string, runBranch);
-        await ctx.saveCache();
+      // Where the parent knows its stable child; a child past it goes back there first (its
+      // runs the parent lost, see stable-rewind.ts).
+      let rewindTo: string | null | undefined;
+      if (childThread === "stable") {
+        // Only a call the parent knows started may take a command its child handed it.
+        ranBefore = "childBefore" in cache;
+        const parentCall = {
+          threadId: ctx.threadId as string,
+          branchId: childBranch,
+          step: ctx.step,
+        };
+        const at = await stableTarget(
+          store as StateStore,
+          threadId as string,
+          runBranch,
+          parentCall,
+          cache,
+        );
+        if (at.target !== at.head) rewindTo = at.target;
+        if (!("childBefore" in cache)) {
+          // Where the child was before this call, on every branch: a fork of the parent from
+          // before the call starts the fork's child there (see stable-fork.ts).
+          cache.childBefore = at.target;
+          await ctx.saveCache();
+        }
       }
       const prefix = `${ctx.taskId}/`;
       const answers: Record<string, JsonValue> = {};
@@ -233,6 +253,7 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
           ? parentTaskKey(ctx.threadId, ctx.branchId, ctx.taskId)
           : null;
       markSubgraphRun(runOptions, taskKey);
+      if (rewindTo !== undefined) markRewind(runOptions, rewindTo);
       if (threadId !== null) {
         runOptions.threadId = threadId;
         runOptions.branchId = runBranch;
@@ -265,9 +286,11 @@ export function subgraph<P = Record<string, unknown>, C = Record<string, unknown
         input = null;
         // Only the answers the child is waiting on: the parent's task keeps every answer of
         // its superstep, and the child may have consumed some in a superstep it committed.
+        // (As of where it paused, when it goes back there.)
         const waiting = await graph.getState(threadId as string, {
           stateStore: store as StateStore,
           branchId: runBranch,
+          ...(typeof rewindTo === "string" ? { eventId: rewindTo } : {}),
         });
         const keys = new Set(waiting.interrupts.map((i) => i.key));
         for (const k of Object.keys(answers)) if (!keys.has(k)) delete answers[k];

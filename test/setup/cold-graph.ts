@@ -7,6 +7,13 @@
  * iteration ends).
  */
 import { Graph, type GraphOptions } from "../../src/graph/graph.js";
+import {
+  isSubgraphRun,
+  markSubgraphRun,
+  subgraphParentTask,
+} from "../../src/graph/parent-command.js";
+import { markRewind, rewindOf } from "../../src/graph/stable-rewind.js";
+import type { RunOptions } from "../../src/graph/types.js";
 import type { StateStore } from "../../src/stores/types.js";
 import { coldCounts } from "./cold-stores.js";
 
@@ -75,6 +82,13 @@ function coldCall(g: AnyGraph, options: unknown, reopen: Reopen): ColdCall | nul
   ) {
     const given = (options as { stateStore: StateStore }).stateStore;
     callOptions = { ...options, stateStore: reopened(given, reopen, opened) };
+    // A subgraph's child run keeps what its node marked on its options (its parent's task,
+    // where its branch goes back to first).
+    const from = options as RunOptions;
+    const to = callOptions as RunOptions;
+    if (isSubgraphRun(from)) markSubgraphRun(to, subgraphParentTask(from));
+    const rewind = rewindOf(from);
+    if (rewind !== undefined) markRewind(to, rewind);
   }
   coldCounts.calls++;
   return { graph, options: callOptions, opened };
