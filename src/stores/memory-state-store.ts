@@ -39,7 +39,8 @@ export function memoryStoreView(store: object): MemoryStateStore | null {
 
 /**
  * A {@link StateStore} that keeps every thread in the process's memory; it is gone when the
- * process ends. Event data and snapshots are kept as JSON text, so a caller can never change
+ * process ends. Event data and snapshots are kept as text (event data as its JSON with
+ * frequent pieces written as one character each: memory-text.ts), so a caller can never change
  * stored history through an object it passed in or got back, and {@link sizeBytes} counts the
  * real JSON size.
  *
