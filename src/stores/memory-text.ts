@@ -42,6 +42,7 @@ const PIECES: readonly string[] = [
 const FIRST = 3;
 const CODES = new Map(PIECES.map((p, i) => [p, String.fromCharCode(FIRST + i)]));
 const PACK = new RegExp(PIECES.map((p) => p.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")).join("|"), "g");
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the short form's own characters
 const UNPACK = /[\u0003-\u001f]/g;
 
 const code = (piece: string): string => CODES.get(piece)!;
