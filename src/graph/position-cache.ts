@@ -30,9 +30,9 @@ interface Recent {
   clock: number;
 }
 
+// (The ring holds keys and counts, no position, so it keeps none alive; a position carries its
+// count in `remembered`: a map of counts by position kept a table of every position remembered.)
 const recents = new WeakMap<Map<string, CachedPosition>, Recent>();
-/** When each cached position was remembered (the ring holds no position, so keeps none alive). */
-const stamps = new WeakMap<CachedPosition, number>();
 
 /** The positions of `store`'s threads cached by a graph. */
 export function positionsOf(
@@ -80,10 +80,10 @@ export function rememberPosition(
   const oldKey = r.keys[r.next];
   if (oldKey != null) {
     const old = m.get(oldKey);
-    if (old && stamps.get(old) === r.stamps[r.next]) forgetIndexes(old);
+    if (old && old.remembered === r.stamps[r.next]) forgetIndexes(old);
   }
   const stamp = ++r.clock;
-  stamps.set(cached, stamp);
+  cached.remembered = stamp;
   r.keys[r.next] = key;
   r.stamps[r.next] = stamp;
   r.next = (r.next + 1) % INDEXED_POSITIONS;
