@@ -24,6 +24,8 @@ import { emptyPosition, foldEvents, type ThreadPosition } from "./thread-state.j
 export interface CachedPosition {
   position: ThreadPosition;
   snapshotSeq: number;
+  /** When the position cache last remembered it (its own count; position-cache.ts), if it did. */
+  remembered?: number;
 }
 
 /**

@@ -161,6 +161,20 @@ export function addMessagesOwned(
   return result;
 }
 
+/**
+ * Drop the id index {@link addMessages} keeps for `list` (an id → position map, about 46 bytes
+ * a message); the next merge into `list` builds it again from the list (one pass). For
+ * holders of many idle conversations (the graph's position cache); a no-op for any other value.
+ */
+export function forgetMessageIndex(list: unknown): void {
+  if (Array.isArray(list)) indexes.delete(list);
+}
+
+/** Whether {@link addMessages} keeps an id index for `list` (for tests). */
+export function hasMessageIndex(list: readonly Message[]): boolean {
+  return indexes.has(list);
+}
+
 function buildIndex(list: readonly Message[]): Map<string, number> {
   const index = new Map<string, number>();
   for (let i = 0; i < list.length; i++) {

@@ -34,9 +34,10 @@ describe("MemoryStateStore's footprint", () => {
       createdAt: 1_700_000_000_250,
     });
     expect(rowCount(log)).toBe(2);
-    // One segment of two records: a head, U+0001, the data, U+0002; the run id once.
+    // One segment of two records: a head, U+0001, the data in its short form ("null" is one
+    // character, U+001B), U+0002; the run id once.
     expect(log.segments).toEqual([
-      '[0,0,0,"r1"]\u0001{"a":1}\u0002[1,3,250,0,"3:0","act"]\u0001null\u0002',
+      '0,0,0,"r1"\u0001{"a":1}\u00021,3,250,0,"3:0","act"\u0001\u001b\u0002',
     ]);
     expect(rowAt(log, 1, 7)).toEqual({
       seq: 7,

@@ -1,23 +1,26 @@
 /**
  * The events of one branch of a `MemoryStateStore`, kept as text: each event is one record
- * `<head>\u0001<data>\u0002`, where `<data>` is the event's JSON text and `<head>` a short JSON
- * array `[type, step, createdAt − epoch, run]` (the type as its index in {@link TYPES}; the run
- * as its id on the first event of a run and after that as the index of the event whose record
- * holds it; `, taskId, node` follow when either is not `null`). JSON text never holds a raw
- * U+0001 or U+0002, so they delimit records unambiguously.
+ * `<head>\u0001<data>\u0002`, where `<data>` is the event's JSON text in its short form
+ * (memory-text.ts: frequent pieces as one control character each) and `<head>` a short JSON
+ * array without its brackets, `type,step,createdAt − epoch,run` (the type as its index in
+ * {@link TYPES}; the run as its id on the first event of a run and after that as the index of
+ * the event whose record holds it; `,taskId,node` follow when either is not `null`). JSON text
+ * never holds a raw U+0001 or U+0002, so they delimit records unambiguously.
  *
  * Records are kept in a few long strings (segments) rather than a string and slots per event:
  * a new record starts a segment of its own, and the last two segments are joined into one
  * flat string while the last holds at least as many events as the one before it and their
  * text stays within {@link SEGMENT_CHARS} (a binary counter: each character is copied about
  * log2(events) times, and a branch of n events has O(log n) segments plus one per
- * {@link SEGMENT_CHARS} of text). On Node 20 x64 an idle branch then costs its events' JSON text
- * plus about 10–12 characters an event and a few hundred bytes in all
- * (memory-footprint.test.ts); an event costs a scan of its segment to find.
+ * {@link SEGMENT_CHARS} of text). On Node 20 x64 an idle branch then costs its events' text in
+ * the short form (for a chat thread's events about 60% of their JSON) plus about 10 characters
+ * an event and a few hundred bytes in all (memory-footprint.test.ts); an event costs a scan of
+ * its segment to find, and reading one back the short form's expansion.
  *
  * @module
  */
 import { EVENT_TYPES, type EventRow } from "./internal.js";
+import { packJson, unpackJson } from "./memory-text.js";
 
 /** Event types by their code in a record's head. */
 const TYPES: readonly string[] = [...EVENT_TYPES];
@@ -72,19 +75,32 @@ export function pushRow(log: RowLog, row: Omit<EventRow, "seq">): void {
     run,
   ];
   if (row.taskId !== null || row.node !== null) head.push(row.taskId, row.node);
-  const { segments, firsts } = log;
-  // join, not +: a flat string, not a tree of concatenations.
-  segments.push([JSON.stringify(head), HEAD_END, row.data, RECORD_END].join(""));
-  firsts.push(log.count);
+  // New arrays of the exact length (`concat`, `slice`): a pushed-to array keeps room for 16
+  // more elements, about 270 bytes a branch for the two.
+  const segments = log.segments.concat(record(head, row.data));
+  const firsts = log.firsts.concat(log.count);
   log.count++;
-  for (let n = segments.length; n >= 2; n--) {
+  let n = segments.length;
+  for (; n >= 2; n--) {
     const last = log.count - firsts[n - 1]!;
     const before = firsts[n - 1]! - firsts[n - 2]!;
     if (last < before || segments[n - 1]!.length + segments[n - 2]!.length > SEGMENT_CHARS) break;
+    // join, not +: a flat string, not a tree of concatenations.
     segments[n - 2] = [segments[n - 2], segments[n - 1]].join("");
-    segments.pop();
-    firsts.pop();
   }
+  log.segments = n === segments.length ? segments : segments.slice(0, n);
+  log.firsts = n === firsts.length ? firsts : firsts.slice(0, n);
+}
+
+/** One record: the head without its brackets, U+0001, the data in its short form, U+0002. */
+function record(head: (string | number | null)[], data: string): string {
+  const h = JSON.stringify(head);
+  return [h.slice(1, -1), HEAD_END, packJson(data), RECORD_END].join("");
+}
+
+/** The head of the record at `pos` of `text`, whose head ends at `h`. */
+function readHead(text: string, pos: number, h: number): Head {
+  return JSON.parse(`[${text.slice(pos, h)}]`) as Head;
 }
 
 /** The `i`-th event (0-based) as a row with seq `seq`. */
@@ -146,7 +162,7 @@ function decode(
 ): { row: EventRow; next: number } {
   const h = text.indexOf(HEAD_END, pos);
   const end = text.indexOf(RECORD_END, h);
-  const head = JSON.parse(text.slice(pos, h)) as Head;
+  const head = readHead(text, pos, h);
   let runId: string;
   if (typeof head[3] === "string") runId = head[3];
   else {
@@ -155,7 +171,7 @@ function decode(
     if (known === undefined) {
       const r = locate(log, at);
       const t = log.segments[r.seg]!;
-      known = (JSON.parse(t.slice(r.pos, t.indexOf(HEAD_END, r.pos))) as Head)[3] as string;
+      known = readHead(t, r.pos, t.indexOf(HEAD_END, r.pos))[3] as string;
       runs?.set(at, known);
     }
     runId = known;
@@ -168,7 +184,7 @@ function decode(
     taskId: head[4] ?? null,
     node: head[5] ?? null,
     createdAt: log.epoch + head[2],
-    data: text.slice(h + 1, end),
+    data: unpackJson(text.slice(h + 1, end)),
   };
   return { row, next: end + 1 };
 }

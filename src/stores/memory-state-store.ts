@@ -3,48 +3,11 @@
  *
  * @module
  */
-import {
-  branchExists,
-  byUpdatedAt,
-  checkBranchId,
-  checkLease,
-  checkSeq,
-  checkStopArgs,
-  checkThreadId,
-  closedError,
-  concurrentWrite,
-  decodeEvent,
-  decodeSnapshot,
-  deleteChildren,
-  type EventRow,
-  encodeEvents,
-  encodeSnapshot,
-  eventRowBytes,
-  isDeleted,
-  listBounds,
-  MAIN_BRANCH,
-  newBranchId,
-  parseEventId,
-  planRead,
-  readBounds,
-  snapshotBeyondEnd,
-  snapshotRowBytes,
-  underLeases,
-  unknownBranch,
-  unknownEvent,
-} from "./internal.js";
-import {
-  branchInfo,
-  emptyData,
-  findBranch,
-  keyOf,
-  lastSeqOf,
-  type MemBranch,
-  type MemData,
-  newBranch,
-} from "./memory-data.js";
+import { checkLease, checkStopArgs, closedError } from "./internal.js";
+import { branchInfo, emptyData, findBranch, type MemData } from "./memory-data.js";
+import { appendEvents, eventById, readEvents } from "./memory-events.js";
 import { acquire, askStop, release, renew, stopAsked } from "./memory-leases.js";
-import { pushRow, rowAt, rowsBetween } from "./memory-rows.js";
+import { addBranch, dropThreads, getSnapshot, putSnapshot, threadList } from "./memory-threads.js";
 import type {
   BranchInfo,
   DeleteThreadOptions,
@@ -76,7 +39,8 @@ export function memoryStoreView(store: object): MemoryStateStore | null {
 
 /**
  * A {@link StateStore} that keeps every thread in the process's memory; it is gone when the
- * process ends. Event data and snapshots are kept as JSON text, so a caller can never change
+ * process ends. Event data and snapshots are kept as text (event data as its JSON with
+ * frequent pieces written as one character each: memory-text.ts), so a caller can never change
  * stored history through an object it passed in or got back, and {@link sizeBytes} counts the
  * real JSON size.
  *
@@ -132,46 +96,7 @@ export class MemoryStateStore implements StateStore {
     expectedLastSeq: number,
   ): Promise<StoredEvent[]> {
     this.#open();
-    checkThreadId(threadId);
-    checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
-    const encoded = encodeEvents(threadId, branchId, events);
-    const thread = this.#data.threads.get(threadId);
-    let branch = findBranch(thread, branchId);
-    if (!branch) {
-      if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
-      if (expectedLastSeq !== 0) throw concurrentWrite(threadId, branchId, expectedLastSeq, 0);
-      if (encoded.length === 0) return [];
-      branch = newBranch(branchId, null);
-      if (thread) thread.push(branch);
-      else this.#data.threads.set(threadId, [branch]);
-    }
-    const lastSeq = lastSeqOf(branch);
-    if (lastSeq !== expectedLastSeq) {
-      throw concurrentWrite(threadId, branchId, expectedLastSeq, lastSeq);
-    }
-    if (encoded.length === 0) return [];
-    const createdAt = this.#now();
-    const out: StoredEvent[] = new Array(encoded.length);
-    for (let i = 0; i < encoded.length; i++) {
-      const e = encoded[i]!;
-      const row: EventRow = {
-        seq: lastSeq + 1 + i,
-        type: e.type,
-        runId: e.runId,
-        step: e.step,
-        taskId: e.taskId,
-        node: e.node,
-        data: e.data,
-        createdAt,
-      };
-      pushRow(branch, row);
-      const bytes = eventRowBytes(threadId, branchId, e);
-      branch.bytes += bytes;
-      this.#data.eventBytes += bytes;
-      out[i] = decodeEvent(threadId, branchId, row);
-    }
-    branch.updatedAt = createdAt;
-    return out;
+    return appendEvents(this.#data, threadId, branchId, events, expectedLastSeq, this.#now);
   }
 
   /**
@@ -185,32 +110,7 @@ export class MemoryStateStore implements StateStore {
     options?: { afterSeq?: number; uptoSeq?: number },
   ): Promise<StoredEvent[]> {
     this.#open();
-    checkThreadId(threadId);
-    const { afterSeq, uptoSeq } = readBounds(threadId, branchId, options);
-    const thread = this.#data.threads.get(threadId);
-    const branch = findBranch(thread, branchId);
-    if (!thread || !branch) {
-      if (branchId === MAIN_BRANCH) return [];
-      throw unknownBranch(threadId, branchId);
-    }
-    const chain = [];
-    for (let b: MemBranch | undefined = branch; b; ) {
-      chain.push({
-        branchId: b.branchId,
-        parentBranch: b.parent?.branchId ?? null,
-        parentSeq: b.parent?.seq ?? null,
-        lastSeq: lastSeqOf(b),
-      });
-      b = b.parent ? findBranch(thread, b.parent.branchId) : undefined;
-    }
-    const { segments } = planRead(chain, afterSeq, uptoSeq);
-    const out: StoredEvent[] = [];
-    for (const s of segments) {
-      const b = findBranch(thread, s.branchId)!;
-      const rows = rowsBetween(b, s.after - b.start, s.upto - b.start, s.after + 1);
-      for (const row of rows) out.push(decodeEvent(threadId, s.branchId, row));
-    }
-    return out;
+    return readEvents(this.#data, threadId, branchId, options);
   }
 
   /** The branch, or `null` when it does not exist. @throws StateStoreError for a closed store. */
@@ -229,11 +129,7 @@ export class MemoryStateStore implements StateStore {
   /** One event by id, or `null`. @throws StateStoreError for a closed store. */
   async getEvent(eventId: string): Promise<StoredEvent | null> {
     this.#open();
-    const p = parseEventId(eventId);
-    if (!p) return null;
-    const b = findBranch(this.#data.threads.get(p.threadId), p.branchId);
-    if (!b || p.seq <= b.start || p.seq > lastSeqOf(b)) return null;
-    return decodeEvent(p.threadId, p.branchId, rowAt(b, p.seq - b.start - 1, p.seq));
+    return eventById(this.#data, eventId);
   }
 
   /**
@@ -247,24 +143,7 @@ export class MemoryStateStore implements StateStore {
     newBranchIdArg?: string,
   ): Promise<BranchInfo> {
     this.#open();
-    checkThreadId(threadId);
-    if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
-    const p = parseEventId(fromEventId);
-    const thread = this.#data.threads.get(threadId);
-    const from = p && p.threadId === threadId ? findBranch(thread, p.branchId) : undefined;
-    if (!p || !thread || !from || p.seq <= from.start || p.seq > lastSeqOf(from)) {
-      throw unknownEvent(threadId, fromEventId);
-    }
-    let id = newBranchIdArg;
-    if (id === undefined) {
-      do id = newBranchId();
-      while (findBranch(thread, id));
-    } else if (findBranch(thread, id)) {
-      throw branchExists(threadId, id);
-    }
-    const branch = newBranch(id, { branchId: p.branchId, seq: p.seq });
-    thread.push(branch);
-    return branchInfo(threadId, branch);
+    return addBranch(this.#data, threadId, fromEventId, newBranchIdArg);
   }
 
   /**
@@ -274,24 +153,13 @@ export class MemoryStateStore implements StateStore {
    */
   async saveSnapshot(threadId: string, branchId: string, snapshot: Snapshot): Promise<void> {
     this.#open();
-    checkThreadId(threadId);
-    const data = encodeSnapshot(threadId, branchId, snapshot);
-    const b = findBranch(this.#data.threads.get(threadId), branchId);
-    if (!b) throw unknownBranch(threadId, branchId);
-    const lastSeq = lastSeqOf(b);
-    if (snapshot.seq > lastSeq) throw snapshotBeyondEnd(threadId, branchId, snapshot.seq, lastSeq);
-    const key = keyOf(threadId, branchId);
-    const old = this.#data.snapshots.get(key);
-    const bytes = snapshotRowBytes(threadId, branchId, data);
-    this.#data.snapshotBytes += bytes - (old?.bytes ?? 0);
-    this.#data.snapshots.set(key, { seq: snapshot.seq, data, bytes });
+    putSnapshot(this.#data, threadId, branchId, snapshot);
   }
 
   /** The branch's latest snapshot, or `null`. @throws StateStoreError for a closed store. */
   async loadSnapshot(threadId: string, branchId: string): Promise<Snapshot | null> {
     this.#open();
-    const s = this.#data.snapshots.get(keyOf(threadId, branchId));
-    return s ? decodeSnapshot(threadId, branchId, s.seq, s.data) : null;
+    return getSnapshot(this.#data, threadId, branchId);
   }
 
   /**
@@ -359,15 +227,7 @@ export class MemoryStateStore implements StateStore {
    */
   async listThreads(options?: ListThreadsOptions): Promise<ThreadInfo[]> {
     this.#open();
-    const { limit, offset } = listBounds(options);
-    const out: ThreadInfo[] = [];
-    for (const [threadId, t] of this.#data.threads) {
-      let updatedAt = 0;
-      for (const b of t) updatedAt = Math.max(updatedAt, b.updatedAt);
-      out.push({ threadId, branches: t.map((b) => b.branchId), updatedAt });
-    }
-    out.sort(byUpdatedAt);
-    return offset === 0 && limit >= out.length ? out : out.slice(offset, offset + limit);
+    return threadList(this.#data, options);
   }
 
   /**
@@ -379,28 +239,7 @@ export class MemoryStateStore implements StateStore {
    */
   async deleteThread(threadId: string, options?: DeleteThreadOptions): Promise<string[]> {
     this.#open();
-    const children = deleteChildren(threadId, options);
-    const ids = [...this.#data.threads.keys()]
-      .filter((id) => isDeleted(id, threadId, children))
-      .sort();
-    const branches = ids.flatMap((id) =>
-      this.#data.threads.get(id)!.map((b) => [id, b.branchId] as const),
-    );
-    return underLeases(this, branches, () => {
-      for (const id of ids) {
-        const t = this.#data.threads.get(id);
-        if (!t) continue;
-        for (const b of t) {
-          this.#data.eventBytes -= b.bytes;
-          const key = keyOf(id, b.branchId);
-          const snap = this.#data.snapshots.get(key);
-          if (snap) this.#data.snapshotBytes -= snap.bytes;
-          this.#data.snapshots.delete(key);
-        }
-        this.#data.threads.delete(id);
-      }
-      return ids;
-    });
+    return dropThreads(this.#data, this, threadId, options);
   }
 
   /**
