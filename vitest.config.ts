@@ -54,7 +54,7 @@ export default defineConfig({
     // every test has its own SQLite file, schema or key prefix; a run of src/cli,
     // test/examples-*, the kill tests and the BullMQ tests with two workers at load 21-30
     // failed only by vitest's 30 s timeout, in tests that start several processes in a row,
-    // which now have two minutes a test (vi.setConfig in those files).
+    // which now have two minutes a test and hook (vi.setConfig in those files).
     maxWorkers: 2,
     // bin/nodestep.js (in a checkout) runs the sources under this loader instead of tsx: the
     // same esbuild transform at less start-up cost per child (test/setup/source-loader.mjs).
