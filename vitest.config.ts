@@ -48,6 +48,21 @@ export default defineConfig({
   resolve: { alias },
   test: {
     testTimeout: 30_000,
+    // Two test files at a time. Vitest's default is the cores less one, so one worker on a
+    // 2-core CI machine, and the suite ran serially while its slowest files mostly wait on
+    // child processes (the CLI, examples, killed writers) and on PostgreSQL and Redis. Safe:
+    // every test has its own SQLite file, schema or key prefix; a run of src/cli,
+    // test/examples-*, the kill tests and the BullMQ tests with two workers at load 21-30
+    // failed only by vitest's 30 s timeout, in tests that start several processes in a row,
+    // which now have two minutes a test and hook (vi.setConfig in those files).
+    maxWorkers: 2,
+    // bin/nodestep.js (in a checkout) runs the sources under this loader instead of tsx: the
+    // same esbuild transform at less start-up cost per child (test/setup/source-loader.mjs).
+    env: {
+      NODESTEP_SOURCE_LOADER: fileURLToPath(
+        new URL("./test/setup/source-loader.mjs", import.meta.url),
+      ),
+    },
     hookTimeout: 30_000,
     // Builds the studio's page when its sources are newer than dist/studio/.
     globalSetup: ["test/setup/studio-build.ts"],

@@ -26,7 +26,10 @@ function resolves(name) {
 const useSource = process.env.NODESTEP_USE_DIST !== "1" && existsSync(source) && resolves("tsx");
 
 if (useSource) {
-  const child = spawn(process.execPath, ["--import", "tsx", source, ...process.argv.slice(2)], {
+  // NODESTEP_SOURCE_LOADER: another module to `--import` than tsx (the tests' lighter loader,
+  // test/setup/source-loader.mjs); a checkout-only knob, like the source mode itself.
+  const loader = process.env.NODESTEP_SOURCE_LOADER || "tsx";
+  const child = spawn(process.execPath, ["--import", loader, source, ...process.argv.slice(2)], {
     stdio: "inherit",
     env: { TSX_TSCONFIG_PATH: `${root}tsconfig.json`, ...process.env },
   });

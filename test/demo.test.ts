@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_STORE } from "../src/cli/load.js";
+import { SOURCE_LOADER } from "./source-loader.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "nodestep-demo-test-"));
@@ -35,7 +36,7 @@ function demo(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", "examples/demo/main.ts", ...args],
+      [...SOURCE_LOADER, "examples/demo/main.ts", ...args],
       { cwd: root, env: { ...base, NODESTEP_STORE: `sqlite:${db}`, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== "number") return reject(error);

@@ -1,5 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runExample } from "./run-example.js";
+
+// A test here starts several processes one after another (the CLI, or an example and its
+// workers), each 1–5 s of wall time on a loaded 2-core machine with two test workers: the
+// budget is two minutes a test or hook, not vitest's 30 s (each process has its own 60 s timeout).
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const REPORT = [
   "Report: What shapes the tides?",

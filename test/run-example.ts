@@ -1,10 +1,14 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { SOURCE_LOADER } from "./source-loader.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-/** Run an example as a user would (`node --import tsx FILE`) and return its stdout. */
+/**
+ * Run an example as a user would (`node --import tsx FILE`; here the same transform from
+ * test/setup/source-loader.mjs, which starts faster) and return its stdout.
+ */
 export async function runExample(
   file: string,
   args: string[] = [],
@@ -12,7 +16,7 @@ export async function runExample(
 ): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ["--import", "tsx", file, ...args],
+    [...SOURCE_LOADER, file, ...args],
     {
       cwd: root,
       env: { ...process.env, ...env },

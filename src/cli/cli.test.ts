@@ -3,8 +3,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { ReplayServer } from "../integrations/testing/replay-server.js";
+
+// A test here starts several processes one after another (the CLI, or an example and its
+// workers), each 1–5 s of wall time on a loaded 2-core machine with two test workers: the
+// budget is two minutes a test or hook, not vitest's 30 s (each process has its own 60 s timeout).
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(root, "bin/nodestep.js");

@@ -3,9 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SqliteMemoryStore } from "../integrations/sqlite/sqlite-memory-store.js";
 import { index } from "./fixtures/memory-index.fixture.js";
+
+// A test here starts several processes one after another (the CLI, or an example and its
+// workers), each 1–5 s of wall time on a loaded 2-core machine with two test workers: the
+// budget is two minutes a test or hook, not vitest's 30 s (each process has its own 60 s timeout).
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(root, "bin/nodestep.js");

@@ -4,8 +4,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, expect, it, vi } from "vitest";
 import { SqliteStateStore } from "../integrations/sqlite/index.js";
+
+// A test here starts several processes one after another (the CLI, or an example and its
+// workers), each 1–5 s of wall time on a loaded 2-core machine with two test workers: the
+// budget is two minutes a test or hook, not vitest's 30 s (each process has its own 60 s timeout).
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(root, "bin/nodestep.js");

@@ -63,7 +63,6 @@ for (const renewal of ["false", "throw"] as const) {
   describe(`a renewal that ${renewal === "false" ? "answers false" : "throws"}`, () => {
     it("stops the run with LeaseLostError and writes nothing after it", async () => {
       const store = new FlakyLeaseStore();
-      store.renewal = renewal;
       const steps: string[] = [];
       const first = node(
         async () => {

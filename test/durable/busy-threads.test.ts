@@ -23,6 +23,7 @@ import { defineState, reducer } from "../../src/state/define-state.js";
 import { MemoryStateStore } from "../../src/stores/memory-state-store.js";
 import type { StateStore, StoredEvent } from "../../src/stores/types.js";
 import { caught, expectError } from "../helpers.js";
+import { SOURCE_LOADER } from "../source-loader.js";
 import { describeStores, newSchema, newSqlitePath } from "./stores.js";
 
 const State = defineState({
@@ -343,7 +344,7 @@ describeStores("busy threads", (fx) => {
 /** The first run in a child process (fixtures/busy-child.ts); `go()` lets its node `one` finish. */
 function startFirst(kind: "sqlite" | "postgres", target: string) {
   const script = fileURLToPath(new URL("./fixtures/busy-child.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", script, kind, target], {
+  const child = spawn(process.execPath, [...SOURCE_LOADER, script, kind, target], {
     cwd: fileURLToPath(new URL("../..", import.meta.url)),
     stdio: ["pipe", "pipe", "pipe"],
   });

@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { SOURCE_LOADER } from "../source-loader.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const fixture = fileURLToPath(new URL("./fixtures/agent-child.ts", import.meta.url));
@@ -22,7 +23,7 @@ export function startChild(
   mode: "hold" | "kill" | "resume",
   env: Record<string, string> = {},
 ): Child {
-  const p = spawn(process.execPath, ["--import", "tsx", fixture, kind, target, dir, mode], {
+  const p = spawn(process.execPath, [...SOURCE_LOADER, fixture, kind, target, dir, mode], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },

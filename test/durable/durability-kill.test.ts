@@ -14,6 +14,7 @@ import { expect, it } from "vitest";
 import type { Durability } from "../../src/graph/index.js";
 import type { PostgresStateStore } from "../../src/integrations/postgres/index.js";
 import type { SqliteStateStore } from "../../src/integrations/sqlite/index.js";
+import { SOURCE_LOADER } from "../source-loader.js";
 import { durabilityGraph } from "./fixtures/durability-graph.js";
 import { describeStores, tempDir } from "./stores.js";
 
@@ -26,7 +27,7 @@ function runKilled(
   dir: string,
   mode: Durability,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  const p = spawn(process.execPath, ["--import", "tsx", fixture, kind, target, dir, mode], {
+  const p = spawn(process.execPath, [...SOURCE_LOADER, fixture, kind, target, dir, mode], {
     cwd: root,
     stdio: ["ignore", "ignore", "pipe"],
   });

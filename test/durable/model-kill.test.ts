@@ -17,6 +17,7 @@ import { PostgresStateStore } from "../../src/integrations/postgres/index.js";
 import { SqliteStateStore } from "../../src/integrations/sqlite/index.js";
 import { MemoryStateStore } from "../../src/stores/index.js";
 import type { StateStore } from "../../src/stores/types.js";
+import { SOURCE_LOADER } from "../source-loader.js";
 import { build, checkAnswers, drive, plan, rng, type S, type Seen } from "./model-graphs.js";
 import { newSchema, newSqlitePath, PG_URL } from "./stores.js";
 
@@ -27,7 +28,7 @@ const fixture = fileURLToPath(new URL("./fixtures/model-child.ts", import.meta.u
 function child(
   args: string[],
 ): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
-  const p = spawn(process.execPath, ["--import", "tsx", fixture, ...args], {
+  const p = spawn(process.execPath, [...SOURCE_LOADER, fixture, ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -16,6 +16,7 @@ import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { caught, expectError } from "../../../test/helpers.js";
+import { SOURCE_LOADER } from "../../../test/source-loader.js";
 import { AgentState } from "../../agents/index.js";
 import type { Message } from "../../chat/index.js";
 import { AgentHandleLostError, GraphConfigError, ValueError } from "../../errors/index.js";
@@ -156,7 +157,7 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>): P
 async function startWorker(prefix: string, dir: string, name: string, hold = false) {
   const p = spawn(
     process.execPath,
-    ["--import", "tsx", fixture, prefix, schema, dir, name, ...(hold ? ["hold"] : [])],
+    [...SOURCE_LOADER, fixture, prefix, schema, dir, name, ...(hold ? ["hold"] : [])],
     { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
   );
   children.push(p);

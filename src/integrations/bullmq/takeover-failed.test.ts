@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
+import { SOURCE_LOADER } from "../../../test/source-loader.js";
 import type { QueuedRunEvent } from "../../server/run-queue.js";
 import { PostgresStateStore } from "../postgres/index.js";
 import { buildFailing, runs } from "./failing.fixture.js";
@@ -23,7 +24,7 @@ afterEach(async () => {
 });
 
 function start(prefix: string, schema: string) {
-  const p: ChildProcess = spawn(process.execPath, ["--import", "tsx", fixture, prefix, schema], {
+  const p: ChildProcess = spawn(process.execPath, [...SOURCE_LOADER, fixture, prefix, schema], {
     cwd: root,
     env: { ...process.env, TSX_TSCONFIG_PATH: `${root}tsconfig.json` },
     stdio: ["ignore", "pipe", "pipe"],

@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { SOURCE_LOADER } from "../../../test/source-loader.js";
 import { PostgresStateStore } from "../postgres/index.js";
 import { isolation, PG_URL, parseSse, REDIS, type SseEvent, waitFor } from "./sse.fixture.js";
 
@@ -33,7 +34,7 @@ afterAll(async () => {
 
 /** Start `nodestep ARGS` (the sources, under tsx) and resolve with its first stdout line. */
 async function nodestep(args: string[]) {
-  const p = spawn(process.execPath, ["--import", "tsx", main, ...args], {
+  const p = spawn(process.execPath, [...SOURCE_LOADER, main, ...args], {
     cwd: root,
     env: {
       ...process.env,

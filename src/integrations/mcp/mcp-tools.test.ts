@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { caught, expectError } from "../../../test/helpers.js";
+import { SOURCE_LOADER } from "../../../test/source-loader.js";
 import { buildReactAgent, runAgent } from "../../agents/react-agent.js";
 import { ScriptedChat } from "../../chat/scripted-chat.js";
 import {
@@ -21,7 +22,7 @@ import { connectMcpTools, type McpToolset, mcpToolName, toolFromMcp } from "./mc
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const fixture = fileURLToPath(new URL("./mcp-server.fixture.ts", import.meta.url));
-const nodeArgs = ["--import", "tsx", fixture];
+const nodeArgs = [...SOURCE_LOADER, fixture];
 
 function byName(set: McpToolset, name: string): AnyTool {
   const t = set.tools.find((x) => x.name === name);

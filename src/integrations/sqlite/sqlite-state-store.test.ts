@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { SOURCE_LOADER } from "../../../test/source-loader.js";
 import { StateStoreError } from "../../errors/index.js";
 import type { NewEvent } from "../../stores/index.js";
 import { describeStateStoreContract } from "../../stores/testing/contract.js";
@@ -222,7 +223,7 @@ describe("SqliteStateStore", () => {
     const script = fileURLToPath(new URL("./race-writer.fixture.ts", import.meta.url));
     const run = (tag: string) =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", script, path, tag, "150"], {
+        const child = spawn(process.execPath, [...SOURCE_LOADER, script, path, tag, "150"], {
           cwd: fileURLToPath(new URL("../../..", import.meta.url)),
           stdio: ["ignore", "pipe", "pipe"],
         });
@@ -257,7 +258,7 @@ describe("SqliteStateStore", () => {
   it("keeps every acknowledged append when the writing process is killed with SIGKILL", async () => {
     const path = fresh();
     const script = fileURLToPath(new URL("./append-until-killed.fixture.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--import", "tsx", script, path], {
+    const child = spawn(process.execPath, [...SOURCE_LOADER, script, path], {
       cwd: fileURLToPath(new URL("../../..", import.meta.url)),
       stdio: ["ignore", "pipe", "pipe"],
     });

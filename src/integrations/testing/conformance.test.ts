@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { SOURCE_LOADER } from "../../../test/source-loader.js";
 import { ToolCall } from "../../chat/tool-call.js";
 import type {
   Chat,
@@ -89,7 +90,7 @@ describeChatConformance("ScenarioChat (no backend)", (scenario) => new ScenarioC
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 async function runExample(file: string): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", file], {
+  const { stdout } = await promisify(execFile)(process.execPath, [...SOURCE_LOADER, file], {
     cwd: root,
     timeout: 60_000,
   });
