@@ -94,6 +94,37 @@ describe("server: unknown query parameters", () => {
     }
   });
 
+  it("every route refuses one of its own parameters given twice, naming it (one was used)", async () => {
+    const call = serve();
+    let checked = 0;
+    for (const [route, allowed] of Object.entries(ALLOWED)) {
+      const [method, path] = route.split(" ") as [string, string];
+      for (const name of allowed) {
+        const answer = await call(method, `${concrete(path)}?${name}=1&${name}=2`);
+        expect(answer, `${route} ${name}`).toEqual({
+          status: 400,
+          body: {
+            error: {
+              type: "InvalidRequest",
+              message: `Query parameter "${name}" is given 2 times: ${route} takes one value of each`,
+            },
+          },
+        });
+        checked++;
+      }
+    }
+    expect(checked).toBe(20);
+    expect(await call("GET", "/api/threads?limit=1&offset=0&limit=2&limit=3")).toEqual({
+      status: 400,
+      body: {
+        error: {
+          type: "InvalidRequest",
+          message: 'Query parameter "limit" is given 3 times: GET /api/threads takes one value of each',
+        },
+      },
+    });
+  });
+
   it("a route's own parameters pass the check (the route's answer, not an unknown-parameter 400)", async () => {
     const call = serve();
     expect(await call("GET", "/api/threads?limit=2&offset=0")).toEqual({

@@ -21,15 +21,27 @@ export function param(c: Context, name: string): string {
   return value;
 }
 
-/** A query parameter that must be an integer ≥ `min`, or `undefined` when absent. */
-export function count(value: string | undefined, name: string, min: number): number | undefined {
+/**
+ * A query parameter that must be an integer from `min` to `max` (no upper bound without
+ * one), or `undefined` when absent.
+ * @throws HttpError 400 `InvalidRequest`: `limit must be an integer from 1 to 1000, got "0"`
+ *   (or `… must be an integer ≥ 0, got "x"` without `max`).
+ */
+export function count(
+  value: string | undefined,
+  name: string,
+  min: number,
+  max?: number,
+): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!/^[0-9]{1,15}$/.test(value) || n < min) {
+  if (!/^[0-9]{1,15}$/.test(value) || n < min || (max !== undefined && n > max)) {
     throw new HttpError(
       400,
       "InvalidRequest",
-      `${name} must be an integer ≥ ${min}, got "${value}"`,
+      max === undefined
+        ? `${name} must be an integer ≥ ${min}, got "${value}"`
+        : `${name} must be an integer from ${min} to ${max}, got "${value}"`,
     );
   }
   return n;
@@ -38,7 +50,10 @@ export function count(value: string | undefined, name: string, min: number): num
 /**
  * A route's middleware that refuses query parameters other than `allowed` (400
  * `InvalidRequest` naming the first unknown one and the route's own), as unknown body fields
- * are refused: `GET …/metrics?branch=x` must not answer for `main`.
+ * are refused: `GET …/metrics?branch=x` must not answer for `main`. A parameter given more
+ * than once (`?limit=1&limit=2`) is refused too (400 `InvalidRequest`: `Query parameter
+ * "limit" is given 2 times: GET /api/threads takes one value of each`), where the route
+ * would read only one of them.
  *
  * @example
  * ```ts
@@ -48,9 +63,18 @@ export function count(value: string | undefined, name: string, min: number): num
 export function onlyQuery(...allowed: string[]): MiddlewareHandler {
   const known = new Set(allowed);
   return async (c, next) => {
-    for (const name of new URL(c.req.url).searchParams.keys()) {
-      if (known.has(name)) continue;
+    const params = new URL(c.req.url).searchParams;
+    for (const name of params.keys()) {
       const route = `${c.req.method} ${routePath(c)}`;
+      if (known.has(name)) {
+        const times = params.getAll(name).length;
+        if (times === 1) continue;
+        throw new HttpError(
+          400,
+          "InvalidRequest",
+          `Query parameter "${name}" is given ${times} times: ${route} takes one value of each`,
+        );
+      }
       throw new HttpError(
         400,
         "InvalidRequest",

@@ -12,6 +12,11 @@ import { count, onlyQuery, param, query, readJson } from "./request.js";
 import { CreateThreadBody, ForkBody } from "./request-schemas.js";
 import type { ServedGraph } from "./types.js";
 
+/** How many threads `GET /api/threads` lists without a `limit`: the 100 most recent. */
+export const DEFAULT_THREADS_PAGE = 100;
+/** The largest `limit` of `GET /api/threads`: page with `offset` for more. */
+export const MAX_THREADS_PAGE = 1000;
+
 /** 404 `UnknownThread`: the thread has no events. */
 export function unknownThread(threadId: string): HttpError {
   return new HttpError(404, "UnknownThread", `Thread "${threadId}" has no events`);
@@ -20,7 +25,9 @@ export function unknownThread(threadId: string): HttpError {
 /**
  * Add to `app` (after the guards):
  *
- * - `GET /api/threads[?limit=&offset=]`: `{ threads }` of the store's `listThreads`.
+ * - `GET /api/threads[?limit=&offset=]`: `{ threads }` of the store's `listThreads`, one page:
+ *   `limit` 1 to {@link MAX_THREADS_PAGE} (default {@link DEFAULT_THREADS_PAGE}), `offset` ≥ 0;
+ *   400 `InvalidRequest` past them.
  * - `POST /api/threads` `{ threadId? }`: 201 `{ threadId }` (a new `t-<hex>` without one);
  *   409 `ThreadExists`.
  * - `DELETE /api/threads/:threadId[?children=true|false]`: `{ deleted }`; 404 `UnknownThread`.
@@ -31,13 +38,10 @@ export function unknownThread(threadId: string): HttpError {
  */
 export function addThreadRoutes(app: Hono, graph: ServedGraph, store: StateStore): void {
   app.get("/api/threads", onlyQuery("limit", "offset"), async (c) => {
-    const limit = count(query(c, "limit"), "limit", 1);
+    const limit = count(query(c, "limit"), "limit", 1, MAX_THREADS_PAGE) ?? DEFAULT_THREADS_PAGE;
     const offset = count(query(c, "offset"), "offset", 0);
     return c.json({
-      threads: await store.listThreads({
-        ...(limit === undefined ? {} : { limit }),
-        ...(offset === undefined ? {} : { offset }),
-      }),
+      threads: await store.listThreads(offset === undefined ? { limit } : { limit, offset }),
     });
   });
 
