@@ -43,7 +43,12 @@ describe("server: deleting threads and listing pages", () => {
     });
     expect(await call("GET", "/api/threads?limit=0")).toEqual({
       status: 400,
-      body: { error: { type: "InvalidRequest", message: 'limit must be an integer from 1 to 1000, got "0"' } },
+      body: {
+        error: {
+          type: "InvalidRequest",
+          message: 'limit must be an integer from 1 to 1000, got "0"',
+        },
+      },
     });
     expect(await call("DELETE", "/api/threads/t?children=true")).toEqual({
       status: 200,

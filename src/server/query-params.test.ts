@@ -119,7 +119,8 @@ describe("server: unknown query parameters", () => {
       body: {
         error: {
           type: "InvalidRequest",
-          message: 'Query parameter "limit" is given 3 times: GET /api/threads takes one value of each',
+          message:
+            'Query parameter "limit" is given 3 times: GET /api/threads takes one value of each',
         },
       },
     });

@@ -499,17 +499,37 @@ export function checkStopArgs(threadId: string, branchId: string, field: string,
   }
 }
 
-/** Read options checked, with defaults (`0` and `Infinity`). */
+/**
+ * Read options checked, with defaults (`0` and `Infinity`).
+ * @throws TypeError for options that are not an object, or with a key other than `afterSeq`
+ *   and `uptoSeq` (`{ after: 2 }` would read everything): `read: unknown option "after"; the
+ *   options are "afterSeq", "uptoSeq"`. StateStoreError for a bound that is not an integer ≥ 0.
+ */
 export function readBounds(
   threadId: string,
   branchId: string,
   options?: { afterSeq?: number; uptoSeq?: number },
 ): { afterSeq: number; uptoSeq: number } {
+  if (options !== undefined) checkReadOptions(options);
   const afterSeq = options?.afterSeq ?? 0;
   const uptoSeq = options?.uptoSeq ?? Number.MAX_SAFE_INTEGER;
   checkSeq(afterSeq, "afterSeq", threadId, branchId);
   checkSeq(uptoSeq, "uptoSeq", threadId, branchId);
   return { afterSeq, uptoSeq };
+}
+
+/** Refuse read options that are not an object or have an unknown key (no allocation otherwise). */
+function checkReadOptions(options: unknown): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(
+      `read: options must be an object with "afterSeq" and/or "uptoSeq", got ${options === null ? "null" : Array.isArray(options) ? "an array" : show(options)}`,
+    );
+  }
+  for (const key in options) {
+    if (key !== "afterSeq" && key !== "uptoSeq") {
+      throw new TypeError(`read: unknown option "${key}"; the options are "afterSeq", "uptoSeq"`);
+    }
+  }
 }
 
 function show(v: unknown): string {

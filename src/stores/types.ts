@@ -142,6 +142,8 @@ export interface StateStore {
    * @param options.afterSeq - only events with a greater seq (on the chain's order).
    * @param options.uptoSeq - only events up to this seq of `branchId` (or of the chain).
    * @returns `[]` for a thread that does not exist on "main"; throws `UnknownBranchError` for an unknown other branch.
+   * @throws TypeError for options that are not an object or have another key
+   *   (`read: unknown option "after"; the options are "afterSeq", "uptoSeq"`).
    */
   read(
     threadId: string,

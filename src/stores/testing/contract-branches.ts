@@ -85,6 +85,33 @@ export function describeBranchesContract(ctx: ContractContext): void {
       ]);
     });
 
+    it("refuses read options with an unknown key, or not an object, with a TypeError", async () => {
+      await fiveOnMain();
+      // `{ after: 2 }` read all five events: a typo must not widen a read.
+      const read = (o: unknown) =>
+        Promise.resolve().then(() => store.read("t1", "main", o as { afterSeq?: number }));
+      const e1 = await rejects(read({ after: 2 }), TypeError);
+      expect(e1.message).toBe(
+        'read: unknown option "after"; the options are "afterSeq", "uptoSeq"',
+      );
+      const e2 = await rejects(read({ afterSeq: 1, upto: 3 }), TypeError);
+      expect(e2.message).toBe('read: unknown option "upto"; the options are "afterSeq", "uptoSeq"');
+      const e3 = await rejects(read(null), TypeError);
+      expect(e3.message).toBe(
+        'read: options must be an object with "afterSeq" and/or "uptoSeq", got null',
+      );
+      const e4 = await rejects(read(2), TypeError);
+      expect(e4.message).toBe(
+        'read: options must be an object with "afterSeq" and/or "uptoSeq", got 2',
+      );
+      // Known keys, undefined values and no options still read.
+      const seqs = async (o: unknown) => (await read(o)).map((e) => e.seq);
+      expect(await seqs({ afterSeq: 3 })).toEqual([4, 5]);
+      expect(await seqs({ afterSeq: undefined, uptoSeq: 2 })).toEqual([1, 2]);
+      expect(await seqs({})).toEqual([1, 2, 3, 4, 5]);
+      expect(await seqs(undefined)).toEqual([1, 2, 3, 4, 5]);
+    });
+
     it("forks a fork, and forks from an event of any branch", async () => {
       await fiveOnMain();
       await store.createBranch("t1", "t1/main/2", "a");
