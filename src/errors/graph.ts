@@ -60,7 +60,10 @@ export class StepLimitError extends GraphExecutionError {
 
 /** An update (or a `Send` payload, or the input) does not fit the state: an unknown field, a wrong type, a misplaced `Replace`. */
 export class StateUpdateError extends NodestepError {
-  /** Node that wrote the update, or `"__input__"` for the run's input. */
+  /**
+   * Node that wrote the update, or `"__input__"` for the run's input, `"__update__"` for
+   * `graph.updateState` without `asNode`, `"__command__"` for a `Command`'s update given as input.
+   */
   readonly node: string | undefined;
   /** The state field at fault. */
   readonly field: string | undefined;

@@ -320,6 +320,7 @@ export async function runGraph<D extends StateDefinition | null>(
           command.update,
           null,
           command.goto,
+          true,
         );
         await writeRollback();
         await journal.stateUpdated(tp.step, data);

@@ -213,6 +213,24 @@ describe("a Command as run input", () => {
       ValueError,
       'Graph "graph": Command.goto names node "zz", which is not in the flow; known nodes: ask, b, c',
     );
+    // A bad update in a Command is named as the Command's, not updateState's.
+    await expectError(
+      () => g.invoke(new Command({ update: { nope: 1 } as never }), { threadId: "t" }),
+      StateUpdateError,
+      'The Command\'s update wrote unknown state field "nope"; declared fields: log, ok',
+    );
+    await expectError(
+      () => g.invoke(new Command({ update: { ok: "yes" } as never }), { threadId: "t" }),
+      StateUpdateError,
+      'Invalid value for state field "ok" written by the Command\'s update: Invalid input: expected boolean, received string',
+    );
+    const err = await g
+      .invoke(new Command({ update: { ok: 1 } as never }), { threadId: "t" })
+      .catch((e: StateUpdateError) => e);
+    expect([(err as StateUpdateError).node, (err as StateUpdateError).field]).toEqual([
+      "__command__",
+      "ok",
+    ]);
     await expectError(
       () => g.invoke(new Command({ resume: { nope: 1 }, update: { ok: true } }), { threadId: "t" }),
       ValueError,

@@ -50,6 +50,8 @@ interface UpdateGraph {
 /**
  * Check and plan an update of position `tp`: prepared and applied through the reducers
  * (refused with a node's errors), and the superstep it leads to (`asNode`'s edges, or `goto`).
+ * `fromCommand`: the update is a `Command`'s given as a run's input, and errors name it so
+ * ("the Command's update", `node` `"__command__"`) rather than `graph.updateState`'s.
  * @throws ValueError for an `asNode` or `goto` target that is not a node of the flow;
  *   StateUpdateError (or what a reducer throws) for an update that a node could not return.
  */
@@ -59,13 +61,14 @@ export async function planStateUpdate(
   update: unknown,
   asNode: string | null,
   goto: GotoTarget | ReadonlyArray<GotoTarget> | null,
+  fromCommand = false,
 ): Promise<StateUpdatedData> {
   if (asNode !== null && !graph.flow.nodes.has(asNode)) {
     throw new ValueError(
       `Graph "${graph.name}": updateState asNode "${asNode}" is not a node of the flow; known nodes: ${[...graph.flow.nodes.keys()].join(", ")}`,
     );
   }
-  const writer = asNode ?? "__update__";
+  const writer = asNode ?? (fromCommand ? "__command__" : "__update__");
   let prepared: PreparedUpdate | null = null;
   if (update !== null || asNode !== null || goto === null) {
     const p = prepareUpdate(graph.state, update, writer);

@@ -39,8 +39,10 @@ export function parseOrThrow(
 /** How errors name the writer of an update. */
 export function describeWriter(node: string): string {
   if (node === "__input__") return "the run input";
-  // graph.updateState(threadId, update) without asNode, and Command({ update }) as run input.
+  // graph.updateState(threadId, update) without asNode.
   if (node === "__update__") return "the update given to updateState";
+  // graph.invoke(new Command({ update }), { threadId }).
+  if (node === "__command__") return "the Command's update";
   return `node "${node}"`;
 }
 

@@ -159,7 +159,9 @@ function encodeField(
         ? "the update of the run input"
         : node === "__update__"
           ? "the update given to updateState"
-          : `the update of node "${node}"`;
+          : node === "__command__"
+            ? "the Command's update"
+            : `the update of node "${node}"`;
   const fail = (problem: string, field = key, cause?: unknown): StateStoreError =>
     new StateStoreError(`Cannot store ${writer}: ${problem}`, { field, cause });
   const want = JSON.stringify(value);
