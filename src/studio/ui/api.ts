@@ -191,6 +191,10 @@ export interface StudioApi {
   graph(): Promise<GraphView>;
   /** `GET /api/tools`: the tools of the graph's model nodes. */
   tools(): Promise<ToolView[]>;
+  /**
+   * `GET /api/threads`: the 100 most recently updated threads (the server's default page; the
+   * sidebar lists `threadList`'s pages, and uses these only until that answers).
+   */
   threads(): Promise<ThreadInfo[]>;
   createThread(): Promise<string>;
   deleteThread(threadId: string): Promise<string[]>;
