@@ -6,7 +6,7 @@
  */
 import type { Figures, StoreKind, Workload } from "./common.js";
 
-/** One line of the plan (as bench/run.ts's own). */
+/** One line of the plan (as bench/case-plan.ts's own). */
 export interface EnginePlan {
   workload: Workload;
   store: StoreKind;

@@ -13,36 +13,22 @@
  *
  * @module
  */
-import { toolOutcome } from "../cli/run-view.js";
 import { emptyPosition, foldEvents, type ThreadPosition } from "../graph/thread-state.js";
 import { costOf, type PriceTable } from "../middleware/prices.js";
-import {
-  middlewareCallsOf,
-  storedMessageKey,
-  usageFromEvents,
-} from "../middleware/usage-totals.js";
+import { middlewareCallsOf, usageFromEvents } from "../middleware/usage-totals.js";
 import type { StateDefinition } from "../state/define-state.js";
 import type { StoredEvent } from "../stores/types.js";
+import {
+  type Data,
+  freshUpdate,
+  isModelAnswer,
+  isObject,
+  messagesOf,
+} from "./run-metrics-messages.js";
+import { callSpans, type NodeWork } from "./run-trace-spans.js";
 import type { NodeMetrics, RunMetrics, TraceSpan } from "./wire-types.js";
 
 export type { NodeMetrics, RunMetrics, TraceSpan } from "./wire-types.js";
-
-type Data = Record<string, unknown>;
-const isObject = (v: unknown): v is Data =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
-interface NodeWork {
-  node: string;
-  step: number;
-  taskId: string;
-  start: number;
-  end: number;
-  status: TraceSpan["status"];
-  detail: string;
-  update: unknown;
-  /** When each tool call's result was kept (`task_cache`), by tool call id, in ms since the epoch. */
-  toolEnds: Record<string, number>;
-}
 
 interface RunAcc {
   runId: string;
@@ -66,116 +52,6 @@ export interface RunMetricsOptions {
    * no end whose last event was written on another branch is `"forked"`.
    */
   branchId?: string;
-}
-
-const MESSAGE_TYPES = new Set(["system", "human", "ai", "tool"]);
-
-/**
- * `update` without the messages an earlier event already wrote (`written`, by
- * `storedMessageKey`), which it then marks: a message a later update writes again (a kept one
- * after `SummarizationMiddleware`'s removals) is no second model or tool call, as the usage
- * totals count it once. Lists among the values and one level inside them, as the totals read.
- */
-function freshUpdate(update: unknown, written: Set<string>): unknown {
-  if (!isObject(update)) return update;
-  const fresh = (list: unknown[]) =>
-    list.filter((m) => {
-      if (!isObject(m) || !MESSAGE_TYPES.has(m.type as string)) return true;
-      const key = storedMessageKey(m);
-      if (written.has(key)) return false;
-      written.add(key);
-      return true;
-    });
-  const out: Data = {};
-  for (const [k, v] of Object.entries(update)) {
-    if (Array.isArray(v)) out[k] = fresh(v);
-    else if (isObject(v)) {
-      const inner: Data = {};
-      for (const [ik, iv] of Object.entries(v)) inner[ik] = Array.isArray(iv) ? fresh(iv) : iv;
-      out[k] = inner;
-    } else out[k] = v;
-  }
-  return out;
-}
-
-function messagesOf(update: unknown): Data[] {
-  if (!isObject(update)) return [];
-  const out: Data[] = [];
-  for (const value of Object.values(update)) {
-    if (Array.isArray(value)) for (const m of value) if (isObject(m)) out.push(m);
-  }
-  return out;
-}
-
-/**
- * Whether a stored message is a model's answer: an `AIMessage` with what a chat model
- * reports (`usage`, `responseMetadata` or `finishReason`), not one a node wrote itself.
- */
-function isModelAnswer(m: Data): boolean {
-  return (
-    m.type === "ai" &&
-    (isObject(m.usage) || isObject(m.responseMetadata) || typeof m.finishReason === "string")
-  );
-}
-
-function tokensLine(usage: unknown): string {
-  if (!isObject(usage)) return "no usage reported";
-  const n = (k: string) => (typeof usage[k] === "number" ? (usage[k] as number) : 0);
-  return `${n("inputTokens")} in · ${n("outputTokens")} out`;
-}
-
-/** Model and tool spans of one node's stored update. */
-function callSpans(w: NodeWork, parentId: string, relative: (ms: number) => number): TraceSpan[] {
-  const spans: TraceSpan[] = [];
-  const start = relative(w.start);
-  const end = relative(w.end);
-  for (const m of messagesOf(w.update)) {
-    if (isModelAnswer(m)) {
-      const meta = isObject(m.responseMetadata) ? m.responseMetadata : {};
-      spans.push({
-        id: `model:${String(m.id)}`,
-        parentId,
-        kind: "model",
-        // As the usage totals name a model that reported none.
-        name: typeof meta.model === "string" ? meta.model : "unknown",
-        step: w.step,
-        startMs: start,
-        endMs: end,
-        status: "ok",
-        detail: tokensLine(m.usage),
-      });
-      middlewareCallsOf(m).forEach((call, i) => {
-        spans.push({
-          id: `model:${String(m.id)}:${call.middleware}:${i}`,
-          parentId,
-          kind: "model",
-          name: call.model,
-          step: w.step,
-          startMs: start,
-          endMs: end,
-          status: "ok",
-          detail: `${call.middleware}: ${tokensLine(call.usage)}`,
-        });
-      });
-    } else if (m.type === "tool") {
-      const outcome = toolOutcome(m.content, 80);
-      spans.push({
-        id: `tool:${String(m.toolCallId)}`,
-        parentId,
-        kind: "tool",
-        name: typeof m.name === "string" ? m.name : "tool",
-        step: w.step,
-        startMs: start,
-        endMs:
-          typeof m.toolCallId === "string" && m.toolCallId in w.toolEnds
-            ? relative(w.toolEnds[m.toolCallId]!)
-            : end,
-        status: outcome.startsWith("✗") ? "error" : "ok",
-        detail: outcome,
-      });
-    }
-  }
-  return spans;
 }
 
 /** The usage of stored updates, counted as the usage ledger counts them. */

@@ -3,21 +3,20 @@
  *
  * @module
  */
-import type { Dirent, Stats } from "node:fs";
-import {
-  constants,
-  type FileHandle,
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  readlink,
-  realpath,
-  stat,
-  unlink,
-} from "node:fs/promises";
-import { isAbsolute, join, resolve, sep } from "node:path";
+import type { Stats } from "node:fs";
+import { constants, type FileHandle, open, realpath, stat, unlink } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { WorkspaceError } from "../errors/index.js";
+import {
+  checkOpen,
+  inside,
+  lstatOrNull,
+  makeParents,
+  resolveInside,
+  viaDescriptor,
+  walk,
+} from "./directory-confine.js";
+import { codeOf, fail, fsError, outside } from "./directory-errors.js";
 import { byCodeUnit } from "./memory.js";
 import { pathSegments, quotePath } from "./paths.js";
 import type { Workspace } from "./types.js";
@@ -28,13 +27,6 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 /** `O_DIRECTORY` where the platform has it, else 0. */
 const DIRECTORY = constants.O_DIRECTORY ?? 0;
-
-type Reason = WorkspaceError["reason"];
-
-function codeOf(e: unknown): string | null {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : null;
-}
 
 /**
  * A {@link Workspace} in a directory on disk that never reads or writes outside it.
@@ -109,22 +101,22 @@ export class DirectoryWorkspace implements Workspace {
   async readFile(path: string): Promise<string> {
     const segments = pathSegments(path, "readFile", false);
     const root = await this.#rootReal("readFile", path);
-    const real = await this.#resolveInside(join(root, ...segments), root, "readFile", path);
+    const real = await resolveInside(join(root, ...segments), root, "readFile", path);
     let fh: FileHandle;
     try {
       fh = await open(real, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
     } catch (e) {
-      throw this.#fsError(e, "readFile", path);
+      throw fsError(e, "readFile", path);
     }
     try {
-      await this.#checkOpen(fh, root, "readFile", path);
+      await checkOpen(fh, root, "readFile", path);
       const st = await fh.stat();
       if (st.isDirectory()) throw fail("readFile", path, "is-a-directory", "it is a directory");
       if (!st.isFile()) throw fail("readFile", path, "not-a-file", "it is not a regular file");
       this.#checkLinks(st, "readFile", path);
       return await fh.readFile({ encoding: "utf8" });
     } catch (e) {
-      throw this.#fsError(e, "readFile", path);
+      throw fsError(e, "readFile", path);
     } finally {
       await fh.close();
     }
@@ -138,10 +130,10 @@ export class DirectoryWorkspace implements Workspace {
       );
     }
     const root = await this.#rootReal("writeFile", path);
-    const parent = await this.#makeParents(root, segments.slice(0, -1), path);
+    const parent = await makeParents(root, segments.slice(0, -1), path);
     let target = join(parent, segments.at(-1) as string);
     const st = await lstatOrNull(target).catch((e: unknown) => {
-      throw this.#fsError(e, "writeFile", path);
+      throw fsError(e, "writeFile", path);
     });
     if (st?.isSymbolicLink()) {
       let real: string;
@@ -151,7 +143,7 @@ export class DirectoryWorkspace implements Workspace {
         if (codeOf(e) === "ENOENT") {
           throw fail("writeFile", path, "broken-link", "it is a symbolic link to nothing");
         }
-        throw this.#fsError(e, "writeFile", path);
+        throw fsError(e, "writeFile", path);
       }
       if (!inside(root, real)) throw outside("writeFile", path);
       target = real;
@@ -162,17 +154,17 @@ export class DirectoryWorkspace implements Workspace {
     try {
       fh = await open(target, constants.O_WRONLY | constants.O_CREAT | NOFOLLOW | NONBLOCK, 0o666);
     } catch (e) {
-      throw this.#fsError(e, "writeFile", path);
+      throw fsError(e, "writeFile", path);
     }
     try {
-      await this.#checkOpen(fh, root, "writeFile", path);
+      await checkOpen(fh, root, "writeFile", path);
       const opened = await fh.stat();
       if (!opened.isFile()) throw fail("writeFile", path, "not-a-file", "it is not a regular file");
       this.#checkLinks(opened, "writeFile", path);
       await fh.truncate(0);
       await fh.writeFile(text, { encoding: "utf8" });
     } catch (e) {
-      throw this.#fsError(e, "writeFile", path);
+      throw fsError(e, "writeFile", path);
     } finally {
       await fh.close();
     }
@@ -181,12 +173,12 @@ export class DirectoryWorkspace implements Workspace {
   async list(dir = ""): Promise<string[]> {
     const segments = pathSegments(dir, "list", true);
     const root = await this.#rootReal("list", dir);
-    const real = await this.#resolveInside(join(root, ...segments), root, "list", dir);
+    const real = await resolveInside(join(root, ...segments), root, "list", dir);
     let st: Stats;
     try {
       st = await stat(real);
     } catch (e) {
-      throw this.#fsError(e, "list", dir);
+      throw fsError(e, "list", dir);
     }
     if (!st.isDirectory()) throw fail("list", dir, "not-a-directory", "it is not a directory");
     const out: string[] = [];
@@ -197,12 +189,7 @@ export class DirectoryWorkspace implements Workspace {
   async delete(path: string): Promise<void> {
     const segments = pathSegments(path, "delete", false);
     const root = await this.#rootReal("delete", path);
-    const parent = await this.#resolveInside(
-      join(root, ...segments.slice(0, -1)),
-      root,
-      "delete",
-      path,
-    );
+    const parent = await resolveInside(join(root, ...segments.slice(0, -1)), root, "delete", path);
     const name = segments.at(-1) as string;
     // Open the parent once and work through that descriptor (`/proc/self/fd/<n>/<name>` on
     // Linux): a directory swapped for a link after the check cannot redirect the unlink.
@@ -210,54 +197,27 @@ export class DirectoryWorkspace implements Workspace {
     try {
       dirFh = await open(parent, constants.O_RDONLY | DIRECTORY | NOFOLLOW);
     } catch (e) {
-      throw this.#fsError(e, "delete", path);
+      throw fsError(e, "delete", path);
     }
     try {
-      const via = await this.#viaDescriptor(dirFh, parent, root, "delete", path);
+      const via = await viaDescriptor(dirFh, parent, root, "delete", path);
       const target = join(via, name);
       let st: Stats | null;
       try {
         st = await lstatOrNull(target);
       } catch (e) {
-        throw this.#fsError(e, "delete", path);
+        throw fsError(e, "delete", path);
       }
       if (st === null) throw fail("delete", path, "not-found", "no such file");
       if (st.isDirectory()) throw fail("delete", path, "is-a-directory", "it is a directory");
       try {
         await unlink(target);
       } catch (e) {
-        throw this.#fsError(e, "delete", path);
+        throw fsError(e, "delete", path);
       }
     } finally {
       await dirFh.close();
     }
-  }
-
-  /**
-   * The path to work through for the open directory `fh` (its `/proc/self/fd` entry on
-   * Linux, after checking that it is the directory that was checked and inside the root);
-   * elsewhere `checked` itself.
-   */
-  async #viaDescriptor(
-    fh: FileHandle,
-    checked: string,
-    root: string,
-    op: string,
-    path: string,
-  ): Promise<string> {
-    const via = `/proc/self/fd/${fh.fd}`;
-    let where: string;
-    try {
-      where = await readlink(via);
-    } catch {
-      return checked;
-    }
-    if (!isAbsolute(where)) return checked;
-    if (!inside(root, where)) throw outside(op, path);
-    if (where !== checked) {
-      throw fail(op, path, "changed", "the directory changed while the call ran; try again");
-    }
-    return via;
   }
 
   /** The root's real path, resolved once. */
@@ -271,156 +231,6 @@ export class DirectoryWorkspace implements Workspace {
         `Workspace ${op} ${quotePath(path)}: the workspace root ${JSON.stringify(this.root)} does not exist or cannot be read`,
         { path, reason: "not-found", cause: e },
       );
-    }
-  }
-
-  /** The real path of `full`, checked to be under the root. */
-  async #resolveInside(full: string, root: string, op: string, path: string): Promise<string> {
-    let real: string;
-    try {
-      real = await realpath(full);
-    } catch (e) {
-      throw this.#fsError(e, op, path);
-    }
-    if (!inside(root, real)) throw outside(op, path);
-    return real;
-  }
-
-  /** Create the missing directories of `segments` under the root, one at a time; returns the parent's real path. */
-  async #makeParents(root: string, segments: readonly string[], path: string): Promise<string> {
-    let dir = root;
-    for (const s of segments) {
-      const next = join(dir, s);
-      let st: Stats | null;
-      try {
-        st = await lstatOrNull(next);
-      } catch (e) {
-        throw this.#fsError(e, "writeFile", path);
-      }
-      if (st === null) {
-        try {
-          await mkdir(next);
-          dir = next;
-          continue;
-        } catch (e) {
-          if (codeOf(e) !== "EEXIST") throw this.#fsError(e, "writeFile", path);
-          st = await lstat(next).catch((e2: unknown) => {
-            throw this.#fsError(e2, "writeFile", path);
-          });
-        }
-      }
-      if (st.isSymbolicLink()) {
-        let real: string;
-        try {
-          real = await realpath(next);
-        } catch (e) {
-          if (codeOf(e) === "ENOENT") {
-            throw fail(
-              "writeFile",
-              path,
-              "broken-link",
-              `${quotePath(s)} is a symbolic link to nothing`,
-            );
-          }
-          throw this.#fsError(e, "writeFile", path);
-        }
-        if (!inside(root, real)) throw outside("writeFile", path);
-        const realSt = await stat(real).catch((e2: unknown) => {
-          throw this.#fsError(e2, "writeFile", path);
-        });
-        if (!realSt.isDirectory()) {
-          throw fail("writeFile", path, "not-a-directory", `${quotePath(s)} is not a directory`);
-        }
-        dir = real;
-      } else if (st.isDirectory()) {
-        dir = next;
-      } else {
-        throw fail("writeFile", path, "not-a-directory", `${quotePath(s)} is not a directory`);
-      }
-    }
-    return this.#resolveInside(dir, root, "writeFile", path);
-  }
-
-  /** On Linux, check where the open descriptor really is. */
-  async #checkOpen(fh: FileHandle, root: string, op: string, path: string): Promise<void> {
-    let where: string;
-    try {
-      where = await readlink(`/proc/self/fd/${fh.fd}`);
-    } catch {
-      return;
-    }
-    if (!isAbsolute(where)) return;
-    if (!inside(root, where)) throw outside(op, path);
-  }
-
-  #fsError(e: unknown, op: string, path: string): WorkspaceError {
-    const code = codeOf(e);
-    const map: Record<string, [Reason, string]> = {
-      ENOENT: ["not-found", "no such file or directory"],
-      ENOTDIR: ["not-a-directory", "a parent is not a directory"],
-      EISDIR: ["is-a-directory", "it is a directory"],
-      ELOOP: ["outside-root", "it is a symbolic link that cannot be followed safely"],
-      ENAMETOOLONG: ["path-too-long", "the path is too long for the file system"],
-      ENXIO: ["not-a-file", "it is not a regular file"],
-    };
-    const hit = code === null ? undefined : map[code];
-    if (hit !== undefined) {
-      return new WorkspaceError(`Workspace ${op} ${quotePath(path)}: ${hit[1]}`, {
-        path,
-        reason: hit[0],
-        cause: e,
-      });
-    }
-    if (e instanceof WorkspaceError) return e;
-    return new WorkspaceError(
-      `Workspace ${op} ${quotePath(path)}: the file system failed (${code ?? (e as Error)?.message ?? String(e)})`,
-      { path, reason: "io-error", cause: e },
-    );
-  }
-}
-
-async function lstatOrNull(p: string): Promise<Stats | null> {
-  try {
-    return await lstat(p);
-  } catch (e) {
-    if (codeOf(e) === "ENOENT") return null;
-    throw e;
-  }
-}
-
-/** Whether the real path `p` is the root or under it. */
-function inside(root: string, p: string): boolean {
-  return p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
-}
-
-function fail(op: string, path: string, reason: Reason, why: string): WorkspaceError {
-  return new WorkspaceError(`Workspace ${op} ${quotePath(path)}: ${why}`, { path, reason });
-}
-
-function outside(op: string, path: string): WorkspaceError {
-  return fail(op, path, "outside-root", "a symbolic link leads outside the workspace root");
-}
-
-/** Collect the files under `dir` (real path) as paths starting with `prefix`. */
-async function walk(root: string, dir: string, prefix: string, out: string[]): Promise<void> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
-    const rel = prefix === "" ? e.name : `${prefix}/${e.name}`;
-    const full = join(dir, e.name);
-    if (e.isDirectory()) await walk(root, full, rel, out);
-    else if (e.isFile()) out.push(rel);
-    else if (e.isSymbolicLink()) {
-      try {
-        const real = await realpath(full);
-        if (inside(root, real) && (await stat(real)).isFile()) out.push(rel);
-      } catch {
-        // a link to nothing is not listed
-      }
     }
   }
 }

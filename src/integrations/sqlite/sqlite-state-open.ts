@@ -45,6 +45,23 @@ export function openSqliteStateDb(options: SqliteStateStoreOptions): Database.Da
   return db;
 }
 
+/**
+ * A failed call's error as the store throws it: a `StateStoreError` as it is, anything else
+ * (a SQLite error) wrapped in one that names the file, the thread, and what to do about it.
+ */
+export function sqliteStoreError(
+  path: string,
+  threadId: string | undefined,
+  branchId: string | undefined,
+  e: unknown,
+): StateStoreError {
+  if (e instanceof StateStoreError) return e;
+  return new StateStoreError(
+    `SQLite state store ${path} failed${threadId === undefined ? "" : ` on thread "${threadId}"`}: ${(e as Error).message}.${sqliteHint(e)}`,
+    { threadId, branchId, cause: e },
+  );
+}
+
 /** What to do about a SQLite error, by its code (`""` when there is nothing to add). */
 export function sqliteHint(e: unknown): string {
   const code = String((e as { code?: unknown }).code ?? "");

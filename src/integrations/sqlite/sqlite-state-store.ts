@@ -1,14 +1,12 @@
 /**
  * `SqliteStateStore`: the event log in one SQLite file (better-sqlite3), the embedded default
  * on disk. The class checks arguments and turns SQLite errors into `StateStoreError`; the work
- * is in sqlite-state-*.ts (open, schema, sql, append, read, leases, snapshots, delete) and
+ * is in sqlite-state-*.ts (open, schema, sql, append, read, leases, snapshots, delete, file) and
  * sqlite-branches.ts.
  *
  * @module
  */
-import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
-import { StateStoreError } from "../../errors/index.js";
 import {
   checkBranchId,
   checkLease,
@@ -37,12 +35,17 @@ import { createSqliteBranch, listSqliteBranches } from "./sqlite-branches.js";
 import { appendTransaction } from "./sqlite-state-append.js";
 import { deleteSqliteThread } from "./sqlite-state-delete.js";
 import {
+  checkpointSqliteFile,
+  compactSqliteFile,
+  sqliteFileSizeBytes,
+} from "./sqlite-state-file.js";
+import {
   leaseTransaction,
   requestSqliteStop,
   sqliteStopRequested,
   takeSqliteLease,
 } from "./sqlite-state-leases.js";
-import { openSqliteStateDb, sqliteHint } from "./sqlite-state-open.js";
+import { openSqliteStateDb, sqliteStoreError } from "./sqlite-state-open.js";
 import type { SqliteStateStoreOptions } from "./sqlite-state-options.js";
 import { getSqliteEvent, listSqliteThreads, readTransaction } from "./sqlite-state-read.js";
 import { loadSqliteSnapshot, saveSqliteSnapshot } from "./sqlite-state-snapshots.js";
@@ -336,11 +339,7 @@ export class SqliteStateStore implements StateStore {
    */
   async compact(): Promise<void> {
     this.#open();
-    this.#run(undefined, undefined, () => {
-      this.#db!.pragma("wal_checkpoint(TRUNCATE)");
-      this.#db!.exec("VACUUM");
-      this.#db!.pragma("wal_checkpoint(TRUNCATE)");
-    });
+    this.#run(undefined, undefined, () => compactSqliteFile(this.#db!));
   }
 
   /**
@@ -359,15 +358,7 @@ export class SqliteStateStore implements StateStore {
    */
   async fileSizeBytes(): Promise<number> {
     this.#open();
-    let n = 0;
-    for (const f of [this.path, `${this.path}-wal`]) {
-      try {
-        n += statSync(f).size;
-      } catch {
-        // missing file: 0 bytes
-      }
-    }
-    return this.path === ":memory:" ? 0 : n;
+    return sqliteFileSizeBytes(this.path);
   }
 
   /**
@@ -379,7 +370,7 @@ export class SqliteStateStore implements StateStore {
    */
   async checkpoint(): Promise<void> {
     this.#open();
-    this.#run(undefined, undefined, () => this.#db!.pragma("wal_checkpoint(TRUNCATE)"));
+    this.#run(undefined, undefined, () => checkpointSqliteFile(this.#db!));
   }
 
   /** Close the file (checkpointing the WAL); later calls throw `StateStoreError`. Closing twice is a no-op. */
@@ -399,11 +390,7 @@ export class SqliteStateStore implements StateStore {
     try {
       return fn();
     } catch (e) {
-      if (e instanceof StateStoreError) throw e;
-      throw new StateStoreError(
-        `SQLite state store ${this.path} failed${threadId === undefined ? "" : ` on thread "${threadId}"`}: ${(e as Error).message}.${sqliteHint(e)}`,
-        { threadId, branchId, cause: e },
-      );
+      throw sqliteStoreError(this.path, threadId, branchId, e);
     }
   }
 }

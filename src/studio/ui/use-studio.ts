@@ -19,85 +19,11 @@ import {
 } from "./api.ts";
 import { applyRunEvent, emptyRun, type LiveRun } from "./live-run.ts";
 import type { Breakpoints } from "./panel-props.ts";
+import { describe, lastFailure } from "./run-failure.ts";
+import { RUN_MODES, type Status, type Studio } from "./studio-types.ts";
 import { locationFor, readLocation } from "./url-state.ts";
 
-/** The stream modes the studio asks for: tokens for the text as it comes, tasks for the node running. */
-export const RUN_MODES = ["updates", "custom", "tokens", "tasks"] as const;
-
-export interface Status {
-  text: string;
-  error: boolean;
-}
-
-export interface Studio {
-  api: StudioApi;
-  graph: GraphView | null;
-  /** The tools of the graph's model nodes (for approval forms). */
-  tools: ToolView[];
-  threads: ThreadInfo[];
-  threadId: string | null;
-  branchId: string;
-  snapshot: StateSnapshot | null;
-  /** The state after the chosen event (`null` when none is chosen). */
-  eventSnapshot: StateSnapshot | null;
-  selectedEventId: string | null;
-  revision: number;
-  live: LiveRun | null;
-  status: Status;
-  /** Why the last run failed (its error, or why the server refused it), `null` when it did not. */
-  failure: string | null;
-  /** The server answered 401: the page needs an API key. */
-  needsKey: boolean;
-  breakpoints: Breakpoints;
-  toggleBreakpoint(node: string, when: "before" | "after"): void;
-  /** Stop the run going on. */
-  stop(): Promise<void>;
-  /** Load everything again (after an API key was given). */
-  restart(): void;
-  refreshThreads(): Promise<void>;
-  selectThread(threadId: string | null, branchId?: string): Promise<void>;
-  selectBranch(branchId: string): Promise<void>;
-  selectEvent(eventId: string | null): Promise<void>;
-  /** Start a run (a new thread first when none is shown); resolves when it ended, to its failure or `null`. */
-  run(body: Omit<RunRequest, "branchId" | "modes">): Promise<string | null>;
-  /**
-   * {@link run}, telling also whether the server refused the run before it started (`refused`:
-   * a 4xx answer, e.g. an input that does not fit the state; `failure` then is its message).
-   */
-  send(
-    body: Omit<RunRequest, "branchId" | "modes">,
-  ): Promise<{ failure: string | null; refused: boolean }>;
-  /** Fork at `eventId`; with `values`, write them into the new branch (`updateState`) too. Resolves to the error, or `null`. */
-  fork(eventId: string, values?: Record<string, Json> | null): Promise<string | null>;
-  /** Write `values` into the branch shown (`updateState`); resolves to the error, or `null` when done. */
-  updateState(values: Record<string, Json>, asNode?: string | null): Promise<string | null>;
-  setStatus(text: string, error?: boolean): void;
-}
-
-function describe(e: unknown): string {
-  if (e instanceof ApiError) return `${e.type}: ${e.message}`;
-  return e instanceof Error ? e.message : String(e);
-}
-
-/** Why the branch's last run failed: its `run_failed` event's error, as `Name: message`. */
-async function lastFailure(
-  api: StudioApi,
-  threadId: string,
-  branchId: string,
-): Promise<string | null> {
-  try {
-    const events = await api.history(threadId, branchId);
-    for (let i = events.length - 1; i >= 0; i--) {
-      const e = events[i];
-      if (e?.type !== "run_failed") continue;
-      const error = (e.data as { error?: { name?: string; message?: string } } | undefined)?.error;
-      return error ? `${error.name ?? "Error"}: ${error.message ?? ""}` : null;
-    }
-  } catch {
-    // the history is only for the message
-  }
-  return null;
-}
+export { RUN_MODES, type Status, type Studio } from "./studio-types.ts";
 
 export function useStudio(api: StudioApi): Studio {
   const [graph, setGraph] = useState<GraphView | null>(null);
