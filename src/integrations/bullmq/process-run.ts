@@ -11,6 +11,7 @@ import type { Redis } from "ioredis";
 import { GraphConfigError, RunCancelledError, ThreadBusyError } from "../../errors/index.js";
 import type { Graph } from "../../graph/graph.js";
 import type { RunOptions, StreamEvent } from "../../graph/types.js";
+import { runEndData, type ThreadUsageReader } from "../../middleware/run-end-data.js";
 import type { StateDefinition } from "../../state/define-state.js";
 import type { StateStore } from "../../stores/types.js";
 import {
@@ -20,7 +21,7 @@ import {
   type RunStreamLimits,
   takeRun,
 } from "./run-channel.js";
-import { errorBody, runEndData } from "./run-end-events.js";
+import { errorBody } from "./run-end-events.js";
 import { type RunJobData, runJobSchema } from "./run-job.js";
 import { graphOfModel, type RunModelChoices } from "./run-models.js";
 import { runStreamWriter } from "./run-stream-writer.js";
@@ -49,6 +50,8 @@ export interface JobContext {
   workerId: string;
   /** The run `context` every run gets. */
   context: unknown;
+  /** The branches' usage for the runs' `end` (the worker's `UsageLedger`, no prices: `cost` is `null`). */
+  usage: ThreadUsageReader;
   /** Set when the worker closes with runs still going: they go back to the queue. */
   handingOver: boolean;
 }
@@ -146,7 +149,7 @@ export async function processRun(
     const stored = storedRunEnd(after, data.handedOverAt ?? -1, runId);
     if (stored.kind === "finished") {
       // The dead worker finished the run but not its stream.
-      const end = await runEndData(c.graph, threadId, branchId);
+      const end = await runEndData(c.graph, threadId, branchId, c.usage);
       if (seq === 0) out.append("run", { threadId, branchId, runId });
       out.append("end", end, end.status === "interrupted" ? "interrupted" : "done");
       await out.flush();
@@ -208,7 +211,7 @@ export async function processRun(
         throw new UnrecoverableError(`Run "${runId}" was taken over by another worker`);
       }
     }
-    const end = await runEndData(c.graph, threadId, branchId);
+    const end = await runEndData(c.graph, threadId, branchId, c.usage);
     const status = end.status === "interrupted" ? "interrupted" : "done";
     announce();
     out.append("end", end, status);

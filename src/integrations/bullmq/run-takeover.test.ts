@@ -16,7 +16,7 @@ describe("storedRunEnd", () => {
   });
 
   it("says stopped for a run that started and has no end", () => {
-    expect(storedRunEnd([ev("run_started", 4), ev("step_committed", 5, "run-1")], -1)).toEqual({
+    expect(storedRunEnd([ev("run_started", 4), ev("step_committed", 5)], -1, "run-1")).toEqual({
       kind: "stopped",
     });
   });
