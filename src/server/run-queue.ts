@@ -175,7 +175,10 @@ export function mirrorRun(
           const own = (await end(run.threadId, run.branchId).catch(() => ({}))) as {
             threadUsage?: unknown;
           };
-          run.pushAt(e.id, "end", { ...data, threadUsage: own.threadUsage ?? null });
+          run.pushAt(e.id, "end", {
+            ...data,
+            threadUsage: own.threadUsage ?? data.threadUsage ?? null,
+          });
           run.finish(data.status === "interrupted" ? "interrupted" : "done");
         } else if (e.event === "error") {
           run.pushAt(e.id, "error", e.data);

@@ -7,8 +7,8 @@
  */
 import type { Hono } from "hono";
 import type { StreamMode } from "../graph/context.js";
-import { pickOutput } from "../graph/io-schema.js";
 import type { JsonValue } from "../json/index.js";
+import { runEndData } from "../middleware/run-end-data.js";
 import { answerError } from "./answer-errors.js";
 import { HttpError } from "./errors.js";
 import { graphForModel, type ModelChoices } from "./model-choice.js";
@@ -76,19 +76,8 @@ export function createRunStarter(deps: RunStartDeps) {
   const { graph, registry, runQueue, context, streamStartMs, usage } = deps;
 
   /** The `end` event of a streamed run: the thread's status, interrupts, output and usage. */
-  const endOf = async (threadId: string, branchId: string) => {
-    const after = await graph.getState(threadId, { branchId });
-    return {
-      threadId,
-      branchId,
-      status: after.status,
-      interrupts: after.interrupts,
-      lastEventId: after.lastEventId,
-      // The run's result: the graph's output fields (all of them without an output schema).
-      state: pickOutput(after.state, graph.outputFields),
-      threadUsage: await usage.thread(threadId, branchId),
-    };
-  };
+  const endOf = (threadId: string, branchId: string) =>
+    runEndData(graph, threadId, branchId, usage);
 
   /**
    * Start a run that clients can join: in this process, or queued for the workers (then this

@@ -11,6 +11,7 @@ import type { Redis } from "ioredis";
 import { GraphConfigError, RunCancelledError, ThreadBusyError } from "../../errors/index.js";
 import type { Graph } from "../../graph/graph.js";
 import type { RunOptions, StreamEvent } from "../../graph/types.js";
+import { runEndData, type ThreadUsageReader } from "../../middleware/run-end-data.js";
 import type { StateDefinition } from "../../state/define-state.js";
 import type { StateStore } from "../../stores/types.js";
 import {
@@ -20,11 +21,11 @@ import {
   type RunStreamLimits,
   takeRun,
 } from "./run-channel.js";
-import { errorBody, runEndData } from "./run-end-events.js";
+import { errorBody } from "./run-end-events.js";
 import { type RunJobData, runJobSchema } from "./run-job.js";
 import { graphOfModel, type RunModelChoices } from "./run-models.js";
 import { runStreamWriter } from "./run-stream-writer.js";
-import { type BusyRetry, busyRetryDelay, storedRunEnd } from "./run-takeover.js";
+import { type BusyRetry, busyRetryDelay, handOverError, storedRunEnd } from "./run-takeover.js";
 
 /** Any graph a worker runs (the servers' `ServedGraph`). */
 export type ServedGraph = Graph<StateDefinition | null>;
@@ -49,6 +50,8 @@ export interface JobContext {
   workerId: string;
   /** The run `context` every run gets. */
   context: unknown;
+  /** The branches' usage for the runs' `end` (the worker's `UsageLedger`, no prices: `cost` is `null`). */
+  usage: ThreadUsageReader;
   /** Set when the worker closes with runs still going: they go back to the queue. */
   handingOver: boolean;
 }
@@ -143,10 +146,10 @@ export async function processRun(
   const seq = Number(await c.redis.hget(c.keys.meta(runId), "seq"));
   if (takeover) {
     const after = await c.store.read(threadId, branchId, { afterSeq: data.startSeq! });
-    const stored = storedRunEnd(after, data.handedOverAt ?? -1);
+    const stored = storedRunEnd(after, data.handedOverAt ?? -1, runId);
     if (stored.kind === "finished") {
       // The dead worker finished the run but not its stream.
-      const end = await runEndData(c.graph, threadId, branchId);
+      const end = await runEndData(c.graph, threadId, branchId, c.usage);
       if (seq === 0) out.append("run", { threadId, branchId, runId });
       out.append("end", end, end.status === "interrupted" ? "interrupted" : "done");
       await out.flush();
@@ -166,8 +169,9 @@ export async function processRun(
       return { status };
     }
     if (stored.kind === "stopped") {
-      // Its run started (and stopped: killed, handed back, or failed without a word in the
-      // stream): continue it from its last committed superstep.
+      // Its run started and stopped: killed, or handed back (its run_failed is the hand-over's,
+      // whether or not the closing worker lived to write handedOverAt): continue it from its
+      // last committed superstep.
       input = null;
       runOptions.runId = `${runId}~${taken.takes}`;
       delete runOptions.resume;
@@ -184,7 +188,11 @@ export async function processRun(
   };
 
   const controller = new AbortController();
-  const onAbort = () => controller.abort(signal?.reason);
+  // A hand-over stops the run with an error the store keeps as such (see handOverError).
+  const onAbort = () =>
+    controller.abort(
+      signal?.reason === HANDOVER ? handOverError(runId, signal?.reason) : signal?.reason,
+    );
   signal?.addEventListener("abort", onAbort, { once: true });
   runOptions.signal = controller.signal;
   try {
@@ -203,7 +211,7 @@ export async function processRun(
         throw new UnrecoverableError(`Run "${runId}" was taken over by another worker`);
       }
     }
-    const end = await runEndData(c.graph, threadId, branchId);
+    const end = await runEndData(c.graph, threadId, branchId, c.usage);
     const status = end.status === "interrupted" ? "interrupted" : "done";
     announce();
     out.append("end", end, status);
@@ -213,7 +221,8 @@ export async function processRun(
     if (e instanceof UnrecoverableError) throw e;
     if (c.handingOver && token !== undefined) {
       // Another worker takes it over (a takeover: `resumed`, then the rest of the run). The
-      // stopped run's end (its run_failed) is stored by now: the taker continues after it.
+      // stopped run's end (its run_failed, the hand-over's error) is stored by now: the taker
+      // continues after it; handedOverAt also covers a run_failed of another error.
       await out.flush();
       const handedOverAt = (await c.store.getBranch(threadId, branchId))?.lastSeq ?? 0;
       await job.updateData({ ...data, handedOverAt });

@@ -1,14 +1,10 @@
 /**
- * The last event of a queued run's stream: its `end` (the thread's status and output) or its
- * `error` (a run the worker failed, or one the workers gave up on).
+ * The `error` event of a queued run's stream (a run the worker failed, or one the workers gave
+ * up on); its `end` data is `runEndData`'s (src/middleware/run-end-data.ts), as a server's.
  *
  * @module
  */
 import type { Redis } from "ioredis";
-import type { Graph } from "../../graph/graph.js";
-import { pickOutput } from "../../graph/io-schema.js";
-import type { ThreadSnapshot } from "../../graph/thread-ops.js";
-import type { StateDefinition } from "../../state/define-state.js";
 import { appendRunEvent, type RunKeys, type RunStreamLimits, takeRun } from "./run-channel.js";
 
 /** The data of an `error` event, as the server's error bodies: `{ error: { type, message } }`. */
@@ -25,37 +21,6 @@ export interface RunErrorBody {
 export function errorBody(e: unknown): RunErrorBody {
   const error = e instanceof Error ? e : new Error(String(e));
   return { error: { type: error.name || "Error", message: error.message } };
-}
-
-/**
- * The data of a run's `end` event, as the server's own: the thread's `status` after the run
- * (`"interrupted"` when it waits on an interrupt), its pending `interrupts`, the id of its last
- * stored event, and the state's output fields (the graph's `outputFields`, else all).
- */
-export interface RunEndData
-  extends Pick<
-    ThreadSnapshot<Record<string, unknown>>,
-    "status" | "interrupts" | "lastEventId" | "state"
-  > {
-  threadId: string;
-  branchId: string;
-}
-
-/** The `end` event's data of a run of `graph` on the thread's branch, read from the store. */
-export async function runEndData(
-  graph: Graph<StateDefinition | null>,
-  threadId: string,
-  branchId: string,
-): Promise<RunEndData> {
-  const after = await graph.getState(threadId, { branchId });
-  return {
-    threadId,
-    branchId,
-    status: after.status,
-    interrupts: after.interrupts,
-    lastEventId: after.lastEventId,
-    state: pickOutput(after.state, graph.outputFields),
-  };
 }
 
 /**

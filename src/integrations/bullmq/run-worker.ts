@@ -9,6 +9,8 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type ConnectionOptions, Worker } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
+import { usageReport } from "../../middleware/usage-report.js";
+import { UsageLedger } from "../../middleware/usage-totals.js";
 import { DEFAULT_PREFIX } from "./job-data.js";
 import { HANDOVER, type JobContext, processRun, type ServedGraph } from "./process-run.js";
 import {
@@ -118,6 +120,7 @@ export async function runRunWorker(options: RunWorkerOptions): Promise<RunWorker
   // Who writes a run's stream (its facts' `owner`: `<host>/<pid>/<hex>:<job token>`).
   const workerId = `${hostname()}/${process.pid}/${randomBytes(2).toString("hex")}`;
   const models = options.models ? checkRunModels(graph, options.models) : null;
+  const ledger = new UsageLedger(store);
   const ctx: JobContext = {
     graph,
     models,
@@ -128,6 +131,12 @@ export async function runRunWorker(options: RunWorkerOptions): Promise<RunWorker
     redis,
     workerId,
     context: options.context,
+    // The `end` event's threadUsage, as a server's (a server following the run puts its own,
+    // priced, in place of it).
+    usage: {
+      thread: async (threadId, branchId) =>
+        usageReport(await ledger.thread(threadId, branchId), null),
+    },
     handingOver: false,
   };
   const worker = new Worker<RunJobData>(
