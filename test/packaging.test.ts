@@ -334,6 +334,31 @@ describe("the packed package", () => {
   );
 
   it(
+    "npx nodestep on the default store without better-sqlite3 says what to install (exit 1)",
+    async () => {
+      const line = (spec: string, pkgName: string, install: string) =>
+        `nodestep: --store ${spec} needs the package ${pkgName}, which is not installed: run \`npm install ${install}\`, or pick another store with --store (memory, sqlite:FILE or a postgres:// connection string)\n`;
+      expect(await run("npx", ["--no-install", "nodestep", "threads"], app)).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: line("sqlite:.nodestep/nodestep.db", "better-sqlite3", "better-sqlite3@12"),
+      });
+      expect(
+        await run(
+          "npx",
+          ["--no-install", "nodestep", "threads", "--store", "postgres://app:secret@127.0.0.1/db"],
+          app,
+        ),
+      ).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: line("postgres://app:***@127.0.0.1/db", "pg", "pg"),
+      });
+    },
+    SLOW,
+  );
+
+  it(
     "npx nodestep serve stops when npx gets SIGTERM",
     async () => {
       writeFileSync(

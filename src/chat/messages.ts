@@ -77,27 +77,51 @@ export function roleOf(message: Message): Role {
   return ROLES[message.type];
 }
 
+// A message builder takes one object; `new HumanMessage("hi")` (LangChain's form) would
+// otherwise build a message with no content, silently.
+function checkInit(builder: string, init: unknown): void {
+  if (typeof init === "object" && init !== null && !Array.isArray(init)) return;
+  const got =
+    typeof init === "string"
+      ? `the string ${JSON.stringify(init.length > 40 ? `${init.slice(0, 40)}…` : init)}`
+      : init === null
+        ? "null"
+        : Array.isArray(init)
+          ? "an array"
+          : `a ${typeof init}`;
+  throw new TypeError(
+    `${builder}(init): init must be an object such as { content: "…" }, got ${got}`,
+  );
+}
+
 /**
  * Build a {@link SystemMessage}.
+ * @throws TypeError when `init` is not an object (`SystemMessage("…")`)
  * @example SystemMessage({ content: "You answer questions about orders." })
  */
 export function SystemMessage(
   init: { content?: MessageContent; id?: string | null } = {},
 ): SystemMessage {
+  checkInit("SystemMessage", init);
   return { type: "system", id: init.id ?? null, content: init.content ?? null };
 }
 
 /**
  * Build a {@link HumanMessage}.
+ * @throws TypeError when `init` is not an object (`HumanMessage("…")`)
  * @example HumanMessage({ content: "Where is order A-1001?" })
  */
 export function HumanMessage(
   init: { content?: MessageContent; id?: string | null } = {},
 ): HumanMessage {
+  checkInit("HumanMessage", init);
   return { type: "human", id: init.id ?? null, content: init.content ?? null };
 }
 
-/** Build an {@link AIMessage}; omitted fields take their defaults (`null`, `[]`, `{}`). */
+/**
+ * Build an {@link AIMessage}; omitted fields take their defaults (`null`, `[]`, `{}`).
+ * @throws TypeError when `init` is not an object (`AIMessage("…")`)
+ */
 export function AIMessage(
   init: {
     content?: MessageContent;
@@ -110,6 +134,7 @@ export function AIMessage(
     responseMetadata?: JsonObject | null;
   } = {},
 ): AIMessage {
+  checkInit("AIMessage", init);
   return {
     type: "ai",
     id: init.id ?? null,
@@ -125,7 +150,10 @@ export function AIMessage(
   };
 }
 
-/** Build a {@link ToolMessage}. */
+/**
+ * Build a {@link ToolMessage}.
+ * @throws TypeError when `init` is not an object (`ToolMessage("…")`)
+ */
 export function ToolMessage(
   init: {
     content?: MessageContent;
@@ -135,6 +163,7 @@ export function ToolMessage(
     arguments?: JsonObject | null;
   } = {},
 ): ToolMessage {
+  checkInit("ToolMessage", init);
   return {
     type: "tool",
     id: init.id ?? null,

@@ -45,7 +45,12 @@ export async function openStore(spec: string): Promise<OpenStore> {
     const path = spec.slice("sqlite:".length);
     if (path === "")
       throw new UsageError('--store sqlite:FILE needs a file, as in "sqlite:threads.db"');
-    const { SqliteStateStore } = await import("../integrations/sqlite/index.js");
+    const { SqliteStateStore } = await importStoreIntegration(
+      spec,
+      "better-sqlite3",
+      "better-sqlite3@12",
+      () => import("../integrations/sqlite/index.js"),
+    );
     return { store: new SqliteStateStore({ path }), label: spec };
   }
   if (/^postgres(ql)?:\/\//.test(spec)) {
@@ -57,7 +62,12 @@ export async function openStore(spec: string): Promise<OpenStore> {
     }
     const schema = url.searchParams.get("schema") ?? undefined;
     url.searchParams.delete("schema");
-    const { PostgresStateStore } = await import("../integrations/postgres/index.js");
+    const { PostgresStateStore } = await importStoreIntegration(
+      maskPassword(spec),
+      "pg",
+      "pg",
+      () => import("../integrations/postgres/index.js"),
+    );
     const store = new PostgresStateStore(
       schema === undefined
         ? { connectionString: url.toString() }
@@ -68,6 +78,38 @@ export async function openStore(spec: string): Promise<OpenStore> {
   throw new UsageError(
     `--store must be "memory", "sqlite:FILE" or a postgres:// connection string, got "${maskPassword(spec)}"`,
   );
+}
+
+/**
+ * Load a store integration whose driver is an optional peer dependency, turning a missing
+ * driver into one line that says what to install (the default store, `sqlite:…`, needs
+ * better-sqlite3 although nobody asked for SQLite).
+ * @param label the `--store` spec as printed (password masked)
+ * @param pkg the driver package `load` imports, as in `"better-sqlite3"`
+ * @param install what to `npm install`, as in `"better-sqlite3@12"`
+ * @throws RunFailed `--store sqlite:.nodestep/nodestep.db needs the package better-sqlite3, which is not installed: run …`
+ *   when `load` fails because `pkg` cannot be found; any other error of `load` as it is
+ * @example await importStoreIntegration("sqlite:a.db", "better-sqlite3", "better-sqlite3@12", () => import("../integrations/sqlite/index.js"))
+ */
+export async function importStoreIntegration<M>(
+  label: string,
+  pkg: string,
+  install: string,
+  load: () => Promise<M>,
+): Promise<M> {
+  try {
+    return await load();
+  } catch (e) {
+    const code = (e as { code?: unknown } | null)?.code;
+    const message = String((e as Error | null)?.message);
+    const missing =
+      (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") &&
+      message.includes(`'${pkg}'`);
+    if (!missing) throw e;
+    throw new RunFailed(
+      `--store ${label} needs the package ${pkg}, which is not installed: run \`npm install ${install}\`, or pick another store with --store (memory, sqlite:FILE or a postgres:// connection string)`,
+    );
+  }
 }
 
 /** `postgres://u:secret@h/db` → `postgres://u:***@h/db`. */

@@ -11,7 +11,7 @@ import type { Command, Option } from "commander";
 import { InMemoryStore } from "../memory/in-memory-store.js";
 import { exportNamespace, importNamespace } from "../memory/transfer.js";
 import type { IndexConfig, MemoryFilter, MemoryStore, SearchItem } from "../memory/types.js";
-import { maskPassword, parseTarget, UsageError } from "./load.js";
+import { importStoreIntegration, maskPassword, parseTarget, UsageError } from "./load.js";
 
 interface MemoryOpts {
   store?: string;
@@ -58,7 +58,12 @@ export async function openMemoryStore(
     const path = spec.slice("sqlite:".length);
     if (path === "")
       throw new UsageError('--store sqlite:FILE needs a file, as in "sqlite:threads.db"');
-    const { SqliteMemoryStore } = await import("../integrations/sqlite/index.js");
+    const { SqliteMemoryStore } = await importStoreIntegration(
+      spec,
+      "better-sqlite3",
+      "better-sqlite3@12",
+      () => import("../integrations/sqlite/index.js"),
+    );
     return new SqliteMemoryStore({ path, ...withIndex });
   }
   if (/^postgres(ql)?:\/\//.test(spec)) {
@@ -70,7 +75,12 @@ export async function openMemoryStore(
     }
     const schema = url.searchParams.get("schema") ?? undefined;
     url.searchParams.delete("schema");
-    const { PostgresMemoryStore } = await import("../integrations/postgres/index.js");
+    const { PostgresMemoryStore } = await importStoreIntegration(
+      maskPassword(spec),
+      "pg",
+      "pg",
+      () => import("../integrations/postgres/index.js"),
+    );
     return new PostgresMemoryStore({
       connectionString: url.toString(),
       ...(schema === undefined ? {} : { schema }),
