@@ -1,17 +1,16 @@
 /**
  * `Graph`: a state definition, nodes and edges, run superstep by superstep. Its options and
- * state types are in `graph-options.ts`, its runs are set up in `run-setup.ts` (streamed by
- * `run-stream.ts`), its thread operations are in `thread-ops.ts` (loaded on first use by
- * `load-operations.ts`), `clearCache` in `clear-cache.ts`, and its option checks in
- * `run-options.ts`.
+ * state types are in `graph-options.ts` (made into its settings by `graph-settings.ts`), its
+ * runs are set up in `run-setup.ts` (streamed by `run-stream.ts`), its thread operations are
+ * in `thread-ops.ts` (loaded on first use by `load-operations.ts`), `clearCache` in
+ * `clear-cache.ts`, and its option checks in `run-options.ts`.
  *
  * @module
  */
 import type { Tracer } from "@opentelemetry/api";
 import { GraphConfigError } from "../errors/index.js";
-import { resolveLazy } from "../lazy.js";
 import type { MemoryStore } from "../memory/types.js";
-import { isStateDefinition, type StateDefinition } from "../state/define-state.js";
+import type { StateDefinition } from "../state/define-state.js";
 import type { BranchInfo, DeleteThreadOptions, StateStore, StoredEvent } from "../stores/types.js";
 import type { BreakpointNodes } from "./breakpoints.js";
 import { clearNodeCache } from "./clear-cache.js";
@@ -26,27 +25,18 @@ import type {
   GraphState,
   GraphUpdate,
 } from "./graph-options.js";
-import { type FieldSchema, resolveFieldSchema } from "./io-schema.js";
+import { graphSettings } from "./graph-settings.js";
+import type { FieldSchema } from "./io-schema.js";
 import { withOperations } from "./load-operations.js";
 import { toMermaid } from "./mermaid.js";
 import type { Edge } from "./node.js";
-import { type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
-import {
-  checkGraphOptions,
-  checkMaxConcurrency,
-  checkMaxSteps,
-  checkMemoryStore,
-  checkModes,
-  checkOnError,
-  checkRunOptions,
-  checkStateStore,
-} from "./run-options.js";
+import type { NodeCache, RetryPolicy } from "./policies.js";
+import { checkModes, checkRunOptions } from "./run-options.js";
 import type { PositionCache } from "./run-setup.js";
 import { streamRun } from "./run-stream.js";
 import { type GraphSpec, toSpec } from "./spec.js";
 import type { UpdateStateOptions } from "./state-update.js";
 import type { ThreadSnapshot } from "./thread-ops.js";
-import { resolveTracer } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent, StreamEventOf, StreamOptions } from "./types.js";
 
 export type {
@@ -120,36 +110,24 @@ export class Graph<
    *   `output` names a field the state does not have.
    */
   constructor(state: D = null as D, options: GraphOptions<O> = {}) {
-    if (state !== null && state !== undefined && !isStateDefinition(state)) {
-      throw new TypeError(
-        "new Graph(state, options): state must be a defineState(...) definition or null",
-      );
-    }
-    checkGraphOptions(options);
-    // AgentState is a lazyObject stand-in: keep the definition itself, read on every step.
-    this.state = resolveLazy(state ?? null) as D;
-    this.name = options.name ?? "graph";
-    this.stateStore = options.stateStore ?? null;
-    checkStateStore(this.name, this.stateStore);
-    this.workspace = options.workspace ?? null;
-    this.memoryStore = checkMemoryStore(options.memoryStore, `Graph "${this.name}"`);
-    this.middleware = options.middleware ?? [];
-    this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
-    if (options.retry) resolveRetry(options.retry, `Graph "${this.name}"`);
-    this.retry = options.retry ?? null;
-    this.nodeCache = options.nodeCache ?? null;
-    this.tracer = resolveTracer(options.tracer);
-    this.interruptBefore = options.interruptBefore;
-    this.interruptAfter = options.interruptAfter;
-    checkMaxConcurrency(this.name, options.maxConcurrency);
-    this.maxConcurrency = options.maxConcurrency ?? null;
-    checkOnError(this.name, options.onError);
-    this.onError = options.onError ?? null;
-    this.inputFields = resolveFieldSchema(this.name, "input", options.input, this.state);
-    this.outputFields = resolveFieldSchema(this.name, "output", options.output, this.state);
-    const maxSteps = options.maxSteps ?? 25;
-    checkMaxSteps(this.name, maxSteps);
-    this.maxSteps = maxSteps;
+    const settings = graphSettings(state, options);
+    this.state = settings.state as D;
+    this.name = settings.name;
+    this.stateStore = settings.stateStore;
+    this.workspace = settings.workspace;
+    this.memoryStore = settings.memoryStore;
+    this.middleware = settings.middleware;
+    this.leaseTtlMs = settings.leaseTtlMs;
+    this.retry = settings.retry;
+    this.nodeCache = settings.nodeCache;
+    this.tracer = settings.tracer;
+    this.interruptBefore = settings.interruptBefore;
+    this.interruptAfter = settings.interruptAfter;
+    this.maxConcurrency = settings.maxConcurrency;
+    this.onError = settings.onError;
+    this.inputFields = settings.inputFields;
+    this.outputFields = settings.outputFields;
+    this.maxSteps = settings.maxSteps;
   }
 
   /**
