@@ -27,7 +27,7 @@ export interface HeldResult {
 export class JournalAppender {
   #buffer: NewEvent[] = [];
   /** The result of a single-task superstep, written inside its commit (one event instead of two). */
-  #inline: { step: number; task: TaskSpec; outcome: TaskOutcome } | null = null;
+  #inline: HeldResult | null = null;
   #closed = false;
   readonly #lease: JournalLease;
   readonly #writer: JournalWriter;
