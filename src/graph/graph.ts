@@ -1,18 +1,19 @@
 /**
  * `Graph`: a state definition, nodes and edges, run superstep by superstep. Its options and
- * state types are in `graph-options.ts`, its runs are set up in `run-setup.ts`, its thread
- * operations are in `thread-ops.ts`, and its option checks in `run-options.ts`.
+ * state types are in `graph-options.ts` (made into its settings by `graph-settings.ts`), its
+ * runs are set up in `run-setup.ts` (streamed by `run-stream.ts`), its thread operations are
+ * in `thread-ops.ts` (loaded on first use by `load-operations.ts`), `clearCache` in
+ * `clear-cache.ts`, and its option checks in `run-options.ts`.
  *
  * @module
  */
 import type { Tracer } from "@opentelemetry/api";
-import { GraphConfigError, RunCancelledError, ValueError } from "../errors/index.js";
-import { resolveLazy } from "../lazy.js";
+import { GraphConfigError } from "../errors/index.js";
 import type { MemoryStore } from "../memory/types.js";
-import { isStateDefinition, type StateDefinition } from "../state/define-state.js";
-import { describeValue } from "../state/describe-value.js";
+import type { StateDefinition } from "../state/define-state.js";
 import type { BranchInfo, DeleteThreadOptions, StateStore, StoredEvent } from "../stores/types.js";
 import type { BreakpointNodes } from "./breakpoints.js";
+import { clearNodeCache } from "./clear-cache.js";
 import { type CompiledFlow, compileFlow } from "./compile.js";
 import type { StreamMode } from "./context.js";
 import type { ErrorHandler } from "./error-handler.js";
@@ -24,23 +25,18 @@ import type {
   GraphState,
   GraphUpdate,
 } from "./graph-options.js";
-import { type FieldSchema, resolveFieldSchema } from "./io-schema.js";
+import { graphSettings } from "./graph-settings.js";
+import type { FieldSchema } from "./io-schema.js";
+import { withOperations } from "./load-operations.js";
 import { toMermaid } from "./mermaid.js";
 import type { Edge } from "./node.js";
-import { type NodeCache, nodeCachePrefix, type RetryPolicy, resolveRetry } from "./policies.js";
-import { EventQueue } from "./queue.js";
-import {
-  checkGraphOptions,
-  checkMaxConcurrency,
-  checkMemoryStore,
-  checkModes,
-  checkRunOptions,
-} from "./run-options.js";
+import type { NodeCache, RetryPolicy } from "./policies.js";
+import { checkModes, checkRunOptions } from "./run-options.js";
 import type { PositionCache } from "./run-setup.js";
+import { streamRun } from "./run-stream.js";
 import { type GraphSpec, toSpec } from "./spec.js";
 import type { UpdateStateOptions } from "./state-update.js";
 import type { ThreadSnapshot } from "./thread-ops.js";
-import { resolveTracer } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent, StreamEventOf, StreamOptions } from "./types.js";
 
 export type {
@@ -52,21 +48,6 @@ export type {
 } from "./graph-options.js";
 export { newRunId } from "./run-id.js";
 export type { ThreadSnapshot } from "./thread-ops.js";
-
-type Operations = typeof import("./operations.js");
-let operations: Operations | undefined;
-
-/**
- * Call `f` with the engine's operations, loading them on the first call (operations.ts):
- * once loaded, `f` runs at once, as a direct call would.
- */
-function withOperations<T>(f: (o: Operations) => Promise<T>): Promise<T> {
-  if (operations !== undefined) return f(operations);
-  return import("./operations.js").then((o) => {
-    operations = o;
-    return f(o);
-  });
-}
 
 /**
  * A graph: nodes over a typed state, joined by edges, run superstep by superstep.
@@ -129,50 +110,24 @@ export class Graph<
    *   `output` names a field the state does not have.
    */
   constructor(state: D = null as D, options: GraphOptions<O> = {}) {
-    if (state !== null && state !== undefined && !isStateDefinition(state)) {
-      throw new TypeError(
-        "new Graph(state, options): state must be a defineState(...) definition or null",
-      );
-    }
-    checkGraphOptions(options);
-    // AgentState is a lazyObject stand-in: keep the definition itself, read on every step.
-    this.state = resolveLazy(state ?? null) as D;
-    this.name = options.name ?? "graph";
-    this.stateStore = options.stateStore ?? null;
-    if (
-      this.stateStore !== null &&
-      typeof (this.stateStore as Partial<StateStore>).append !== "function"
-    ) {
-      throw new TypeError(
-        `Graph "${options.name ?? "graph"}": stateStore must be a StateStore (MemoryStateStore, SqliteStateStore, PostgresStateStore or your own)`,
-      );
-    }
-    this.workspace = options.workspace ?? null;
-    this.memoryStore = checkMemoryStore(options.memoryStore, `Graph "${this.name}"`);
-    this.middleware = options.middleware ?? [];
-    this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
-    if (options.retry) resolveRetry(options.retry, `Graph "${this.name}"`);
-    this.retry = options.retry ?? null;
-    this.nodeCache = options.nodeCache ?? null;
-    this.tracer = resolveTracer(options.tracer);
-    this.interruptBefore = options.interruptBefore;
-    this.interruptAfter = options.interruptAfter;
-    checkMaxConcurrency(this.name, options.maxConcurrency);
-    this.maxConcurrency = options.maxConcurrency ?? null;
-    if (options.onError !== undefined && typeof options.onError !== "function") {
-      throw new TypeError(
-        `Graph "${this.name}": onError must be a function (error, state, ctx) => update | Command`,
-      );
-    }
-    this.onError = options.onError ?? null;
-    this.inputFields = resolveFieldSchema(this.name, "input", options.input, this.state);
-    this.outputFields = resolveFieldSchema(this.name, "output", options.output, this.state);
-    const maxSteps = options.maxSteps ?? 25;
-    if (!Number.isInteger(maxSteps) || maxSteps < 1)
-      throw new ValueError(
-        `Graph "${this.name}": maxSteps must be a positive integer, got ${maxSteps}`,
-      );
-    this.maxSteps = maxSteps;
+    const settings = graphSettings(state, options);
+    this.state = settings.state as D;
+    this.name = settings.name;
+    this.stateStore = settings.stateStore;
+    this.workspace = settings.workspace;
+    this.memoryStore = settings.memoryStore;
+    this.middleware = settings.middleware;
+    this.leaseTtlMs = settings.leaseTtlMs;
+    this.retry = settings.retry;
+    this.nodeCache = settings.nodeCache;
+    this.tracer = settings.tracer;
+    this.interruptBefore = settings.interruptBefore;
+    this.interruptAfter = settings.interruptAfter;
+    this.maxConcurrency = settings.maxConcurrency;
+    this.onError = settings.onError;
+    this.inputFields = settings.inputFields;
+    this.outputFields = settings.outputFields;
+    this.maxSteps = settings.maxSteps;
   }
 
   /**
@@ -279,56 +234,12 @@ export class Graph<
     checkRunOptions(this.name, options);
     const modes = options.modes ?? ["updates"];
     checkModes(modes);
-    return {
-      [Symbol.asyncIterator]: () => {
-        const queue = new EventQueue<StreamEvent>();
-        const controller = new AbortController();
-        const signal = options.signal
-          ? AbortSignal.any([options.signal, controller.signal])
-          : controller.signal;
-        let finished = false;
-        const done = this.#run(input, { ...options, signal }, queue.push, modes).then(
-          (result) => {
-            finished = true;
-            if (result.status === "interrupted" && modes.includes("updates")) {
-              queue.push({
-                mode: "updates",
-                node: null,
-                step: -1,
-                taskId: null,
-                data: result.breakpoint
-                  ? { __interrupt__: result.interrupts, __breakpoint__: result.breakpoint }
-                  : { __interrupt__: result.interrupts },
-              });
-            }
-            queue.close();
-          },
-          (e) => {
-            finished = true;
-            queue.fail(e);
-          },
-        );
-        return {
-          // The engine builds each event for its mode: data is the state for "values", etc.
-          next: () =>
-            queue.next() as Promise<
-              IteratorResult<StreamEventOf<GraphState<D>, GraphOutput<D, O>>>
-            >,
-          return: async () => {
-            if (!finished) {
-              controller.abort(
-                new RunCancelledError(
-                  `The stream of graph "${this.name}" was closed before the run ended`,
-                  { graph: this.name },
-                ),
-              );
-              await done.catch(() => {});
-            }
-            return { value: undefined, done: true };
-          },
-        };
-      },
-    };
+    return streamRun<StreamEventOf<GraphState<D>, GraphOutput<D, O>>>(
+      this.name,
+      options,
+      modes,
+      (runOptions, emit, modeList) => this.#run(input, runOptions, emit, modeList),
+    );
   }
 
   #run(
@@ -376,31 +287,7 @@ export class Graph<
    * @example await graph.clearCache(["fetchPrice"]);
    */
   async clearCache(nodes?: readonly string[]): Promise<void> {
-    const flow = this.compiled;
-    const bad = Array.isArray(nodes) ? nodes.find((n) => typeof n !== "string") : undefined;
-    if (nodes !== undefined && (!Array.isArray(nodes) || bad !== undefined)) {
-      // A string would be read as its characters (clearCache("a") clearing node "a").
-      throw new TypeError(
-        `Graph "${this.name}": clearCache(nodes) takes a list of node names (or nothing, for every node), got ${Array.isArray(nodes) ? `a list holding ${describeValue(bad)}` : describeValue(nodes)}`,
-      );
-    }
-    for (const n of nodes ?? []) {
-      if (!flow.nodes.has(n)) {
-        throw new ValueError(
-          `Graph "${this.name}": clearCache names node "${n}", which is not in the flow; known nodes: ${[...flow.nodes.keys()].join(", ")}`,
-        );
-      }
-    }
-    const cache = this.nodeCache;
-    if (cache === null) return;
-    if (typeof cache.clear !== "function") {
-      throw new GraphConfigError(
-        `Graph "${this.name}": its nodeCache has no clear(prefix) method, so clearCache cannot drop entries`,
-        { graph: this.name },
-      );
-    }
-    if (nodes === undefined) await cache.clear(nodeCachePrefix(this.name));
-    else for (const n of nodes) await cache.clear(nodeCachePrefix(this.name, n));
+    await clearNodeCache(this.name, this.compiled, this.nodeCache, nodes);
   }
 
   /**

@@ -9,6 +9,7 @@ import { ValueError } from "../errors/index.js";
 import type { MemoryStore } from "../memory/types.js";
 import { describeValue } from "../state/define-state.js";
 import { MAX_LEASE_TTL_MS } from "../stores/internal.js";
+import type { StateStore } from "../stores/types.js";
 import { checkBreakpointList } from "./breakpoints.js";
 import { checkBusyOptions } from "./busy.js";
 import type { StreamMode } from "./context.js";
@@ -277,4 +278,31 @@ export function checkModes(modes: readonly StreamMode[]): void {
           .join(", ")} or "debug"`,
       );
   }
+}
+
+/**
+ * Check a `stateStore` option: a {@link StateStore} (it has `append`) or nothing.
+ * @throws TypeError for anything else.
+ */
+export function checkStateStore(graph: string, store: StateStore | null): void {
+  if (store !== null && typeof (store as Partial<StateStore>).append !== "function") {
+    throw new TypeError(
+      `Graph "${graph}": stateStore must be a StateStore (MemoryStateStore, SqliteStateStore, PostgresStateStore or your own)`,
+    );
+  }
+}
+
+/** @throws TypeError unless `onError` is absent or a function. */
+export function checkOnError(graph: string, onError: unknown): void {
+  if (onError !== undefined && typeof onError !== "function") {
+    throw new TypeError(
+      `Graph "${graph}": onError must be a function (error, state, ctx) => update | Command`,
+    );
+  }
+}
+
+/** @throws ValueError unless `maxSteps` is a positive integer. */
+export function checkMaxSteps(graph: string, maxSteps: number): void {
+  if (!Number.isInteger(maxSteps) || maxSteps < 1)
+    throw new ValueError(`Graph "${graph}": maxSteps must be a positive integer, got ${maxSteps}`);
 }

@@ -2,20 +2,13 @@
  * Run setup: a run's options checked, the engine's view of the graph made, and the run wired
  * to its thread: the state store, the single-writer lease and the journal of events (or no
  * thread at all), its sub-agents and its span. `Graph.invoke` and `Graph.stream` run through
- * {@link runGraph}.
+ * {@link runGraph}. Where a run on a thread starts is in `thread-run-start.ts`, how it ends
+ * (its last event and the position it leaves) in `thread-run-end.ts`.
  *
  * @module
  */
 import type { Context } from "@opentelemetry/api";
-import {
-  GraphConfigError,
-  GraphExecutionError,
-  RunStoppedError,
-  StateStoreError,
-  UnknownBranchError,
-  ValueError,
-} from "../errors/index.js";
-import { findNonJson, type JsonObject } from "../json/index.js";
+import { GraphConfigError, GraphExecutionError } from "../errors/index.js";
 import {
   applyUpdate,
   initialState,
@@ -37,29 +30,19 @@ import {
 } from "./engine.js";
 import type { Graph, GraphInput, GraphState } from "./graph.js";
 import { checkInputFields, type FieldSchema, pickOutput } from "./io-schema.js";
-import { setWaiting } from "./joins.js";
 import { ThreadJournal } from "./journal.js";
-import { snapshotAfterRun } from "./load-position.js";
-import {
-  encodeParentCommand,
-  isSubgraphRun,
-  ParentCommand,
-  subgraphParentTask,
-} from "./parent-command.js";
+import { isSubgraphRun, subgraphParentTask } from "./parent-command.js";
 import { resolveNodeCache } from "./policies.js";
-import { type PositionCache, positionsOf, rememberPosition } from "./position-cache.js";
-import { planRollback, positionAfter, rollbackEventData } from "./rollback.js";
+import { type PositionCache, positionsOf } from "./position-cache.js";
 import { Command } from "./routing.js";
 import { checkRunArguments } from "./run-checks.js";
 import { notifyRunEnd } from "./run-end.js";
 import { newRunId } from "./run-id.js";
 import { checkMemoryStore, checkRunOptions } from "./run-options.js";
 import { scheduleStart } from "./schedule.js";
-import { planRewind, rewindOf } from "./stable-rewind.js";
-import { planStateUpdate } from "./state-update.js";
-import { emitPauseCheckpoint } from "./stream-modes.js";
 import { SubAgents } from "./sub-agents.js";
-import { applyStateUpdated, THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
+import { finishThreadRun, recordRunError } from "./thread-run-end.js";
+import { startThreadRun } from "./thread-run-start.js";
 import { endWithError, startSpan } from "./tracing.js";
 import type { RunOptions, RunResult, StreamEvent } from "./types.js";
 
@@ -249,181 +232,28 @@ export async function runGraph<D extends StateDefinition | null>(
     checkDurability(graph.name, options.durability),
   );
   signal = signal === NEVER ? journal.leaseSignal : AbortSignal.any([signal, journal.leaseSignal]);
-  let pos: RunPosition | null = null;
+  const run = {
+    graphName: graph.name,
+    def: graph.state,
+    store,
+    positions,
+    threadId,
+    branchId,
+    runId,
+    journal,
+  };
   try {
-    let tp = loaded.position;
-    // onBusy "rollback": the runs it stopped are undone; the run goes on from the position
-    // before them, written (as a rolled_back event) just before its first event.
-    // A stable subgraph's child first goes back to where its parent knows it (stable-rewind.ts).
-    journal.parentTask = subgraphParentTask(options);
-    let rollback =
-      options.onBusy === "rollback"
-        ? await planRollback(store, graph.state, threadId, branchId, stopped)
-        : await planRewind(store, graph.state, threadId, branchId, tp, rewindOf(options));
-    if (rollback) tp = positionAfter(rollback, tp.lastSeq, tp.lastEventId);
-    const writeRollback = async (): Promise<void> => {
-      if (!rollback) return;
-      await journal.rolledBack(tp.step, rollbackEventData(rollback));
-      tp = positionAfter(rollback, journal.lastSeq, journal.lastEventId);
-      rollback = null;
-    };
-    if (input !== null && input !== undefined && !command) {
-      const prepared = prepareUpdate(graph.state, input, "__input__", false);
-      const state = applyUpdate(graph.state, tp.state, prepared, "__input__");
-      pos = { state, step: tp.step, tasks: [], known: new Map(), caches: new Map(), answers: {} };
-      await scheduleStart(engine, pos, tp.step);
-      if (options.resume !== undefined) {
-        throw new ValueError(
-          `Graph "${graph.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
-        );
-      }
-      await writeRollback();
-      await journal.runStarted(
-        tp.step,
-        {
-          // A new thread records the state it starts from (defaults made by functions included).
-          init: tp.lastSeq === 0 ? tp.state : null,
-          input: prepared as JsonObject,
-          tasks: pos.tasks,
-          resume: {},
-          waiting: pos,
-        },
-        tp.state,
-      );
-    } else {
-      if (tp.lastSeq === 0) {
-        throw new UnknownBranchError(
-          `Thread "${threadId}" (branch "${branchId}") has no history to continue; start it with an input`,
-          { threadId, branchId },
-        );
-      }
-      const resume = command?.resume ?? options.resume ?? {};
-      const pendingKeys = new Set(tp.interrupts.map((i) => i.key));
-      for (const key of Object.keys(resume)) {
-        if (!pendingKeys.has(key) && !Object.hasOwn(tp.answers, key)) {
-          throw new ValueError(
-            `Thread "${threadId}" has no pending interrupt with key "${key}"; pending: ${[...pendingKeys].join(", ") || "(none)"}`,
-          );
-        }
-      }
-      const bad = findNonJson(resume, "resume");
-      if (bad)
-        throw new StateStoreError(
-          `Cannot store the resume answers: ${bad.path} is not JSON (${bad.problem})`,
-          { field: bad.path, threadId },
-        );
-      if (command && (command.update !== null || command.goto !== null)) {
-        // The Command's update and goto: one state_updated event before the run continues.
-        const data = await planStateUpdate(
-          { name: graph.name, state: graph.state, flow },
-          tp,
-          command.update,
-          null,
-          command.goto,
-          true,
-        );
-        await writeRollback();
-        await journal.stateUpdated(tp.step, data);
-        const updated: ThreadPosition = { ...tp };
-        applyStateUpdated(graph.state, updated, tp.step, data);
-        tp = updated;
-      }
-      pos = {
-        state: tp.state,
-        step: tp.step,
-        tasks: tp.tasks,
-        known: new Map(Object.entries(tp.known)),
-        caches: new Map(Object.entries(tp.caches)),
-        // A new answer for a key replaces an earlier one (say, after the earlier one made the run fail).
-        answers: { ...tp.answers, ...resume },
-        // Continuing from a breakpoint goes past it.
-        passed: tp.breakpoint ? tp.breakpoint.step : (tp.passed ?? null),
-      };
-      setWaiting(pos, tp);
-      originRunId = tp.originRunId ?? runId;
-      await writeRollback();
-      await journal.runStarted(tp.step, { input: null, tasks: null, resume });
-    }
+    const start = { engine, store, threadId, branchId, runId, journal, loaded, stopped, options };
+    const started = await startThreadRun(start, input, command);
+    const pos = started.pos;
+    originRunId = started.originRunId;
     let end: LoopEnd;
     try {
       end = await loop(pos, journal);
     } catch (e) {
-      // A run that lost its lease ends with that, whatever its nodes made of the abort.
-      const error = journal.lost ?? e;
-      if (error instanceof ParentCommand) {
-        // The child's run ends with its node's Command.PARENT; the subgraph node applies it.
-        await journal.handedToParent(
-          pos.step,
-          error.node,
-          encodeParentCommand(error.command),
-          subgraphParentTask(options),
-        );
-        positionsOf(positions, store).delete(`${threadId}\u0000${branchId}`);
-      } else await journal.failed(pos.step, error);
-      throw error;
+      throw await recordRunError(run, pos.step, e, subgraphParentTask(options));
     }
-    if (end.status === "stopped") {
-      // Another run asked for the thread (onBusy "interrupt"): what was committed is kept.
-      await journal.stopped(pos.step, end.by);
-      positionsOf(positions, store).delete(`${threadId}\u0000${branchId}`);
-      throw new RunStoppedError(
-        `Run "${runId}" of graph "${graph.name}" on thread "${threadId}" (branch "${branchId}") was stopped before superstep ${pos.step} because run "${end.by}" asked for the thread (onBusy "interrupt" or "rollback"); the supersteps it committed stay in the log (a "rollback" undoes them)`,
-        { graph: graph.name, threadId, branchId, runId, stoppedBy: end.by, step: pos.step },
-      );
-    }
-    const folded: ThreadPosition = {
-      format: THREAD_FORMAT,
-      state: pos.state,
-      step: pos.step,
-      tasks: pos.tasks,
-      known: {},
-      caches: {},
-      interrupts: [],
-      answers: {},
-      lastEventId: null,
-      lastSeq: 0,
-      originRunId,
-      lastStatus: end.status,
-      runBranchId: branchId,
-    };
-    setWaiting(folded, pos);
-    if (end.status === "interrupted" && end.breakpoint) {
-      await journal.pausedAt(pos.step, end.breakpoint);
-      // The next load folds the log (what the paused superstep already knew stays as stored).
-      positionsOf(positions, store).delete(`${threadId}\u0000${branchId}`);
-      return result(pos, end);
-    }
-    if (pos.passed != null && pos.passed === pos.step) folded.passed = pos.passed;
-    if (end.status === "interrupted") {
-      const inner = childBreakpoint(pos.step, pos.tasks, end.results);
-      await journal.interrupted(pos.step, pos.tasks, end.results, end.interrupts, inner);
-      const opts = { emit, modes: new Set(modeList), threadId, branchId };
-      emitPauseCheckpoint(
-        opts,
-        pos.step,
-        pos.state,
-        pos.tasks,
-        end.interrupts,
-        journal.lastEventId,
-      );
-      folded.breakpoint = inner;
-      for (const [id, r] of end.results) {
-        if (r.kind === "done") folded.known[id] = { update: r.update, routes: r.routes };
-        else folded.caches[id] = r.cache;
-      }
-      folded.interrupts = end.interrupts;
-      folded.answers = pos.answers;
-    } else {
-      await journal.finished(pos.step);
-    }
-    folded.lastSeq = journal.lastSeq;
-    folded.lastEventId = journal.lastEventId;
-    const cached = { position: folded, snapshotSeq: loaded.snapshotSeq };
-    // A long thread keeps a snapshot now and then, so that a new process reads little of it.
-    if (end.status !== "interrupted") {
-      cached.snapshotSeq = await snapshotAfterRun(store, graph.state, threadId, branchId, cached);
-    }
-    rememberPosition(positions, store, threadId, branchId, cached);
+    await finishThreadRun(run, pos, end, loaded, originRunId, emit, modeList);
     if (end.status === "completed") runEnded();
     return result(pos, end);
   } finally {

@@ -1,0 +1,160 @@
+/**
+ * Where a run on a thread starts (`runGraph`, `run-setup.ts`): from the branch's loaded
+ * position, after undoing what must be undone (busy-thread policy `"rollback"`, or a stable
+ * subgraph's child going back to where its parent knows it, `stable-rewind.ts`), with new
+ * input applied, or continuing it with resume answers or a `Command`'s update and goto. The
+ * run's first events (`rolled_back`, `state_updated`, `run_started`) are written here.
+ *
+ * @module
+ */
+import { StateStoreError, UnknownBranchError, ValueError } from "../errors/index.js";
+import { findNonJson, type JsonObject } from "../json/index.js";
+import { applyUpdate, prepareUpdate, type StateDefinition } from "../state/define-state.js";
+import type { StateStore } from "../stores/types.js";
+import type { EngineGraph, RunPosition } from "./engine.js";
+import { setWaiting } from "./joins.js";
+import type { ThreadJournal } from "./journal.js";
+import type { CachedPosition } from "./load-position.js";
+import { subgraphParentTask } from "./parent-command.js";
+import { planRollback, positionAfter, rollbackEventData } from "./rollback.js";
+import type { Command } from "./routing.js";
+import { scheduleStart } from "./schedule.js";
+import { planRewind, rewindOf } from "./stable-rewind.js";
+import { planStateUpdate } from "./state-update.js";
+import { applyStateUpdated, type ThreadPosition } from "./thread-state.js";
+import type { RunOptions } from "./types.js";
+
+/** A run on a thread whose journal is open (its lease taken, its position loaded). */
+export interface ThreadRunStart {
+  /** The engine's view of the graph (name, state definition, flow). */
+  readonly engine: EngineGraph;
+  readonly store: StateStore;
+  readonly threadId: string;
+  readonly branchId: string;
+  readonly runId: string;
+  readonly journal: ThreadJournal;
+  /** What `ThreadJournal.open` loaded. */
+  readonly loaded: CachedPosition;
+  /** The runs the busy-thread policy stopped (undone with `"rollback"`). */
+  readonly stopped: readonly string[];
+  /** The run's options (the same object the run was given: its subgraph tags are keyed by it). */
+  readonly options: RunOptions;
+}
+
+/**
+ * Write the run's first events and return the position it runs from, with the run that
+ * started the thread's current work (`originRunId`: this run for new input, else the one the
+ * position names).
+ * @throws ValueError for resume answers given with new input, or for a key no interrupt is
+ *   pending on; UnknownBranchError when continuing a branch with no history; StateStoreError
+ *   for a resume answer that is not JSON; what the input's or the Command's update throws.
+ */
+export async function startThreadRun(
+  run: ThreadRunStart,
+  input: unknown,
+  command: Command | null,
+): Promise<{ pos: RunPosition; originRunId: string }> {
+  const { engine, store, threadId, branchId, runId, journal, options } = run;
+  const def: StateDefinition | null = engine.state;
+  let tp = run.loaded.position;
+  // onBusy "rollback": the runs it stopped are undone; the run goes on from the position
+  // before them, written (as a rolled_back event) just before its first event.
+  // A stable subgraph's child first goes back to where its parent knows it (stable-rewind.ts).
+  journal.parentTask = subgraphParentTask(options);
+  let rollback =
+    options.onBusy === "rollback"
+      ? await planRollback(store, def, threadId, branchId, run.stopped)
+      : await planRewind(store, def, threadId, branchId, tp, rewindOf(options));
+  if (rollback) tp = positionAfter(rollback, tp.lastSeq, tp.lastEventId);
+  const writeRollback = async (): Promise<void> => {
+    if (!rollback) return;
+    await journal.rolledBack(tp.step, rollbackEventData(rollback));
+    tp = positionAfter(rollback, journal.lastSeq, journal.lastEventId);
+    rollback = null;
+  };
+  if (input !== null && input !== undefined && !command) {
+    const prepared = prepareUpdate(def, input, "__input__", false);
+    const state = applyUpdate(def, tp.state, prepared, "__input__");
+    const pos: RunPosition = {
+      state,
+      step: tp.step,
+      tasks: [],
+      known: new Map(),
+      caches: new Map(),
+      answers: {},
+    };
+    await scheduleStart(engine, pos, tp.step);
+    if (options.resume !== undefined) {
+      throw new ValueError(
+        `Graph "${engine.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
+      );
+    }
+    await writeRollback();
+    await journal.runStarted(
+      tp.step,
+      {
+        // A new thread records the state it starts from (defaults made by functions included).
+        init: tp.lastSeq === 0 ? tp.state : null,
+        input: prepared as JsonObject,
+        tasks: pos.tasks,
+        resume: {},
+        waiting: pos,
+      },
+      tp.state,
+    );
+    return { pos, originRunId: runId };
+  }
+  if (tp.lastSeq === 0) {
+    throw new UnknownBranchError(
+      `Thread "${threadId}" (branch "${branchId}") has no history to continue; start it with an input`,
+      { threadId, branchId },
+    );
+  }
+  const resume = command?.resume ?? options.resume ?? {};
+  const pendingKeys = new Set(tp.interrupts.map((i) => i.key));
+  for (const key of Object.keys(resume)) {
+    if (!pendingKeys.has(key) && !Object.hasOwn(tp.answers, key)) {
+      throw new ValueError(
+        `Thread "${threadId}" has no pending interrupt with key "${key}"; pending: ${[...pendingKeys].join(", ") || "(none)"}`,
+      );
+    }
+  }
+  const bad = findNonJson(resume, "resume");
+  if (bad)
+    throw new StateStoreError(
+      `Cannot store the resume answers: ${bad.path} is not JSON (${bad.problem})`,
+      { field: bad.path, threadId },
+    );
+  if (command && (command.update !== null || command.goto !== null)) {
+    // The Command's update and goto: one state_updated event before the run continues.
+    const data = await planStateUpdate(
+      { name: engine.name, state: def, flow: engine.flow },
+      tp,
+      command.update,
+      null,
+      command.goto,
+      true,
+    );
+    await writeRollback();
+    await journal.stateUpdated(tp.step, data);
+    const updated: ThreadPosition = { ...tp };
+    applyStateUpdated(def, updated, tp.step, data);
+    tp = updated;
+  }
+  const pos: RunPosition = {
+    state: tp.state,
+    step: tp.step,
+    tasks: tp.tasks,
+    known: new Map(Object.entries(tp.known)),
+    caches: new Map(Object.entries(tp.caches)),
+    // A new answer for a key replaces an earlier one (say, after the earlier one made the run fail).
+    answers: { ...tp.answers, ...resume },
+    // Continuing from a breakpoint goes past it.
+    passed: tp.breakpoint ? tp.breakpoint.step : (tp.passed ?? null),
+  };
+  setWaiting(pos, tp);
+  const originRunId = tp.originRunId ?? runId;
+  await writeRollback();
+  await journal.runStarted(tp.step, { input: null, tasks: null, resume });
+  return { pos, originRunId };
+}
