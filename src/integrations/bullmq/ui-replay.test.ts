@@ -97,8 +97,8 @@ async function cluster(chat: Chat) {
 }
 
 /** The UI chunks of an SSE body. */
-async function chunksOf(res: Response): Promise<UIMessageChunk[]> {
-  const text = await res.text();
+async function chunksOf(res: Response | Started): Promise<UIMessageChunk[]> {
+  const text = res instanceof Response ? await res.text() : await res.rest();
   return text
     .split("\n\n")
     .map((block) =>
@@ -109,6 +109,36 @@ async function chunksOf(res: Response): Promise<UIMessageChunk[]> {
     )
     .filter((d): d is string => d !== undefined && d !== "[DONE]")
     .map((d) => JSON.parse(d) as UIMessageChunk);
+}
+
+/** A stream whose first SSE event (its `start` chunk) has been read; `rest()` reads the others. */
+interface Started {
+  rest(): Promise<string>;
+}
+
+/**
+ * Read a replay's first event now: its `start` chunk (and the message id in it) is worked out
+ * when the stream is first read, so reading it before the model goes on makes that moment the
+ * same on both servers (the message is not stored yet), whatever the machine's speed.
+ */
+async function started(res: Response): Promise<Started> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("\n\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  return {
+    async rest() {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return text + decoder.decode();
+        text += decoder.decode(value, { stream: true });
+      }
+    },
+  };
 }
 
 async function messageOf(chunks: UIMessageChunk[], last?: UIMessage): Promise<UIMessage> {
@@ -161,16 +191,18 @@ describe("a queued run's UI stream, replayed by another server", () => {
     const resB = await fetch(`${b.url}/api/threads/t-1/ui-stream/t-1/stream`);
     const replayA = await fetch(`${a.url}/api/threads/t-1/ui-stream/t-1/stream`);
     expect([resB.status, replayA.status]).toEqual([200, 200]);
+    const [startedB, startedA] = [await started(resB), await started(replayA)];
     gated.open();
     const fromA = await chunksOf(await resA);
-    const fromB = await chunksOf(resB);
-    expect(fromB).toEqual(await chunksOf(replayA));
-    // Read after the run's end, the replay goes under the id the history gives the message.
+    const fromB = await chunksOf(startedB);
+    expect(fromB).toEqual(await chunksOf(startedA));
+    // Both replays were first read while the model waited: the message was not stored yet, so
+    // neither knows the id the history will give it.
     const listed = (await (await fetch(`${b.url}/api/threads/t-1/ui-messages`)).json()) as {
       messages: UIMessage[];
     };
     expect(listed.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
-    expect(fromB[0]).toEqual({ type: "start", messageId: listed.messages[1]!.id });
+    expect(fromB[0]).toEqual({ type: "start" });
     expect(fromB.slice(1)).toEqual(fromA.slice(1));
     const paused = await messageOf(fromB);
     expect(paused.parts).toEqual(listed.messages[1]!.parts);
@@ -186,6 +218,8 @@ describe("a queued run's UI stream, replayed by another server", () => {
     gated.close();
     const answered: UIMessage = {
       ...paused,
+      // The client's copy goes under the history's id (the replay it read gave none).
+      id: listed.messages[1]!.id,
       parts: paused.parts.map((p) =>
         p.type === "tool-refund"
           ? ({
@@ -201,17 +235,18 @@ describe("a queued run's UI stream, replayed by another server", () => {
     const resB2 = await fetch(`${b.url}/api/threads/t-1/ui-stream/t-1/stream`);
     const replayA2 = await fetch(`${a.url}/api/threads/t-1/ui-stream/t-1/stream`);
     expect([resB2.status, replayA2.status]).toEqual([200, 200]);
+    const [startedB2, startedA2] = [await started(resB2), await started(replayA2)];
     gated.open();
     const fromA2 = await chunksOf(await resA2);
-    const fromB2 = await chunksOf(resB2);
+    const fromB2 = await chunksOf(startedB2);
     // B, which never saw the run start, replays it as A (which started it) does.
-    expect(fromB2).toEqual(await chunksOf(replayA2));
+    expect(fromB2).toEqual(await chunksOf(startedA2));
     expect(fromB2.slice(0, 2)).toEqual([
-      { type: "start", messageId: paused.id },
+      { type: "start", messageId: listed.messages[1]!.id },
       { type: "start-step" },
     ]);
     const done = await messageOf(fromB2);
-    expect(done.id).toBe(paused.id);
+    expect(done.id).toBe(listed.messages[1]!.id);
     expect(done.parts).toEqual([
       { type: "step-start" },
       { type: "text", text: "On it.", state: "done" },
