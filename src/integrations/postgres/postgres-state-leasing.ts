@@ -64,11 +64,24 @@ export class PostgresLeasing {
     owner: string,
     ttlMs: number,
   ): Promise<boolean> {
+    return this.#checkedLease(threadId, branchId, owner, ttlMs, () =>
+      this.#leases.acquire(threadId, branchId, owner, ttlMs),
+    );
+  }
+
+  /** The store open and the lease's arguments checked, then `op` with the store's error mapping. */
+  async #checkedLease(
+    threadId: string,
+    branchId: string,
+    owner: string,
+    ttlMs: number,
+    op: () => Promise<boolean>,
+  ): Promise<boolean> {
     const c = this.#core;
     c.open();
     checkLease(threadId, branchId, owner, ttlMs);
     await c.ready();
-    return c.run(threadId, branchId, () => this.#leases.acquire(threadId, branchId, owner, ttlMs));
+    return c.run(threadId, branchId, op);
   }
 
   /**
@@ -102,11 +115,9 @@ export class PostgresLeasing {
     owner: string,
     ttlMs: number,
   ): Promise<boolean> {
-    const c = this.#core;
-    c.open();
-    checkLease(threadId, branchId, owner, ttlMs);
-    await c.ready();
-    return c.run(threadId, branchId, () => this.#leases.renew(threadId, branchId, owner, ttlMs));
+    return this.#checkedLease(threadId, branchId, owner, ttlMs, () =>
+      this.#leases.renew(threadId, branchId, owner, ttlMs),
+    );
   }
 
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
