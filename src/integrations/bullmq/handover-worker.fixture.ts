@@ -10,7 +10,7 @@
  * on Redis 127.0.0.1:6379 under `prefix` and the PostgreSQL schema `schema`, with a 1 s job
  * lock and a 300 ms stalled check. Prints `ready` when connected, `closing` when it closes.
  */
-import { PostgresStateStore } from "../postgres/index.js";
+import { storeDyingAfterRunFailed } from "./dying-store.fixture.js";
 import { buildHandover } from "./handover.fixture.js";
 import { type RunWorker, runRunWorker } from "./run-worker.js";
 
@@ -19,26 +19,8 @@ if (!prefix || !schema || !dir) {
   throw new Error("usage: handover-worker.fixture.ts <prefix> <schema> <dir>");
 }
 
-const stateStore = new PostgresStateStore({
-  connectionString: "postgres://postgres@127.0.0.1:5432/test",
-  schema,
-});
 // Stored, and nothing after it: no handedOverAt, no lease given back.
-const dieAfter = (events: { type: string }[]) => {
-  if (events.some((e) => e.type === "run_failed")) process.kill(process.pid, "SIGKILL");
-};
-const append = stateStore.append.bind(stateStore);
-stateStore.append = async (threadId, branchId, events, expectedLastSeq) => {
-  const stored = await append(threadId, branchId, events, expectedLastSeq);
-  dieAfter(events);
-  return stored;
-};
-const appendLeased = stateStore.appendLeased.bind(stateStore);
-stateStore.appendLeased = async (threadId, branchId, events, expectedLastSeq, lease) => {
-  const stored = await appendLeased(threadId, branchId, events, expectedLastSeq, lease);
-  dieAfter(events);
-  return stored;
-};
+const stateStore = storeDyingAfterRunFailed(schema);
 let handle: RunWorker | null = null;
 const onSlow = () => {
   process.stdout.write("closing\n");

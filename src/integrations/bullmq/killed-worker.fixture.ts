@@ -8,33 +8,15 @@
  * and the PostgreSQL schema `schema`, with a 1 s job lock and a 300 ms stalled check. Prints
  * `ready` when connected.
  */
-import { PostgresStateStore } from "../postgres/index.js";
+import { storeDyingAfterRunFailed } from "./dying-store.fixture.js";
 import { buildFailing } from "./failing.fixture.js";
 import { runRunWorker } from "./run-worker.js";
 
 const [prefix, schema] = process.argv.slice(2);
 if (!prefix || !schema) throw new Error("usage: killed-worker.fixture.ts <prefix> <schema>");
 
-const stateStore = new PostgresStateStore({
-  connectionString: "postgres://postgres@127.0.0.1:5432/test",
-  schema,
-});
 // Stored, and nothing after it: no stream end, no lease given back.
-const dieAfter = (events: { type: string }[]) => {
-  if (events.some((e) => e.type === "run_failed")) process.kill(process.pid, "SIGKILL");
-};
-const append = stateStore.append.bind(stateStore);
-stateStore.append = async (threadId, branchId, events, expectedLastSeq) => {
-  const stored = await append(threadId, branchId, events, expectedLastSeq);
-  dieAfter(events);
-  return stored;
-};
-const appendLeased = stateStore.appendLeased.bind(stateStore);
-stateStore.appendLeased = async (threadId, branchId, events, expectedLastSeq, lease) => {
-  const stored = await appendLeased(threadId, branchId, events, expectedLastSeq, lease);
-  dieAfter(events);
-  return stored;
-};
+const stateStore = storeDyingAfterRunFailed(schema);
 await runRunWorker({
   connection: { host: "127.0.0.1", port: 6379 },
   prefix,
