@@ -50,7 +50,7 @@ import { availableParallelism, cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type Args, parseArgs, USAGE } from "./bench-args.js";
 import { PLAN, selected } from "./case-plan.js";
-import { importTimeReport, measureImportTime } from "./import-time.js";
+import { IMPORT_ROUNDS, importTimeReport, measureImportTime } from "./import-time.js";
 import { checkTargets } from "./report.js";
 import {
   type BenchInput,
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
 
   if (wants("import"))
     await part("import", async () => {
-      const rows = measureImportTime({ reps: args.quick ? 5 : 15 });
+      const rows = measureImportTime({ reps: args.quick ? 5 : IMPORT_ROUNDS });
       console.log(`\nImport time (issue 12), medians of ${rows[0]!.runs} runs\n`);
       console.log(importTimeReport(rows));
       collected.own!.import = rows;
