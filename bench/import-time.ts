@@ -45,8 +45,10 @@ export interface ImportTimeRow {
 
 /**
  * Rounds of a full run: each case once a round, about 1.2 s a round on the 2-core AMD EPYC.
- * 15 until 2026-12-06; on a quiet machine the bare start's median of 15 was within 4 ms of its
- * minimum, so a median of 9 runs a case is as good a figure, and 7 s less of `npm run bench`.
+ * 15 until 2026-12-06 (7 s more of `npm run bench`). On a quiet machine the bare start's median
+ * of 15 was within 4 ms of its minimum; under load a median of 9 follows bursts of the load
+ * more than one of 15 (at load 8 the bare start's median was 203 ms over the first 9 rounds of
+ * 15, 125 over the last 9, 127 over all 15): measure it on a quiet machine.
  */
 export const IMPORT_ROUNDS = 9;
 
