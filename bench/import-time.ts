@@ -3,8 +3,8 @@
  * compiled modules (`nodestep`, `nodestep/sqlite`, `nodestep/openai`), against a bare start
  * (`node -e 0`), zod alone (which the root loads only on first use) and `@langchain/langgraph`. Each
  * case is its own process (`node --input-type=module -e 'await import(…)'`), timed from spawn to
- * exit; the cases alternate, `reps` rounds, and the medians are reported with their ratio to
- * the bare start. The compiled modules are built first (`npm run build` into dist/) unless
+ * exit; the cases alternate, `reps` rounds ({@link IMPORT_ROUNDS} by default), and the medians
+ * are reported with their ratio to the bare start. The compiled modules are built first (`npm run build` into dist/) unless
  * `build: false`; nodestep is imported through the package's own export map, as a user's
  * project imports it.
  *
@@ -43,6 +43,15 @@ export interface ImportTimeRow {
   runs: number;
 }
 
+/**
+ * Rounds of a full run: each case once a round, about 1.2 s a round on the 2-core AMD EPYC.
+ * 15 until 2026-12-06 (7 s more of `npm run bench`). On a quiet machine the bare start's median
+ * of 15 was within 4 ms of its minimum; under load a median of 9 follows bursts of the load
+ * more than one of 15 (at load 8 the bare start's median was 203 ms over the first 9 rounds of
+ * 15, 125 over the last 9, 127 over all 15): measure it on a quiet machine.
+ */
+export const IMPORT_ROUNDS = 9;
+
 /** Target of issue 12: `import("nodestep")` within this many times a bare Node.js start. */
 export const IMPORT_TARGET_RATIO = 1.5;
 
@@ -63,7 +72,7 @@ function timeOnce(spec: string | null): number {
 export function measureImportTime(
   options: { reps?: number; build?: boolean } = {},
 ): ImportTimeRow[] {
-  const reps = options.reps ?? 15;
+  const reps = options.reps ?? IMPORT_ROUNDS;
   if (options.build !== false) {
     execFileSync(process.execPath, [`${ROOT}scripts/build.mjs`], { cwd: ROOT, stdio: "inherit" });
   }
@@ -117,7 +126,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     const i = argv.indexOf(flag);
     return i < 0 ? undefined : argv[i + 1];
   };
-  const reps = Number(at("--reps") ?? 15);
+  const reps = Number(at("--reps") ?? IMPORT_ROUNDS);
   if (!Number.isInteger(reps) || reps < 1) throw new Error("--reps needs a whole number ≥ 1");
   const rows = measureImportTime({ reps, build: !argv.includes("--no-build") });
   console.log(`Import time, ${reps} runs per case, medians\n`);

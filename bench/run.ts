@@ -5,7 +5,7 @@
  * LangGraph.js / nodestep, the 1,000-turn conversation of issue 3, and the targets.
  *
  * Repetitions: fast cases run `--reps` times per side (medians). Once: LangGraph.js's slow
- * cases (`slowLanggraph`: a minute or more), the cases whose 3 runs in the full run of
+ * cases (`slowLanggraph`: up to three minutes), the cases whose 3 runs in the full run of
  * 2026-12-01 were within 10% of each other (`steadyLanggraph`, `steadyNodestep`), and the
  * nodestep-only ones (the plan: bench/case-plan.ts; running it: bench/run-cases.ts; the flags:
  * bench/bench-args.ts). The memory workload fills its stores through `batch` and times 1,000
@@ -15,13 +15,18 @@
  * not under tsx: tsx's loader thread added 35–55 MB to each child's peak RSS and 1.5 s (nodestep)
  * to 2.4 s (LangGraph.js) of CPU to each child's start, over some 135 children.
  *
- * Expected duration of the full run: about 14.5 minutes on the 2-core machine (estimated from
- * the per-case seconds of the 22.8-minute run of 2026-12-01: the plan of child processes
- * about 11.7 min, memory about 1.6, the rest — import, models, workers, cold, streaming,
- * postgres-ab — about 1.3), less the children's tsx start (about 4 CPU-minutes over the plan:
- * not yet measured end to end); `--quick` a few minutes. Each part prints its seconds
- * (`[cases: 58.9 s]`), the run ends with the seconds of every part and the total, and the
- * JSON keeps both (`parts`, `totalSeconds`) and each case's child seconds (`cases[].seconds`).
+ * Expected duration of the full run: about 25 minutes on the 2-core AMD EPYC (about 1,485 s;
+ * the basis, per part and per case, in docs/performance.md, "How long a run takes"): the plan of
+ * child processes about 21 min (1,260 s; the last full run, of 2026-12-02, took 1,266 s), of
+ * which LangGraph.js's 12 slow cases about 15 (900 s: thread T = 1,000 on PostgreSQL, SQLite
+ * and memory 166, 128 and 110 s, fan-out 10,000 128, threads on SQLite and memory 110 and 86,
+ * react K = 1,000 on SQLite and memory 85 and 43, the rest 41), its 30 other children about 3,
+ * nodestep's 93 children about 2 (129 s measured); memory about 1.8 min, import 0.5, and
+ * models, workers, cold, streaming and postgres-ab about 1.5. Over issue 20's 15 minutes:
+ * LangGraph.js's slow cases take them by themselves. `--quick` about 5 minutes (8.0 at load
+ * 8–11 on 2026-12-06: cases 347 s, the rest 131). Each part prints its seconds
+ * (`[cases: 58.9 s]`), the run ends with the seconds of every part and the total, and the JSON
+ * keeps both (`parts`, `totalSeconds`) and each case's child seconds (`cases[].seconds`).
  *
  * Flags:
  *   --json FILE        write every figure of every table as one JSON object (bench/results.ts:
@@ -50,7 +55,7 @@ import { availableParallelism, cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type Args, parseArgs, USAGE } from "./bench-args.js";
 import { PLAN, selected } from "./case-plan.js";
-import { importTimeReport, measureImportTime } from "./import-time.js";
+import { IMPORT_ROUNDS, importTimeReport, measureImportTime } from "./import-time.js";
 import { checkTargets } from "./report.js";
 import {
   type BenchInput,
@@ -132,7 +137,7 @@ async function main(): Promise<void> {
 
   if (wants("import"))
     await part("import", async () => {
-      const rows = measureImportTime({ reps: args.quick ? 5 : 15 });
+      const rows = measureImportTime({ reps: args.quick ? 5 : IMPORT_ROUNDS });
       console.log(`\nImport time (issue 12), medians of ${rows[0]!.runs} runs\n`);
       console.log(importTimeReport(rows));
       collected.own!.import = rows;

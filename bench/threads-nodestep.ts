@@ -14,6 +14,8 @@
  * @module
  */
 import { z } from "zod";
+// The graph's own bound on the positions it keeps (internal to the engine, so imported from src/).
+import { POSITION_CACHE_SIZE } from "../src/graph/position-cache.js";
 import {
   type Figures,
   heapBytesAfterGc,
@@ -61,8 +63,8 @@ const lookup = tool(({ q }) => SCRIPT.toolResult(q), {
   output: z.string(),
 });
 
-/** Thread positions a graph keeps in memory per store (POSITION_CACHE_SIZE in src/graph/position-cache.ts). */
-const POSITIONS_KEPT = 256;
+/** Thread positions a graph keeps in memory per store (src/graph/position-cache.ts). */
+const POSITIONS_KEPT = POSITION_CACHE_SIZE;
 
 let runNo = 0;
 
