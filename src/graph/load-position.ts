@@ -90,8 +90,8 @@ export async function loadPosition(
 }
 
 /**
- * A run that ended its branch at least this many events past its start, on a branch that holds
- * no snapshot yet, writes the first one (see {@link snapshotAfterRun}). A snapshot repeats what
+ * A run that ended its branch at this many events or more, on a branch that holds no snapshot
+ * yet, writes the first one (see {@link snapshotAfterRun}). A snapshot repeats what
  * the events already hold (a chat thread's messages), so it is kept only for long threads: a
  * thread shorter than this (a ReAct run of up to about 2,000 turns) holds no snapshot, and its
  * stored bytes stay the events' (issue 8: ≤ 1.5× the final messages' JSON); a longer one holds
@@ -119,9 +119,9 @@ export const SNAPSHOT_TAIL_SHARE = 16;
  * about 1/16 of the thread (on a 10,000-event thread, some 600 events, where it was up to
  * 4,096: the fold of the tail, event by event and JIT-cold, costs several times what parsing
  * the same messages in the snapshot costs); and renewing it costs the same per event however
- * long the thread is (a snapshot of n events' state every n/16 events: about 16 times the bytes
- * of the events written, once a thread is long enough to hold one). Stored bytes do not grow:
- * each branch keeps one snapshot, replaced.
+ * long the thread is (the state of an n-event thread written every n/16 events: about 16 times
+ * the state's bytes per event, once a thread is long enough to hold one). Stored bytes do not
+ * grow: each branch keeps one snapshot, replaced.
  */
 export function snapshotDue(lastSeq: number, snapshotSeq: number): boolean {
   const tail = lastSeq - snapshotSeq;
