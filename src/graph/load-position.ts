@@ -90,21 +90,48 @@ export async function loadPosition(
 }
 
 /**
- * A run that ended its branch at least this many events past the branch's snapshot writes a
- * new one (see {@link snapshotAfterRun}), so that a new process loading a long thread reads
- * the snapshot and at most about this many events (plus the last run's), however many runs
- * wrote them. A snapshot repeats what the events already hold (a chat thread's messages), so
- * it is kept only for long threads: a thread shorter than this (a ReAct run of up to about
- * 2,000 turns) holds no snapshot, and its stored bytes stay the events' (issue 8: ≤ 1.5× the
- * final messages' JSON); a longer one holds one snapshot (one per branch, replaced). The tail
- * a cold load folds is then up to this many events, folded fast (`foldEvents`: stored events
- * decoded without re-validation, the messages' id index built once per fold).
+ * A run that ended its branch at this many events or more, on a branch that holds no snapshot
+ * yet, writes the first one (see {@link snapshotAfterRun}). A snapshot repeats what
+ * the events already hold (a chat thread's messages), so it is kept only for long threads: a
+ * thread shorter than this (a ReAct run of up to about 2,000 turns) holds no snapshot, and its
+ * stored bytes stay the events' (issue 8: ≤ 1.5× the final messages' JSON); a longer one holds
+ * one snapshot (one per branch, replaced), renewed as {@link snapshotDue} says.
  */
 export const SNAPSHOT_AFTER_RUN_EVENTS = 4096;
 
 /**
- * After a run that completed: when the branch grew {@link SNAPSHOT_AFTER_RUN_EVENTS} events or
- * more past its snapshot, keep a snapshot of the run's final position (the position the run's
+ * Once a branch holds a snapshot, a run renews it when the branch grew past it by at least
+ * this many events and {@link SNAPSHOT_TAIL_SHARE} of its length.
+ */
+export const SNAPSHOT_RENEW_EVENTS = 512;
+
+/**
+ * A renewed snapshot is kept when the events after the last one are at least this fraction
+ * (1/n) of the branch (and {@link SNAPSHOT_RENEW_EVENTS}).
+ */
+export const SNAPSHOT_TAIL_SHARE = 16;
+
+/**
+ * Whether a run that ended its branch at `lastSeq` keeps a snapshot, the branch's last one
+ * being at `snapshotSeq` (0: none): the first at {@link SNAPSHOT_AFTER_RUN_EVENTS} events, then
+ * each time the tail after it reaches {@link SNAPSHOT_RENEW_EVENTS} events and a
+ * {@link SNAPSHOT_TAIL_SHARE}th of the branch. So the tail a new process folds stays at most
+ * about 1/16 of the thread (on a 10,000-event thread, some 600 events, where it was up to
+ * 4,096: the fold of the tail, event by event and JIT-cold, costs several times what parsing
+ * the same messages in the snapshot costs); and renewing it costs the same per event however
+ * long the thread is (the state of an n-event thread written every n/16 events: about 16 times
+ * the state's bytes per event, once a thread is long enough to hold one). Stored bytes do not
+ * grow: each branch keeps one snapshot, replaced.
+ */
+export function snapshotDue(lastSeq: number, snapshotSeq: number): boolean {
+  const tail = lastSeq - snapshotSeq;
+  if (snapshotSeq === 0) return tail >= SNAPSHOT_AFTER_RUN_EVENTS;
+  return tail >= SNAPSHOT_RENEW_EVENTS && tail * SNAPSHOT_TAIL_SHARE >= lastSeq;
+}
+
+/**
+ * After a run that completed: when the branch grew past its snapshot as {@link snapshotDue}
+ * says, keep a snapshot of the run's final position (the position the run's
  * events fold to: the next warm run continues from the same object). A position that holds a
  * large binary part is not kept so (the run does not know which events hold its parts; the
  * next run's cold load folds and keeps a snapshot that refers to them). Best effort, like every
@@ -119,7 +146,7 @@ export async function snapshotAfterRun(
   cached: CachedPosition,
 ): Promise<number> {
   const { position, snapshotSeq } = cached;
-  if (position.lastSeq - snapshotSeq < SNAPSHOT_AFTER_RUN_EVENTS) return snapshotSeq;
+  if (!snapshotDue(position.lastSeq, snapshotSeq)) return snapshotSeq;
   // (Every field a fold sets, as a fold of the events sets it: the run's object leaves out
   // the ones that stayed empty.)
   const data = {

@@ -13,7 +13,13 @@ import { defineState, reducer } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import type { StateStore, StoredEvent } from "../stores/types.js";
 import { Graph } from "./graph.js";
-import { loadPosition, SNAPSHOT_AFTER_RUN_EVENTS } from "./load-position.js";
+import {
+  loadPosition,
+  SNAPSHOT_AFTER_RUN_EVENTS,
+  SNAPSHOT_RENEW_EVENTS,
+  SNAPSHOT_TAIL_SHARE,
+  snapshotDue,
+} from "./load-position.js";
 import { node, START } from "./node.js";
 import { END, when } from "./routing.js";
 
@@ -71,6 +77,20 @@ describe("snapshots kept by runs", () => {
     expect(typeof definition).toBe("string");
     expect(json(kept)).toEqual(json(folded.position));
     expect((kept as { state: S }).state.count).toBe(4200);
+  });
+
+  it("renews the snapshot when the tail reaches 512 events and a 16th of the branch", () => {
+    expect([SNAPSHOT_AFTER_RUN_EVENTS, SNAPSHOT_RENEW_EVENTS, SNAPSHOT_TAIL_SHARE]).toEqual([
+      4096, 512, 16,
+    ]);
+    // No snapshot yet: the first at 4,096 events.
+    expect([snapshotDue(4095, 0), snapshotDue(4096, 0)]).toEqual([false, true]);
+    // After one at 4,098: 512 events more (a 16th of 4,610 is 288).
+    expect([snapshotDue(4609, 4098), snapshotDue(4610, 4098)]).toEqual([false, true]);
+    // After one at 9,000: a 16th of the branch (9,600 / 16 = 600).
+    expect([snapshotDue(9599, 9000), snapshotDue(9600, 9000)]).toEqual([false, true]);
+    // After one at 100,000: 6,667 events (106,667 / 16 = 6,666.7).
+    expect([snapshotDue(106_666, 100_000), snapshotDue(106_667, 100_000)]).toEqual([false, true]);
   });
 
   it("lets a new process read the snapshot and the tail only, with the same state", async () => {

@@ -11,6 +11,7 @@
 import type { InterruptInfo } from "../errors/index.js";
 import { StateStoreError } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
+import { settleMessages } from "../state/add-messages.js";
 import { applyUpdate, initialState, type StateDefinition } from "../state/define-state.js";
 import { decodeUpdate, type UpdatePath } from "../state/update-codec.js";
 import type { StoredEvent } from "../stores/types.js";
@@ -154,7 +155,8 @@ export function foldEvents(
     answers: { ...from.answers },
   };
   // The lists this fold made (a messages field merged into in place after its first copy:
-  // each state of the fold replaces the last, nothing else holds them; see applyUpdateTo).
+  // each state of the fold replaces the last, nothing else holds them; see applyUpdateTo),
+  // settled at the end.
   const owned = new WeakSet<object>();
   for (const e of events) {
     const d = e.data as Record<string, unknown>;
@@ -332,5 +334,8 @@ export function foldEvents(
     pos.lastEventId = e.id;
     pos.lastSeq = e.seq;
   }
+  // The messages lists the fold merged into without an index of what they held are checked
+  // against it now, once (addMessagesOwned).
+  for (const key in pos.state) settleMessages(pos.state[key]);
   return pos;
 }

@@ -11,6 +11,7 @@ import {
   addMessagesOwned,
   type MessagesUpdate,
   RemoveMessage,
+  settleMessages,
 } from "./add-messages.js";
 
 const m = (id: string, content: string): Message => HumanMessage({ id, content });
@@ -40,16 +41,19 @@ function updates(seed: number, n: number): ((list: readonly Message[]) => Messag
 
 describe("addMessagesOwned", () => {
   it("gives addMessages' result for each update of 200 seeded sequences, in place after the first copy", () => {
+    // From an indexed list (a warm position's): each update gives addMessages' result at once.
     for (let seed = 1; seed <= 200; seed++) {
-      const start = [m("s1", "one"), m("s2", "two")];
+      const start = addMessages([], [m("s1", "one"), m("s2", "two")]);
       const frozen = JSON.stringify(start);
       const owned = new WeakSet<object>();
       let copied: readonly Message[] = start;
       let inPlace: Message[] = start;
       let first: Message[] | null = null;
       for (const u of updates(seed, 40)) {
-        copied = addMessages(copied, u(copied));
+        // (The owned merge first: addMessages hands the index of the list it merges into over
+        // to its result.)
         inPlace = addMessagesOwned(inPlace, u(inPlace), owned);
+        copied = addMessages(copied, u(copied));
         first ??= inPlace;
         expect(inPlace).toEqual(copied);
       }
@@ -57,6 +61,64 @@ describe("addMessagesOwned", () => {
       expect(inPlace).toBe(first);
       expect(JSON.stringify(start)).toBe(frozen);
     }
+  });
+
+  it("from a list without an index, gives addMessages' result once settled, for 200 seeded sequences", () => {
+    // (A cold load's snapshot list: merged into without an index of what it held; a
+    // RemoveMessage settles it on the way, settleMessages at the end.)
+    for (const settleEvery of [0, 7]) {
+      for (let seed = 1; seed <= 200; seed++) {
+        const start = [m("s1", "one"), m("s2", "two"), m("s1", "dup"), m("s3", "three")];
+        const frozen = JSON.stringify(start);
+        const owned = new WeakSet<object>();
+        let copied: readonly Message[] = start;
+        let inPlace: Message[] = start;
+        let first: Message[] | null = null;
+        let n = 0;
+        for (const u of updates(seed, 40)) {
+          // The same update for both (made from addMessages' list; the list itself for its own).
+          const update = u(copied);
+          copied = addMessages(copied, update);
+          inPlace = addMessagesOwned(inPlace, update === copied ? inPlace : update, owned);
+          first ??= inPlace;
+          if (settleEvery > 0 && ++n % settleEvery === 0) {
+            settleMessages(inPlace);
+            expect(inPlace).toEqual(copied);
+          }
+        }
+        settleMessages(inPlace);
+        expect(inPlace).toEqual(copied);
+        expect(inPlace).toBe(first);
+        expect(JSON.stringify(start)).toBe(frozen);
+      }
+    }
+  });
+
+  it("settles a message merged with a held message's id into that message's place", () => {
+    const owned = new WeakSet<object>();
+    const held = [m("a", "1"), m("b", "2"), m("c", "3")];
+    let list = addMessagesOwned(held, [m("n", "new"), m("b", "2 again")], owned);
+    list = addMessagesOwned(list, [m("n", "new again"), m("o", "other")], owned);
+    // Before it is settled, the merged messages are after the held ones.
+    expect(list.map((x) => x.content)).toEqual(["1", "2", "3", "new again", "2 again", "other"]);
+    settleMessages(list);
+    expect(list.map((x) => [x.id, x.content])).toEqual([
+      ["a", "1"],
+      ["b", "2 again"],
+      ["c", "3"],
+      ["n", "new again"],
+      ["o", "other"],
+    ]);
+    expect(held.map((x) => x.content)).toEqual(["1", "2", "3"]);
+    // Settled once: nothing more to do, and a later merge finds "b" where it is.
+    settleMessages(list);
+    expect(addMessagesOwned(list, m("b", "2 thrice"), owned).map((x) => x.content)).toEqual([
+      "1",
+      "2 thrice",
+      "3",
+      "new again",
+      "other",
+    ]);
   });
 
   it("throws addMessages' ValueError for an unknown RemoveMessage, owned or not", () => {

@@ -95,13 +95,22 @@ export function addMessages(current: readonly Message[], update: MessagesUpdate)
 const indexes = new WeakMap<readonly Message[], Map<string, number>>();
 
 /**
- * {@link addMessages} for a fold that owns its lists: the same result, but a list in `owned`
- * (one this function made earlier in the same fold) is merged into in place instead of being
- * copied, so folding N events into a conversation of M messages costs what the events add,
- * not N copies of M. A list not in `owned` is copied once (by `addMessages`) and the copy is
- * added to `owned`. Only for a caller that drops every earlier value of the field (a fold of
- * events, where each state replaces the last); on a throw an owned list may hold part of the
+ * {@link addMessages} for a fold that owns its lists: the same result once the fold is over
+ * ({@link settleMessages}), but a list in `owned` (one this function made earlier in the same
+ * fold) is merged into in place instead of being copied, so folding N events into a
+ * conversation of M messages costs what the events add, not N copies of M. A list not in
+ * `owned` is copied once and the copy is added to `owned`. Only for a caller that drops every
+ * earlier value of the field (a fold of events, where each state replaces the last) and calls
+ * {@link settleMessages} on the lists it keeps; on a throw an owned list may hold part of the
  * update (the fold fails as a whole).
+ *
+ * The copy of a list that has no id index (one a cold load read from a snapshot) is not
+ * indexed: the messages merged into it are looked up among those merged since the copy only,
+ * and appended when new there; {@link settleMessages} then checks them against the messages
+ * the list held, in one pass, and puts one with the id of a held message in its place (as
+ * `addMessages` would have). A cold load's tail of a few hundred messages is so checked
+ * without an index of the thousands the snapshot holds. A `RemoveMessage` settles the list
+ * first.
  *
  * (`addMessages` itself is left as it is: its source is part of the key that says which
  * definition folded a snapshot, see load-position.ts.)
@@ -113,21 +122,37 @@ export function addMessagesOwned(
   owned: WeakSet<object>,
 ): Message[] {
   if (!owned.has(current)) {
-    const copy = addMessages(current, update);
+    if (indexes.has(current)) {
+      // An indexed list (a warm position's): the copy takes its index over.
+      const copy = addMessages(current, update);
+      owned.add(copy);
+      return copy;
+    }
+    const copy = current.slice();
     owned.add(copy);
-    return copy;
+    unchecked.set(copy, { held: copy.length, added: new Map() });
+    return mergeOwned(copy, update);
   }
-  const result = current as Message[];
+  return mergeOwned(current as Message[], update);
+}
+
+/** The in-place merge of {@link addMessagesOwned} into `result`, a list of the fold's. */
+function mergeOwned(result: Message[], update: MessagesUpdate): Message[] {
   const raw = (Array.isArray(update) ? update : [update]) as ReadonlyArray<Message | RemoveMessage>;
   // An update that is the list itself is read from a copy (the loop appends to the list).
   const items = raw === result ? raw.slice() : raw;
   // (No closure per call: a cold load calls this once per event it folds, mostly before the
-  // JIT has compiled it. The id index is built at the first lookup of the fold and kept.)
-  let index: Map<string, number> | null = indexes.get(result) ?? null;
+  // JIT has compiled it. The id index, when needed, is built at the first lookup and kept.)
+  let pending = unchecked.get(result);
+  let index: Map<string, number> | null = pending ? null : (indexes.get(result) ?? null);
   try {
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
       if (item.type === "remove") {
+        if (pending) {
+          settle(result, pending);
+          pending = undefined;
+        }
         index ??= buildIndex(result);
         const at = index.get(item.id);
         if (at === undefined) {
@@ -139,19 +164,28 @@ export function addMessagesOwned(
         index = null;
         continue;
       }
+      const message = item.id === null ? { ...item, id: newMessageId() } : item;
+      const id = message.id as string;
+      if (pending) {
+        const at = pending.added.get(id);
+        if (at === undefined) {
+          result.push(message);
+          pending.added.set(id, result.length - 1);
+        } else result[at] = message;
+        continue;
+      }
       if (item.id === null) {
-        const message = { ...item, id: newMessageId() };
         result.push(message);
-        index?.set(message.id, result.length - 1);
+        index?.set(id, result.length - 1);
         continue;
       }
       index ??= buildIndex(result);
-      const at = index.get(item.id);
+      const at = index.get(id);
       if (at === undefined) {
-        result.push(item);
-        index.set(item.id, result.length - 1);
+        result.push(message);
+        index.set(id, result.length - 1);
       } else {
-        result[at] = item;
+        result[at] = message;
       }
     }
   } finally {
@@ -159,6 +193,54 @@ export function addMessagesOwned(
     else indexes.delete(result);
   }
   return result;
+}
+
+/**
+ * A list {@link addMessagesOwned} copied without an id index: how many messages it `held`, and
+ * where each message merged since went, by id (appended after the held ones).
+ */
+interface Unchecked {
+  held: number;
+  added: Map<string, number>;
+}
+
+const unchecked = new WeakMap<readonly Message[], Unchecked>();
+
+/**
+ * End a fold's merges into `list` (a no-op for any other value): the messages
+ * {@link addMessagesOwned} appended to it with the id of a message it held replace that
+ * message (the last one with the id) instead, so the list is what `addMessages` gives.
+ */
+export function settleMessages(list: unknown): void {
+  if (!Array.isArray(list)) return;
+  const pending = unchecked.get(list);
+  if (pending) settle(list as Message[], pending);
+}
+
+function settle(list: Message[], pending: Unchecked): void {
+  unchecked.delete(list);
+  const { held, added } = pending;
+  if (added.size === 0) return;
+  // Held positions by the ids merged since (the last held message with an id wins, as in the
+  // index addMessages builds); none in the common case.
+  let found: Map<string, number> | null = null;
+  for (let i = 0; i < held; i++) {
+    const id = list[i]!.id;
+    if (id !== null && added.has(id)) {
+      found ??= new Map();
+      found.set(id, i);
+    }
+  }
+  if (found === null) return;
+  const dropped = new Set<number>();
+  for (const [id, at] of found) {
+    const from = added.get(id)!;
+    list[at] = list[from]!;
+    dropped.add(from);
+  }
+  let to = held;
+  for (let i = held; i < list.length; i++) if (!dropped.has(i)) list[to++] = list[i]!;
+  list.length = to;
 }
 
 /**

@@ -3,13 +3,18 @@
  * alive"), checked by structure rather than by timing or heap sizes: over 2,000 agent turns on
  * a MemoryStateStore, every turn appends the same events of the same size, the log is never
  * read again after the first turn (the graph keeps one folded position per thread), and the
- * folded positions kept in snapshots (by runs, every SNAPSHOT_AFTER_RUN_EVENTS events) hold no
+ * folded positions kept in snapshots (by runs, the first at SNAPSHOT_AFTER_RUN_EVENTS events,
+ * then as `snapshotDue` says) hold no
  * per-step data once a run has completed; a cold read writes nothing.
  */
 import { expect, it } from "vitest";
 import { buildReactAgent, runAgent } from "../../src/agents/index.js";
 import type { Chat, ChatRequest, ChatResponseInit } from "../../src/chat/types.js";
-import { SNAPSHOT_AFTER_RUN_EVENTS } from "../../src/graph/load-position.js";
+import {
+  SNAPSHOT_AFTER_RUN_EVENTS,
+  SNAPSHOT_RENEW_EVENTS,
+  SNAPSHOT_TAIL_SHARE,
+} from "../../src/graph/load-position.js";
 import { MemoryStateStore } from "../../src/stores/index.js";
 import type { Snapshot, StoredEvent } from "../../src/stores/types.js";
 
@@ -70,12 +75,14 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
   expect(size(runs[TURNS - 1]!) - size(runs[9]!)).toBeLessThanOrEqual(12);
   expect(size(runs[TURNS - 1]!) - size(runs[9]!)).toBeGreaterThanOrEqual(0);
 
-  // A graph that keeps the thread's position in memory writes a snapshot only when a run ends
-  // its branch SNAPSHOT_AFTER_RUN_EVENTS (4,096) events past the last one: at the end of turn
-  // 1,366 (3 events a turn: seq 4,098), once in 6,000 events. A cold load (a new graph, as in a
-  // new process) reads it and folds the tail (1,902 events), and writes nothing.
+  // A graph that keeps the thread's position in memory writes its first snapshot when a run
+  // ends the branch SNAPSHOT_AFTER_RUN_EVENTS (4,096) events in: at the end of turn 1,366 (3
+  // events a turn: seq 4,098); then a run renews it when the tail after it reaches 512 events
+  // and a 16th of the branch (snapshotDue): 4,611, 5,124, 5,637. A cold load (a new graph, as
+  // in a new process) reads the last and folds the tail (363 events), and writes nothing.
   expect(SNAPSHOT_AFTER_RUN_EVENTS).toBe(4096);
-  const byRuns = [4098];
+  expect([SNAPSHOT_RENEW_EVENTS, SNAPSHOT_TAIL_SHARE]).toEqual([512, 16]);
+  const byRuns = [4098, 4611, 5124, 5637];
   expect(store.snapshots.map((s) => s.seq)).toEqual(byRuns);
   const cold = buildReactAgent(echo, { tools: [], stateStore: store });
   expect((await cold.getState("long")).state.messages).toHaveLength(2 * TURNS);

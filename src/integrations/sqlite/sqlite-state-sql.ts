@@ -37,10 +37,12 @@ const EVENT_COLUMNS = "seq, type, run_id, step, task_id, node, data, created_at"
 
 /**
  * One event row as a JSON array, for `readPacked` (see stores/packed-events.ts): its columns
- * quoted as JSON, then its data as stored.
+ * quoted as JSON by one `json_array` (its closing bracket cut: the last column is the number
+ * `created_at`), then its data as stored. (One function call per row, where quoting each
+ * column and concatenating the pieces took about twice as long over a 2,000-event tail.)
  */
 const PACKED_ROW =
-  "'[' || json_quote(seq) || ',' || json_quote(type) || ',' || json_quote(run_id) || ',' || json_quote(step) || ',' || json_quote(task_id) || ',' || json_quote(node) || ',' || json_quote(created_at) || ',' || data || ']'";
+  "rtrim(json_array(seq, type, run_id, step, task_id, node, created_at), ']') || ',' || data || ']'";
 
 /** The store's prepared statements, by name. */
 export type SqliteStatements = Record<SqliteStatementName, Database.Statement>;
@@ -95,7 +97,9 @@ export function prepare(db: Database.Database): SqliteStatements {
       `SELECT ${EVENT_COLUMNS} FROM events WHERE thread_id = ? AND branch_id = ? AND seq > ? AND seq <= ? ORDER BY seq`,
     ),
     readPacked: db.prepare(
-      `SELECT count(*) AS n, '[' || group_concat(${PACKED_ROW}, ',' ORDER BY seq) || ']' AS text
+      // The rows in the primary key's order, as the range scan visits them (no sort: the text
+      // is checked to hold the seqs in order, and read row by row if it does not).
+      `SELECT count(*) AS n, '[' || group_concat(${PACKED_ROW}, ',') || ']' AS text
        FROM events WHERE thread_id = ? AND branch_id = ? AND seq > ? AND seq <= ?`,
     ),
     getEvent: db.prepare(
