@@ -74,9 +74,10 @@ export function applyUpdates(
     }
   }
   if (kept) {
-    const k = kept;
-    noteWrites(state, k.written, k.added.length > 0);
-    return { state, before, undo: () => restore(k) };
+    noteWrites(state, kept.written, kept.added.length > 0);
+    // Bound, not an arrow: a closure per superstep costs a name set on it in the build
+    // (esbuild's keepNames), about a third of a µs.
+    return { state, before, undo: restore.bind(null, kept) };
   }
   return { state, before, undo: null };
 }
