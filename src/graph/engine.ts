@@ -16,7 +16,7 @@ import {
 import type { JsonObject } from "../json/index.js";
 import { type AbortRace, abortRace } from "./abort-race.js";
 import { breakpointAfter, breakpointBefore } from "./breakpoints.js";
-import { applyUpdates, commitStep } from "./commit.js";
+import { applyUpdates, commitStep, undoApplied } from "./commit.js";
 import type { EmitMode, StreamMode, TaskHost } from "./context.js";
 import type {
   EngineGraph,
@@ -169,7 +169,7 @@ async function loop(
         await opts.onStepCommitted(step, pos.tasks, next, state, applied.before, waiting);
     } catch (e) {
       // Written in place: the position's state goes back to what it was before the superstep.
-      applied.undo?.();
+      undoApplied(applied);
       throw e;
     }
     const ran = pos.tasks;
