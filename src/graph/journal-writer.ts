@@ -146,6 +146,7 @@ export class JournalWriter {
     // A store that appends as the lease's holder extends the lease with each append: no
     // renewal is needed before one.
     const lapsed = !this.#leased && lease.renewDue();
+    if (this.#counted !== null && this.#inFlight === 0 && !lapsed) return this.#appendNow(batch);
     this.#inFlight++;
     let p: Promise<void>;
     if (this.#inFlight === 1 && !lapsed) p = this.#run(batch, false, lapsed);
@@ -156,6 +157,30 @@ export class JournalWriter {
     }
     this.#tail = p.catch(() => {});
     return p;
+  }
+
+  /**
+   * {@link #send} with nothing in flight and no renewal due, on a store with a counted append
+   * (the memory store's, which runs to completion at once): the append made now, its outcome a
+   * settled promise (no asynchronous step, as `#run` would take, for an append that is done).
+   */
+  #appendNow(batch: NewEvent[]): Promise<void> {
+    const { threadId, branchId } = this.lease.run;
+    try {
+      if (this.lease.lost) throw this.lease.lost;
+      // An append before this one failed unawaited ("async"): nothing after it is written.
+      if (this.#deferred) throw this.#deferred;
+      const n = this.#counted!(threadId, branchId, batch, this.lastSeq);
+      if (n > 0) {
+        this.lastSeq += n;
+        this.#storedEventId = eventId(threadId, branchId, this.lastSeq);
+      }
+      return Promise.resolve();
+    } catch (e) {
+      // Not written: the head goes back by what this append held.
+      this.#headSeq -= batch.length;
+      return Promise.reject(e);
+    }
   }
 
   /**
