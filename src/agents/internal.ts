@@ -9,6 +9,7 @@ import { GraphConfigError, ValueError } from "../errors/index.js";
 import type { NodeContext } from "../graph/context.js";
 import { isPlainObject } from "../json/index.js";
 import { addMessages, type RemoveMessage } from "../state/add-messages.js";
+import type { StateDefinition } from "../state/define-state.js";
 import type { AnyTool } from "../tools/types.js";
 
 export type { AnyTool };
@@ -103,11 +104,10 @@ export function checkStateFields(
   const def = ctx.stateSchema;
   if (def === null) return;
   const where = `${kind} "${ctx.node}" of graph "${ctx.graphName}"`;
-  const declared = () => [...def.fields.keys()].join(", ");
   const spec = def.fields.get(messagesField);
   if (!spec) {
     throw new GraphConfigError(
-      `${where}: its messages field "${messagesField}" is not declared in the graph's state (declared fields: ${declared()}); declare it with messagesField() or set messagesField`,
+      `${where}: its messages field "${messagesField}" is not declared in the graph's state (declared fields: ${declaredFields(def)}); declare it with messagesField() or set messagesField`,
       { graph: ctx.graphName, node: ctx.node },
     );
   }
@@ -120,11 +120,16 @@ export function checkStateFields(
   for (const { option, field } of written) {
     if (!def.fields.has(field)) {
       throw new GraphConfigError(
-        `${where} writes state field "${field}" (${option}), which the graph's state does not declare (declared fields: ${declared()}); declare it or set ${option}`,
+        `${where} writes state field "${field}" (${option}), which the graph's state does not declare (declared fields: ${declaredFields(def)}); declare it or set ${option}`,
         { graph: ctx.graphName, node: ctx.node },
       );
     }
   }
+}
+
+/** The fields `def` declares, for errors (not a closure per check: see `badCall` in model-response.ts). */
+function declaredFields(def: StateDefinition): string {
+  return [...def.fields.keys()].join(", ");
 }
 
 /** The messages of `field` in a state, checked to be an array. */

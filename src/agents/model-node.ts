@@ -187,7 +187,8 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       model: chat.model,
       node: ctx,
       state,
-      recordCall: (call) => calls.push(storedCall(call)),
+      // Bound, not an arrow: a named closure per call costs a name set on it in the build.
+      recordCall: pushCall.bind(null, calls),
     };
     const rewritten = hasRewriteHistory(middleware)
       ? await runRewriteHistory(middleware, stored, mctx)
@@ -210,9 +211,13 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     });
     request = await runBeforeModel(middleware, request, mctx);
     let attempt = 0;
-    const attemptCall = (sending: ChatRequest): Promise<ChatResponse> =>
-      callModel(chat, sending, { stream, attempt: ++attempt, ctx });
-    let response: ChatResponse = await runWrapModelCall(middleware, request, attemptCall, mctx);
+    let response: ChatResponse = await runWrapModelCall(
+      middleware,
+      request,
+      (sending: ChatRequest): Promise<ChatResponse> =>
+        callModel(chat, sending, { stream, attempt: ++attempt, ctx }),
+      mctx,
+    );
     response = await runAfterModel(middleware, response, mctx);
     const toolCalls = checkToolCalls(response.toolCalls, chat.model, name);
     const ai = AIMessage({
@@ -245,4 +250,9 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
   return Object.assign(node<S>(run, { name }), {
     toolDefinitions: definitions as readonly ToolDefinition[],
   });
+}
+
+/** Keep a middleware's call record (`recordCall`), as stored. */
+function pushCall(calls: MiddlewareCall[], call: MiddlewareCall): void {
+  calls.push(storedCall(call));
 }

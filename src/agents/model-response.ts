@@ -41,30 +41,36 @@ export function checkToolCalls(
 ): ToolCall[] {
   const seen = new Set<string>();
   return calls.map((c, i) => {
-    const bad = (what: string) =>
-      new ModelProviderError(
-        `Model "${model}" (node "${node}") returned tool call ${i} with ${what}; nothing was stored`,
-        {
-          provider: model,
-          retryable: true,
-        },
-      );
-    if (c === null || typeof c !== "object") throw bad("no call object");
+    if (c === null || typeof c !== "object") throw badCall(model, node, i, "no call object");
     if (typeof c.id !== "string" || c.id === "")
-      throw bad(`an invalid id (${JSON.stringify(c.id) ?? "undefined"})`);
+      throw badCall(model, node, i, `an invalid id (${JSON.stringify(c.id) ?? "undefined"})`);
     if (typeof c.name !== "string" || c.name === "")
-      throw bad(`an invalid name (${JSON.stringify(c.name) ?? "undefined"})`);
+      throw badCall(model, node, i, `an invalid name (${JSON.stringify(c.name) ?? "undefined"})`);
     if (
       c.arguments !== undefined &&
       (c.arguments === null || typeof c.arguments !== "object" || Array.isArray(c.arguments))
     ) {
-      throw bad("arguments that are not an object");
+      throw badCall(model, node, i, "arguments that are not an object");
     }
     if (seen.has(c.id))
-      throw bad(
+      throw badCall(
+        model,
+        node,
+        i,
         `the id "${c.id}" of an earlier call of the same turn; tool call ids must be unique`,
       );
     seen.add(c.id);
     return ToolCall.of(c);
   });
+}
+
+/**
+ * The error of tool call `i` (a function of its own: a named closure per call costs a name set
+ * on it in the build, esbuild's keepNames).
+ */
+function badCall(model: string, node: string, i: number, what: string): ModelProviderError {
+  return new ModelProviderError(
+    `Model "${model}" (node "${node}") returned tool call ${i} with ${what}; nothing was stored`,
+    { provider: model, retryable: true },
+  );
 }

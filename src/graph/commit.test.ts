@@ -3,7 +3,7 @@ import { z } from "zod";
 import { StateUpdateError } from "../errors/index.js";
 import { defineState, reducer } from "../state/define-state.js";
 import { copyState } from "../state/state-copy.js";
-import { applyUpdates } from "./commit.js";
+import { applyUpdates, undoApplied } from "./commit.js";
 import type { EngineGraph, RunPosition, TaskResult } from "./engine-types.js";
 
 const State = defineState({
@@ -52,7 +52,7 @@ describe("applyUpdates", () => {
     expect(applied.state).not.toBe(state);
     expect(state).toEqual({ a: 1, b: [1], total: 5 });
     expect(applied.before).toBe(state);
-    expect(applied.undo).toBeNull();
+    expect(applied.kept).toBeNull();
   });
 
   it("writes the run's own state in place, keeps what it replaced, and can put it back", () => {
@@ -69,7 +69,7 @@ describe("applyUpdates", () => {
     expect(state).toEqual({ a: 3, b: [1], total: 6, later: 7 });
     expect(applied.before).toEqual({ a: 1, total: 5 });
     expect(copyState(state)).toEqual({ a: 3, b: [1], total: 6, later: 7 });
-    applied.undo!();
+    undoApplied(applied);
     expect(state).toEqual({ a: 1, b: [1], total: 5 });
     expect(Object.keys(state)).toEqual(["a", "b", "total"]);
     expect(copyState(state)).toEqual({ a: 1, b: [1], total: 5 });
@@ -110,6 +110,6 @@ describe("applyUpdates", () => {
       3,
     );
     if (applied instanceof Promise) throw new Error("unexpected promise");
-    expect(applied).toEqual({ state, before: state, undo: null });
+    expect(applied).toEqual({ state, before: state, kept: null });
   });
 });

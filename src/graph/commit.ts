@@ -29,8 +29,11 @@ import { setWaiting, type Waiting } from "./joins.js";
 export interface Applied {
   state: Record<string, unknown>;
   before: Record<string, unknown>;
-  /** Put the written fields back as they were (in place), or `null` when `state` is a fresh copy. */
-  undo: (() => void) | null;
+  /**
+   * What the superstep replaced when it wrote `state` in place (put back by
+   * {@link undoApplied}), or `null` when `state` is a fresh copy.
+   */
+  kept: Kept | null;
 }
 
 /**
@@ -74,15 +77,24 @@ export function applyUpdates(
     }
   }
   if (kept) {
-    const k = kept;
-    noteWrites(state, k.written, k.added.length > 0);
-    return { state, before, undo: () => restore(k) };
+    noteWrites(state, kept.written, kept.added.length > 0);
+    // What to put back, not a closure that does it: a closure per superstep costs a name set
+    // on it in the build (esbuild's keepNames), a bound function about as much.
+    return { state, before, kept };
   }
-  return { state, before, undo: null };
+  return { state, before, kept: null };
+}
+
+/**
+ * Put the fields a superstep wrote in place back as they were (nothing when it wrote a fresh
+ * copy).
+ */
+export function undoApplied(applied: Applied): void {
+  if (applied.kept) restore(applied.kept);
 }
 
 /** What an in-place superstep replaced: the old values of the fields it wrote, and the fields it added. */
-interface Kept {
+export interface Kept {
   state: Record<string, unknown>;
   values: Record<string, unknown>;
   added: string[];

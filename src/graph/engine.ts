@@ -13,10 +13,11 @@ import {
   RunCancelledError,
   StepLimitError,
 } from "../errors/index.js";
+import type { JsonObject } from "../json/index.js";
 import { type AbortRace, abortRace } from "./abort-race.js";
 import { breakpointAfter, breakpointBefore } from "./breakpoints.js";
-import { applyUpdates, commitStep } from "./commit.js";
-import type { EmitMode, TaskHost } from "./context.js";
+import { applyUpdates, commitStep, undoApplied } from "./commit.js";
+import type { EmitMode, StreamMode, TaskHost } from "./context.js";
 import type {
   EngineGraph,
   EngineRunOptions,
@@ -38,6 +39,7 @@ import {
   emitTaskStart,
   watchesTasks,
 } from "./stream-modes.js";
+import type { SubAgents } from "./sub-agents.js";
 import { endWithError, startSpan } from "./tracing.js";
 import type { StreamEvent } from "./types.js";
 
@@ -80,7 +82,7 @@ async function loop(
   race: AbortRace,
 ): Promise<LoopEnd> {
   let stepsThisRun = 0;
-  const host = makeHost(opts);
+  const host = new RunHost(opts);
   while (pos.tasks.length > 0) {
     if (opts.signal.aborted) throw cancelled(graph, opts.signal);
     if (opts.breakpoints) {
@@ -167,7 +169,7 @@ async function loop(
         await opts.onStepCommitted(step, pos.tasks, next, state, applied.before, waiting);
     } catch (e) {
       // Written in place: the position's state goes back to what it was before the superstep.
-      applied.undo?.();
+      undoApplied(applied);
       throw e;
     }
     const ran = pos.tasks;
@@ -201,17 +203,33 @@ function cancelled(graph: EngineGraph, signal: AbortSignal): Error {
   });
 }
 
-function makeHost(opts: EngineRunOptions): TaskHost {
-  return {
-    wants: (mode) => opts.emit !== null && opts.modes.has(mode),
-    emit: (mode: EmitMode, node, step, taskId, data) =>
-      opts.emit?.({ mode, node, step, taskId, data }),
-    saveCache: async (taskId, node, step, cache) => {
-      if (opts.journal) await opts.journal.saveCache(step, taskId, node, cache);
-    },
-    forward: (event) => opts.emit?.(event),
-    subAgents: opts.subAgents,
-  };
+/**
+ * What a run's tasks reach of it (streaming, the journal, sub-agents). A class, not an object
+ * of arrows: a named closure costs a name set on it in the build (esbuild's keepNames), about
+ * a third of a µs each, four per run.
+ */
+class RunHost implements TaskHost {
+  constructor(readonly opts: EngineRunOptions) {}
+
+  wants(mode: StreamMode): boolean {
+    return this.opts.emit !== null && this.opts.modes.has(mode);
+  }
+
+  emit(mode: EmitMode, node: string, step: number, taskId: string, data: unknown): void {
+    this.opts.emit?.({ mode, node, step, taskId, data });
+  }
+
+  async saveCache(taskId: string, node: string, step: number, cache: JsonObject): Promise<void> {
+    if (this.opts.journal) await this.opts.journal.saveCache(step, taskId, node, cache);
+  }
+
+  forward(event: StreamEvent): void {
+    this.opts.emit?.(event);
+  }
+
+  subAgents(): SubAgents {
+    return this.opts.subAgents();
+  }
 }
 
 async function runSuperstep(

@@ -58,7 +58,8 @@ export function decodeTasks(step: number, stored: unknown): TaskSpec[] {
  * (encoded by its fields' codecs, `null` when it wrote nothing), `same` (fields that repeat a
  * list held in another field) and `routes`, each left out when empty. `before`: the state the
  * outcome alone is applied to, for a single-task superstep (see `encodeUpdate`); `node`: the
- * task's node, named in errors.
+ * task's node, named in errors; `into`: the object the keys are added to (and returned),
+ * default a new one.
  * @throws StateStoreError when a field's codec cannot store the update (see `encodeUpdate`).
  */
 export function encodeOutcome(
@@ -66,8 +67,9 @@ export function encodeOutcome(
   outcome: TaskOutcome,
   before?: Record<string, unknown>,
   node?: string,
+  into: JsonObject = {},
 ): JsonObject {
-  const out: JsonObject = {};
+  const out = into;
   if (outcome.update) {
     const { update, same, extend } = encodeUpdate(def, outcome.update, before, node);
     out.update = update;

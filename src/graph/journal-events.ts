@@ -46,8 +46,10 @@ export function checkResumeAnswers(
 /**
  * A `step_committed` event's `data` with the superstep's single task's result written inside
  * (its routes are not written: `next` already holds where they led); `before` is the state at
- * the start of the superstep.
- * @throws what `encodeOutcome` throws for a result its codecs cannot store.
+ * the start of the superstep. The result's keys are added to `data` itself (after its own: a
+ * copy of both, spread, cost a sixth of a superstep of the `wide` bench), which is returned.
+ * @throws what `encodeOutcome` throws for a result its codecs cannot store (`data` may then
+ *   hold part of it).
  */
 export function withTaskResult(
   def: StateDefinition | null,
@@ -57,15 +59,13 @@ export function withTaskResult(
   node: string,
 ): JsonObject {
   const { update, error } = outcome;
-  return {
-    ...data,
-    ...encodeOutcome(
-      def,
-      error ? { update, routes: null, error } : { update, routes: null },
-      before,
-      node,
-    ),
-  };
+  return encodeOutcome(
+    def,
+    error ? { update, routes: null, error } : { update, routes: null },
+    before,
+    node,
+    data,
+  );
 }
 
 /**

@@ -29,13 +29,15 @@ export class JournalLease {
   #renewSent = 0;
   /** Set when a renewal of the lease failed or was refused: nothing more is written. */
   #lost: LeaseLostError | null = null;
-  /** Resolves when the lease is lost (ends a wait for a renewal that never answers). */
-  #onLost: () => void = () => {};
+  /** Resolves {@link #lostNow} when the lease is lost, once a wait made it. */
+  #onLost: (() => void) | null = null;
   /** Removes the store's lease-lost listener of this run, or `null`. */
   #unlisten: (() => void) | null = null;
-  readonly #lostNow = new Promise<void>((resolve) => {
-    this.#onLost = resolve;
-  });
+  /**
+   * Resolves when the lease is lost (ends a wait for a renewal that never answers); made by
+   * the first wait ({@link #whenLost}), not for every run.
+   */
+  #lostNow: Promise<void> | null = null;
   /**
    * `performance.now()` when the last acquire or renewal that succeeded was sent: the lease
    * lasts at least `leaseTtlMs` from then (the store counts from when it got the request).
@@ -111,7 +113,16 @@ export class JournalLease {
    */
   async renewInPlace(): Promise<void> {
     for (let i = 0; i < 2 && !this.#lost && this.renewDue(); i++)
-      await Promise.race([this.#renew(), this.#lostNow]);
+      await Promise.race([this.#renew(), this.#whenLost()]);
+  }
+
+  /** A promise that resolves when the lease is lost (at once when it is). */
+  #whenLost(): Promise<void> {
+    if (this.#lost) return Promise.resolve();
+    this.#lostNow ??= new Promise<void>((resolve) => {
+      this.#onLost = resolve;
+    });
+    return this.#lostNow;
   }
 
   /**
@@ -172,7 +183,7 @@ export class JournalLease {
     );
     if (this.#renewal) clearInterval(this.#renewal);
     this.#unlisten?.();
-    this.#onLost();
+    this.#onLost?.();
     this.#lostController.abort(this.#lost);
   }
 

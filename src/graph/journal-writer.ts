@@ -14,6 +14,7 @@
  */
 import { LeaseLostError } from "../errors/index.js";
 import { eventId } from "../stores/internal.js";
+import { type CountedAppend, countedAppendOf } from "../stores/memory-state-store.js";
 import type { NewEvent, StoredEvent } from "../stores/types.js";
 import { ASYNC_MAX_HELD_STEPS, type Durability } from "./durability.js";
 import { frozenValue } from "./frozen-value.js";
@@ -39,6 +40,10 @@ export class JournalWriter {
   #storedEventId: string | null;
   /** The seq of the last event the store acknowledged. */
   lastSeq: number;
+  /** Whether the store appends as the lease's holder (`appendLeased`). */
+  readonly #leased: boolean;
+  /** The store's counted append (a `MemoryStateStore`: see `countedAppendOf`), or `null`. */
+  readonly #counted: CountedAppend | null;
 
   /**
    * @param onStopBy told the run that asked this one to stop, when an `appendLeased` answer
@@ -54,6 +59,9 @@ export class JournalWriter {
     this.lastSeq = lastSeq;
     this.#headSeq = lastSeq;
     this.#storedEventId = lastEventId;
+    const { store } = lease.run;
+    this.#leased = store.appendLeased !== undefined;
+    this.#counted = this.#leased ? null : countedAppendOf(store);
   }
 
   /** The error of an unawaited append that failed (`"async"`), or `null`. */
@@ -135,47 +143,87 @@ export class JournalWriter {
   /** Send a batch: at once with no append in flight, else in order behind the ones that are. */
   #send(batch: NewEvent[]): Promise<void> {
     const lease = this.lease;
-    const { store, threadId, branchId } = lease.run;
     // A store that appends as the lease's holder extends the lease with each append: no
     // renewal is needed before one.
-    const leased = store.appendLeased !== undefined;
-    const lapsed = !leased && lease.renewDue();
-    const run = async (b: NewEvent[], queued: boolean) => {
-      try {
-        // A renewal may have failed (or not come in time) while earlier appends were queued:
-        // this one is not sent. (Not queued: checked just above.)
-        if (queued) lease.check();
-        if (lease.lost) throw lease.lost;
-        // An append before this one failed unawaited ("async"): nothing after it is written.
-        if (this.#deferred) throw this.#deferred;
-        if (!leased && (queued ? lease.renewDue() : lapsed)) await lease.renewInPlace();
-        if (lease.lost) throw lease.lost;
-        const stored = leased
-          ? await this.#appendLeased(b)
-          : await store.append(threadId, branchId, b, this.lastSeq);
-        const last = stored[stored.length - 1];
-        if (last) {
-          this.lastSeq = last.seq;
-          this.#storedEventId = last.id;
-        }
-      } catch (e) {
-        // Not written: the head goes back by what this append held.
-        this.#headSeq -= b.length;
-        throw e;
-      } finally {
-        this.#inFlight--;
-      }
-    };
+    const lapsed = !this.#leased && lease.renewDue();
+    if (this.#counted !== null && this.#inFlight === 0 && !lapsed) return this.#appendNow(batch);
     this.#inFlight++;
     let p: Promise<void>;
-    if (this.#inFlight === 1 && !lapsed) p = run(batch, false);
-    else if (this.#inFlight === 1) p = run(batch.map(frozenEvent), false);
+    if (this.#inFlight === 1 && !lapsed) p = this.#run(batch, false, lapsed);
+    else if (this.#inFlight === 1) p = this.#run(batch.map(frozenEvent), false, lapsed);
     else {
       const frozen = batch.map(frozenEvent);
-      p = this.#tail.then(() => run(frozen, true));
+      p = this.#tail.then(() => this.#run(frozen, true, lapsed));
     }
     this.#tail = p.catch(() => {});
     return p;
+  }
+
+  /**
+   * {@link #send} with nothing in flight and no renewal due, on a store with a counted append
+   * (the memory store's, which runs to completion at once): the append made now, its outcome a
+   * settled promise (no asynchronous step, as `#run` would take, for an append that is done).
+   */
+  #appendNow(batch: NewEvent[]): Promise<void> {
+    const { threadId, branchId } = this.lease.run;
+    try {
+      if (this.lease.lost) throw this.lease.lost;
+      // An append before this one failed unawaited ("async"): nothing after it is written.
+      if (this.#deferred) throw this.#deferred;
+      const n = this.#counted!(threadId, branchId, batch, this.lastSeq);
+      if (n > 0) {
+        this.lastSeq += n;
+        this.#storedEventId = eventId(threadId, branchId, this.lastSeq);
+      }
+      return Promise.resolve();
+    } catch (e) {
+      // Not written: the head goes back by what this append held.
+      this.#headSeq -= batch.length;
+      return Promise.reject(e);
+    }
+  }
+
+  /**
+   * One append of {@link #send} (`queued`: behind others; `lapsed`: the lease's renewal was
+   * due when it was sent).
+   */
+  async #run(b: NewEvent[], queued: boolean, lapsed: boolean): Promise<void> {
+    const lease = this.lease;
+    const { store, threadId, branchId } = lease.run;
+    const leased = this.#leased;
+    try {
+      // A renewal may have failed (or not come in time) while earlier appends were queued:
+      // this one is not sent. (Not queued: checked in `#send`.)
+      if (queued) lease.check();
+      if (lease.lost) throw lease.lost;
+      // An append before this one failed unawaited ("async"): nothing after it is written.
+      if (this.#deferred) throw this.#deferred;
+      if (!leased && (queued ? lease.renewDue() : lapsed)) await lease.renewInPlace();
+      if (lease.lost) throw lease.lost;
+      if (!leased && this.#counted) {
+        // The memory store's append that answers only how many events it stored.
+        const n = await this.#counted(threadId, branchId, b, this.lastSeq);
+        if (n > 0) {
+          this.lastSeq += n;
+          this.#storedEventId = eventId(threadId, branchId, this.lastSeq);
+        }
+        return;
+      }
+      const stored = leased
+        ? await this.#appendLeased(b)
+        : await store.append(threadId, branchId, b, this.lastSeq);
+      const last = stored[stored.length - 1];
+      if (last) {
+        this.lastSeq = last.seq;
+        this.#storedEventId = last.id;
+      }
+    } catch (e) {
+      // Not written: the head goes back by what this append held.
+      this.#headSeq -= b.length;
+      throw e;
+    } finally {
+      this.#inFlight--;
+    }
   }
 
   /**

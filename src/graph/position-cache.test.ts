@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, type Message } from "../chat/messages.js";
-import { addMessages, hasMessageIndex } from "../state/add-messages.js";
+import { addMessages, hasMessageIndex, SCAN_MAX } from "../state/add-messages.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import type { CachedPosition } from "./load-position.js";
 import {
@@ -12,10 +12,16 @@ import {
 } from "./position-cache.js";
 import { emptyPosition } from "./thread-state.js";
 
-/** A cached position whose `messages` list has an id index (merged by id). */
+/**
+ * A cached position whose `messages` list has an id index (merged by id): its messages
+ * `<id>-a`, `<id>-b` and `<id>-0` …, more than `addMessages` searches without one.
+ */
 function cachedWithMessages(id: string): { cached: CachedPosition; list: Message[] } {
+  const fill = Array.from({ length: SCAN_MAX }, (_, i) =>
+    AIMessage({ id: `${id}-${i}`, content: "x" }),
+  );
   const list = addMessages([], [AIMessage({ id: `${id}-a`, content: "a" })]);
-  const merged = addMessages(list, [AIMessage({ id: `${id}-b`, content: "b" })]);
+  const merged = addMessages(list, [AIMessage({ id: `${id}-b`, content: "b" }), ...fill]);
   const position = { ...emptyPosition(null), state: { messages: merged, other: [1] } };
   return { cached: { position, snapshotSeq: 0 }, list: merged };
 }
@@ -49,10 +55,12 @@ describe("position cache", () => {
     const t1 = m.get("t1\u0000main")!.position.state.messages as Message[];
     expect(t1).toBe(lists[1]);
     const next = addMessages(t1, [AIMessage({ id: "t1-a", content: "replaced" })]);
-    expect(next.map((x) => [x.id, x.content])).toEqual([
+    expect(next.slice(0, 3).map((x) => [x.id, x.content])).toEqual([
       ["t1-a", "replaced"],
       ["t1-b", "b"],
+      ["t1-0", "x"],
     ]);
+    expect(next.length).toBe(SCAN_MAX + 2);
     expect(hasMessageIndex(next)).toBe(true);
   });
 

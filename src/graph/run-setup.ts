@@ -92,105 +92,9 @@ export async function runGraph<D extends StateDefinition | null>(
     tracer: graph.tracer,
     maxSteps,
   };
-  let originRunId = runId;
-  // The run's signal; on a thread it also fires when the run loses its lease.
-  let signal = options.signal ?? NEVER;
-  let subAgents: SubAgents | null = null;
-  const getSubAgents = (): SubAgents => {
-    subAgents ??= new SubAgents({
-      graphName: graph.name,
-      runId,
-      rootRunId: options.rootRunId ?? runId,
-      threadId,
-      store: runStore,
-      memoryStore: engine.memoryStore,
-      context: { value: options.context, given: options.context !== undefined },
-      signal,
-    });
-    return subAgents;
-  };
-  const settleSubAgents = async (failed: boolean): Promise<void> => {
-    if (!subAgents) return;
-    const left = subAgents.ungathered();
-    if (failed || left.length > 0)
-      await subAgents.cancelAll(`The run of graph "${graph.name}" ended`);
-    if (!failed && left.length > 0) {
-      throw new GraphExecutionError(
-        `Run of graph "${graph.name}" ended with ${left.length} sub-agent(s) never gathered (${left.join(", ")}); they were cancelled. Gather them with ctx.gather, or use ctx.submit to wait in a later run`,
-        { graph: graph.name },
-      );
-    }
-  };
-  let traceContext: Context | null = null;
-  const loop = async (pos: RunPosition, journal: ThreadJournal | null): Promise<LoopEnd> => {
-    let end: LoopEnd;
-    const span = graph.tracer
-      ? startSpan(
-          graph.tracer,
-          `nodestep.run ${graph.name}`,
-          {
-            "nodestep.graph": graph.name,
-            "nodestep.run_id": runId,
-            "nodestep.thread_id": threadId ?? "",
-          },
-          null,
-        )
-      : null;
-    traceContext = span?.context ?? null;
-    try {
-      end = await runLoop(engine, pos, runOptions(journal));
-      await settleSubAgents(false);
-    } catch (e) {
-      await settleSubAgents(true).catch(() => {});
-      if (span) endWithError(span.span, e);
-      throw e;
-    }
-    if (span) {
-      span.span.setAttribute("nodestep.status", end.status);
-      span.span.end();
-    }
-    return end;
-  };
-  const runOptions = (journal: ThreadJournal | null): EngineRunOptions => ({
-    runId,
-    rootRunId: options.rootRunId ?? runId,
-    originRunId,
-    threadId,
-    branchId,
-    context: { value: options.context, given: options.context !== undefined },
-    signal,
-    subAgents: getSubAgents,
-    modes: new Set(modeList),
-    modeList,
-    emit,
-    maxSteps,
-    maxConcurrency: options.maxConcurrency ?? graph.maxConcurrency ?? 0,
-    subgraph: isSubgraphRun(options),
-    output: graph.outputFields,
-    breakpoints,
-    journal,
-    traceContext,
-    onStepCommitted: journal
-      ? (step, order, next, _state, before, waiting) =>
-          journal.stepCommitted(step, order, next, before, waiting)
-      : null,
-  });
-  const result = (pos: RunPosition, end: LoopEnd): RunResult<GraphState<D>> => ({
-    state: copyState(pickOutput(pos.state, graph.outputFields)) as GraphState<D>,
-    runId,
-    threadId,
-    branchId,
-    status: end.status === "completed" ? "completed" : "interrupted",
-    interrupts: end.status === "interrupted" ? end.interrupts : [],
-    breakpoint:
-      end.status === "interrupted"
-        ? (end.breakpoint ?? childBreakpoint(pos.step, pos.tasks, end.results))
-        : null,
-  });
-  // A completed run's end, told to the middleware (what they keep per run can go).
-  const runEnded = (): void =>
-    notifyRunEnd(graph.middleware, { graphName: graph.name, runId, originRunId, threadId });
-
+  const run = new GraphRun(graph, options, engine, runId, threadId, branchId, breakpoints);
+  run.emit = emit;
+  run.modeList = modeList;
   if (!command) checkInputFields(graph.name, input, graph.inputFields);
   if (threadId === null) {
     const prepared = prepareUpdate(graph.state, input, "__input__", false);
@@ -207,11 +111,11 @@ export async function runGraph<D extends StateDefinition | null>(
     let end: LoopEnd;
     try {
       await scheduleStart(engine, pos, 0);
-      end = await loop(pos, null);
+      end = await run.loop(pos, null);
     } finally {
-      runEnded();
+      run.ended();
     }
-    return result(pos, end);
+    return run.result(pos, end);
   }
 
   const store = runStore as StateStore;
@@ -231,8 +135,9 @@ export async function runGraph<D extends StateDefinition | null>(
     },
     checkDurability(graph.name, options.durability),
   );
-  signal = signal === NEVER ? journal.leaseSignal : AbortSignal.any([signal, journal.leaseSignal]);
-  const run = {
+  run.signal =
+    run.signal === NEVER ? journal.leaseSignal : AbortSignal.any([run.signal, journal.leaseSignal]);
+  const thread = {
     graphName: graph.name,
     def: graph.state,
     store,
@@ -246,19 +151,160 @@ export async function runGraph<D extends StateDefinition | null>(
     const start = { engine, store, threadId, branchId, runId, journal, loaded, stopped, options };
     const started = await startThreadRun(start, input, command);
     const pos = started.pos;
-    originRunId = started.originRunId;
+    run.originRunId = started.originRunId;
     let end: LoopEnd;
     try {
-      end = await loop(pos, journal);
+      end = await run.loop(pos, journal);
     } catch (e) {
-      throw await recordRunError(run, pos.step, e, subgraphParentTask(options));
+      throw await recordRunError(thread, pos.step, e, subgraphParentTask(options));
     }
-    await finishThreadRun(run, pos, end, loaded, originRunId, emit, modeList);
-    if (end.status === "completed") runEnded();
-    return result(pos, end);
+    await finishThreadRun(thread, pos, end, loaded, run.originRunId, emit, modeList);
+    if (end.status === "completed") run.ended();
+    return run.result(pos, end);
   } finally {
     await journal.close();
   }
 }
 
 const NEVER = new AbortController().signal;
+
+/**
+ * One run's own values and steps (its sub-agents, its loop with its span, its result). A
+ * class, not closures inside `runGraph`: a named closure costs a name set on it in the build
+ * (esbuild's keepNames), about a third of a µs each, six per run.
+ */
+class GraphRun<D extends StateDefinition | null> {
+  /** The run that started the thread's current work (this run for new input). */
+  originRunId: string;
+  /** The run's signal; on a thread it also fires when the run loses its lease. */
+  signal: AbortSignal;
+  emit: ((e: StreamEvent) => void) | null = null;
+  modeList: readonly StreamMode[] = [];
+  #subAgents: SubAgents | null = null;
+  #traceContext: Context | null = null;
+
+  constructor(
+    readonly graph: Graph<D, FieldSchema | undefined>,
+    readonly options: RunOptions,
+    readonly engine: EngineGraph,
+    readonly runId: string,
+    readonly threadId: string | null,
+    readonly branchId: string,
+    readonly breakpoints: EngineRunOptions["breakpoints"],
+  ) {
+    this.originRunId = runId;
+    this.signal = options.signal ?? NEVER;
+  }
+
+  /** The run's sub-agents, made on first use. */
+  subAgents(): SubAgents {
+    const { graph, options, runId } = this;
+    this.#subAgents ??= new SubAgents({
+      graphName: graph.name,
+      runId,
+      rootRunId: options.rootRunId ?? runId,
+      threadId: this.threadId,
+      store: this.engine.stateStore,
+      memoryStore: this.engine.memoryStore,
+      context: { value: options.context, given: options.context !== undefined },
+      signal: this.signal,
+    });
+    return this.#subAgents;
+  }
+
+  async #settleSubAgents(failed: boolean): Promise<void> {
+    const subAgents = this.#subAgents;
+    if (!subAgents) return;
+    const name = this.graph.name;
+    const left = subAgents.ungathered();
+    if (failed || left.length > 0) await subAgents.cancelAll(`The run of graph "${name}" ended`);
+    if (!failed && left.length > 0) {
+      throw new GraphExecutionError(
+        `Run of graph "${name}" ended with ${left.length} sub-agent(s) never gathered (${left.join(", ")}); they were cancelled. Gather them with ctx.gather, or use ctx.submit to wait in a later run`,
+        { graph: name },
+      );
+    }
+  }
+
+  /** Run the supersteps from `pos` (in the run's span, when traced); settle the sub-agents. */
+  async loop(pos: RunPosition, journal: ThreadJournal | null): Promise<LoopEnd> {
+    const { graph } = this;
+    let end: LoopEnd;
+    const span = graph.tracer
+      ? startSpan(
+          graph.tracer,
+          `nodestep.run ${graph.name}`,
+          {
+            "nodestep.graph": graph.name,
+            "nodestep.run_id": this.runId,
+            "nodestep.thread_id": this.threadId ?? "",
+          },
+          null,
+        )
+      : null;
+    this.#traceContext = span?.context ?? null;
+    try {
+      end = await runLoop(this.engine, pos, this.#runOptions(journal));
+      await this.#settleSubAgents(false);
+    } catch (e) {
+      await this.#settleSubAgents(true).catch(() => {});
+      if (span) endWithError(span.span, e);
+      throw e;
+    }
+    if (span) {
+      span.span.setAttribute("nodestep.status", end.status);
+      span.span.end();
+    }
+    return end;
+  }
+
+  #runOptions(journal: ThreadJournal | null): EngineRunOptions {
+    const { graph, options, runId } = this;
+    return {
+      runId,
+      rootRunId: options.rootRunId ?? runId,
+      originRunId: this.originRunId,
+      threadId: this.threadId,
+      branchId: this.branchId,
+      context: { value: options.context, given: options.context !== undefined },
+      signal: this.signal,
+      subAgents: this.subAgents.bind(this),
+      modes: new Set(this.modeList),
+      modeList: this.modeList,
+      emit: this.emit,
+      maxSteps: this.engine.maxSteps,
+      maxConcurrency: options.maxConcurrency ?? graph.maxConcurrency ?? 0,
+      subgraph: isSubgraphRun(options),
+      output: graph.outputFields,
+      breakpoints: this.breakpoints,
+      journal,
+      traceContext: this.#traceContext,
+      onStepCommitted: journal
+        ? (step, order, next, _state, before, waiting) =>
+            journal.stepCommitted(step, order, next, before, waiting)
+        : null,
+    };
+  }
+
+  /** What the run returns, from where it ended. */
+  result(pos: RunPosition, end: LoopEnd): RunResult<GraphState<D>> {
+    return {
+      state: copyState(pickOutput(pos.state, this.graph.outputFields)) as GraphState<D>,
+      runId: this.runId,
+      threadId: this.threadId,
+      branchId: this.branchId,
+      status: end.status === "completed" ? "completed" : "interrupted",
+      interrupts: end.status === "interrupted" ? end.interrupts : [],
+      breakpoint:
+        end.status === "interrupted"
+          ? (end.breakpoint ?? childBreakpoint(pos.step, pos.tasks, end.results))
+          : null,
+    };
+  }
+
+  /** A completed run's end, told to the middleware (what they keep per run can go). */
+  ended(): void {
+    const { graph, runId, originRunId, threadId } = this;
+    notifyRunEnd(graph.middleware, { graphName: graph.name, runId, originRunId, threadId });
+  }
+}

@@ -213,19 +213,20 @@ function attemptTask(
       throw timeoutError(graph, cn, timeoutMs);
     return interpret(run, cn, t, input, ret);
   }
-  const finish = (p: Promise<unknown>) =>
-    p.then(
-      (value): TaskResult => interpret(run, cn, t, input, value),
-      (e): TaskResult => settleError(e, cache, graph, t.name, step),
-    );
-  if (timeoutMs === null) return finish(ret);
+  // (Inline callbacks, not a named helper: a named closure per task costs a name set on it in
+  // the build, esbuild's keepNames.)
+  const finished = ret.then(
+    (value): TaskResult => interpret(run, cn, t, input, value),
+    (e): TaskResult => settleError(e, cache, graph, t.name, step),
+  );
+  if (timeoutMs === null) return finished;
   return new Promise<TaskResult>((resolve, reject) => {
     const timer = setTimeout(() => {
       const err = timeoutError(graph, cn, timeoutMs);
       controller!.abort(err);
       reject(err);
     }, timeoutMs);
-    finish(ret as Promise<unknown>).then(
+    finished.then(
       (v) => {
         clearTimeout(timer);
         resolve(v);

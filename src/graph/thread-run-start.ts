@@ -16,7 +16,7 @@ import { setWaiting } from "./joins.js";
 import type { ThreadJournal } from "./journal.js";
 import type { CachedPosition } from "./load-position.js";
 import { subgraphParentTask } from "./parent-command.js";
-import { planRollback, positionAfter, rollbackEventData } from "./rollback.js";
+import { planRollback, positionAfter, type RollbackData, rollbackEventData } from "./rollback.js";
 import type { Command } from "./routing.js";
 import { scheduleStart } from "./schedule.js";
 import { planRewind, rewindOf } from "./stable-rewind.js";
@@ -66,12 +66,6 @@ export async function startThreadRun(
       ? await planRollback(store, def, threadId, branchId, run.stopped)
       : await planRewind(store, def, threadId, branchId, tp, rewindOf(options));
   if (rollback) tp = positionAfter(rollback, tp.lastSeq, tp.lastEventId);
-  const writeRollback = async (): Promise<void> => {
-    if (!rollback) return;
-    await journal.rolledBack(tp.step, rollbackEventData(rollback));
-    tp = positionAfter(rollback, journal.lastSeq, journal.lastEventId);
-    rollback = null;
-  };
   if (input !== null && input !== undefined && !command) {
     const prepared = prepareUpdate(def, input, "__input__", false);
     const state = applyUpdate(def, tp.state, prepared, "__input__");
@@ -89,7 +83,10 @@ export async function startThreadRun(
         `Graph "${engine.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
       );
     }
-    await writeRollback();
+    if (rollback) {
+      tp = await writeRollback(journal, rollback, tp);
+      rollback = null;
+    }
     await journal.runStarted(
       tp.step,
       {
@@ -135,7 +132,10 @@ export async function startThreadRun(
       command.goto,
       true,
     );
-    await writeRollback();
+    if (rollback) {
+      tp = await writeRollback(journal, rollback, tp);
+      rollback = null;
+    }
     await journal.stateUpdated(tp.step, data);
     const updated: ThreadPosition = { ...tp };
     applyStateUpdated(def, updated, tp.step, data);
@@ -154,7 +154,24 @@ export async function startThreadRun(
   };
   setWaiting(pos, tp);
   const originRunId = tp.originRunId ?? runId;
-  await writeRollback();
+  if (rollback) {
+    tp = await writeRollback(journal, rollback, tp);
+    rollback = null;
+  }
   await journal.runStarted(tp.step, { input: null, tasks: null, resume });
   return { pos, originRunId };
+}
+
+/**
+ * Write the `rolled_back` event of `rollback` (just before the run's first event) and return
+ * the position after it. (A function of its own, not a closure in `startThreadRun`: a named
+ * closure per run costs a name set on it in the build, esbuild's keepNames.)
+ */
+async function writeRollback(
+  journal: ThreadJournal,
+  rollback: RollbackData,
+  tp: ThreadPosition,
+): Promise<ThreadPosition> {
+  await journal.rolledBack(tp.step, rollbackEventData(rollback));
+  return positionAfter(rollback, journal.lastSeq, journal.lastEventId);
 }

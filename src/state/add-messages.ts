@@ -63,15 +63,12 @@ export function addMessages(current: readonly Message[], update: MessagesUpdate)
   const result = current.slice();
   // The id → index map of `current`, handed over to `result` so that a long conversation is
   // not re-indexed on every update (each update costs what it adds, not the whole history).
+  // A list of at most SCAN_MAX messages without one is searched instead (no map, no closure).
   let index: Map<string, number> | null = indexes.get(current) ?? null;
   if (index) indexes.delete(current);
-  const indexOf = (id: string): number | undefined => {
-    if (!index) index = buildIndex(result);
-    return index.get(id);
-  };
   for (const item of items) {
     if (item.type === "remove") {
-      const at = indexOf(item.id);
+      const at = index ? index.get(item.id) : lastIndexOfId(result, item.id);
       if (at === undefined) {
         throw new ValueError(`RemoveMessage: no message with id "${item.id}" in the conversation`);
       }
@@ -80,7 +77,11 @@ export function addMessages(current: readonly Message[], update: MessagesUpdate)
       continue;
     }
     const message = item.id === null ? { ...item, id: newMessageId() } : item;
-    const at = item.id === null ? undefined : indexOf(item.id);
+    let at: number | undefined;
+    if (item.id !== null) {
+      if (!index && result.length > SCAN_MAX) index = buildIndex(result);
+      at = index ? index.get(item.id) : lastIndexOfId(result, item.id);
+    }
     if (at === undefined) {
       result.push(message);
       index?.set(message.id as string, result.length - 1);
@@ -90,6 +91,18 @@ export function addMessages(current: readonly Message[], update: MessagesUpdate)
   }
   if (index) indexes.set(result, index);
   return result;
+}
+
+/**
+ * The longest list {@link addMessages} searches for an id instead of indexing it (when no
+ * index was handed over to it): a pass over a few dozen ids costs less than building the map.
+ */
+export const SCAN_MAX = 64;
+
+/** Position of the last message of `list` with id `id` (what the index holds), or `undefined`. */
+function lastIndexOfId(list: readonly Message[], id: string): number | undefined {
+  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.id === id) return i;
+  return undefined;
 }
 
 const indexes = new WeakMap<readonly Message[], Map<string, number>>();

@@ -91,29 +91,26 @@ export function encodeEvents(
   const out: EncodedEvent[] = new Array(events.length);
   for (let i = 0; i < events.length; i++) {
     const e = events[i] as NewEvent | undefined;
-    const at = `events[${i}]`;
-    const bad = (field: string, problem: string): StateStoreError =>
-      new StateStoreError(
-        `Cannot append to thread "${threadId}" branch "${branchId}": ${at}.${field} ${problem}`,
-        { threadId, branchId, field: `${at}.${field}` },
-      );
     if (e === null || typeof e !== "object") {
+      const at = `events[${i}]`;
       throw new StateStoreError(
         `Cannot append to thread "${threadId}" branch "${branchId}": ${at} is not an event object`,
         { threadId, branchId, field: at },
       );
     }
-    if (!EVENT_TYPES.has(e.type)) throw bad("type", `is not an event type: ${show(e.type)}`);
-    if (typeof e.runId !== "string") throw bad("runId", "must be a string");
+    if (!EVENT_TYPES.has(e.type))
+      throw badEvent(threadId, branchId, i, "type", `is not an event type: ${show(e.type)}`);
+    if (typeof e.runId !== "string")
+      throw badEvent(threadId, branchId, i, "runId", "must be a string");
     if (e.step !== null && !(Number.isSafeInteger(e.step) && e.step >= 0)) {
-      throw bad("step", "must be an integer ≥ 0 or null");
+      throw badEvent(threadId, branchId, i, "step", "must be an integer ≥ 0 or null");
     }
     if (e.taskId !== null && typeof e.taskId !== "string") {
-      throw bad("taskId", "must be a string or null");
+      throw badEvent(threadId, branchId, i, "taskId", "must be a string or null");
     }
     if (e.node !== null && typeof e.node !== "string")
-      throw bad("node", "must be a string or null");
-    const problem = findNonJson(e.data, `${at}.data`);
+      throw badEvent(threadId, branchId, i, "node", "must be a string or null");
+    const problem = findNonJson(e.data, `events[${i}].data`);
     if (problem) {
       throw new StateStoreError(
         `Cannot append to thread "${threadId}" branch "${branchId}": ${problem.path}: ${problem.problem}. Only JSON data can be stored.`,
@@ -139,6 +136,21 @@ export function encodeEvents(
     };
   }
   return out;
+}
+
+/** The error of event `i`'s `field` (a function of its own: no closure per event appended). */
+function badEvent(
+  threadId: string,
+  branchId: string,
+  i: number,
+  field: string,
+  problem: string,
+): StateStoreError {
+  const at = `events[${i}]`;
+  return new StateStoreError(
+    `Cannot append to thread "${threadId}" branch "${branchId}": ${at}.${field} ${problem}`,
+    { threadId, branchId, field: `${at}.${field}` },
+  );
 }
 
 /**
@@ -169,20 +181,16 @@ export function encodeSnapshot(threadId: string, branchId: string, snapshot: Sna
  * @throws StateStoreError naming the thread, branch and seq when the row is damaged.
  */
 export function decodeEvent(threadId: string, branchId: string, row: EventRow): StoredEvent {
-  const damaged = (what: string, cause?: unknown): StateStoreError =>
-    new StateStoreError(
-      `Event ${row.seq} of thread "${threadId}" branch "${branchId}" is damaged: ${what}. The store was changed outside nodestep or corrupted; restore it from a backup.`,
-      { threadId, branchId, field: "data", cause },
-    );
   let data: StoredEvent["data"];
   try {
     data = JSON.parse(row.data);
   } catch (e) {
-    throw damaged("its data is not valid JSON", e);
+    throw damagedEvent(threadId, branchId, row, "its data is not valid JSON", e);
   }
-  if (!EVENT_TYPES.has(row.type)) throw damaged(`unknown event type ${show(row.type)}`);
+  if (!EVENT_TYPES.has(row.type))
+    throw damagedEvent(threadId, branchId, row, `unknown event type ${show(row.type)}`);
   if (typeof row.createdAt !== "number" || !Number.isFinite(row.createdAt)) {
-    throw damaged("its creation time is not a number");
+    throw damagedEvent(threadId, branchId, row, "its creation time is not a number");
   }
   return {
     id: eventId(threadId, branchId, row.seq),
@@ -197,6 +205,20 @@ export function decodeEvent(threadId: string, branchId: string, row: EventRow): 
     node: row.node,
     data,
   };
+}
+
+/** The error of a damaged stored row (a function of its own: no closure per event read). */
+function damagedEvent(
+  threadId: string,
+  branchId: string,
+  row: EventRow,
+  what: string,
+  cause?: unknown,
+): StateStoreError {
+  return new StateStoreError(
+    `Event ${row.seq} of thread "${threadId}" branch "${branchId}" is damaged: ${what}. The store was changed outside nodestep or corrupted; restore it from a backup.`,
+    { threadId, branchId, field: "data", cause },
+  );
 }
 
 /**

@@ -36,6 +36,25 @@ export function appendEvents(
   expectedLastSeq: number,
   createdAt: () => number,
 ): StoredEvent[] {
+  const rows = storeEvents(data, threadId, branchId, events, expectedLastSeq, createdAt);
+  const out: StoredEvent[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = decodeEvent(threadId, branchId, rows[i]!);
+  return out;
+}
+
+/**
+ * {@link appendEvents} without the stored events made back from the rows (no parse of their
+ * data): the rows stored, in order.
+ * @throws as {@link appendEvents}; nothing is written when it throws.
+ */
+export function storeEvents(
+  data: MemData,
+  threadId: string,
+  branchId: string,
+  events: NewEvent[],
+  expectedLastSeq: number,
+  createdAt: () => number,
+): EventRow[] {
   checkThreadId(threadId);
   checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
   const encoded = encodeEvents(threadId, branchId, events);
@@ -55,7 +74,7 @@ export function appendEvents(
   }
   if (encoded.length === 0) return [];
   const at = createdAt();
-  const out: StoredEvent[] = new Array(encoded.length);
+  const out: EventRow[] = new Array(encoded.length);
   for (let i = 0; i < encoded.length; i++) {
     const e = encoded[i]!;
     const row: EventRow = {
@@ -72,7 +91,7 @@ export function appendEvents(
     const bytes = eventRowBytes(threadId, branchId, e);
     branch.bytes += bytes;
     data.eventBytes += bytes;
-    out[i] = decodeEvent(threadId, branchId, row);
+    out[i] = row;
   }
   branch.updatedAt = at;
   return out;

@@ -52,4 +52,41 @@ describe("memory-rows", () => {
       [4, 'run 0 "quoted" \u0001', big.length],
     ]);
   });
+
+  it("writes each record as its head's JSON items, U+0001, the packed data, U+0002", () => {
+    const log = emptyRows();
+    const at = { taskId: null, node: null };
+    pushRow(log, {
+      ...at,
+      type: "run_started",
+      runId: 'r "1"',
+      step: null,
+      data: '{"input":null}',
+      createdAt: 1000,
+    });
+    pushRow(log, {
+      ...at,
+      type: "task_finished",
+      runId: 'r "1"',
+      step: 0,
+      taskId: "0:0",
+      data: "null",
+      createdAt: 1012,
+    });
+    pushRow(log, {
+      ...at,
+      type: "step_committed",
+      runId: "r2",
+      step: 12,
+      node: "n\u0001",
+      data: "{}",
+      createdAt: 1012.5,
+    });
+    // Type code, step, ms after the first event, run (its id, or the index of the event that
+    // holds it), then task and node when either is set; "null" and '{"input":' packed.
+    expect(log.segments).toEqual([
+      '0,null,0,"r \\"1\\""\u0001{"input":\u001b}\u00021,0,12,0,"0:0",null\u0001\u001b\u0002',
+      '4,12,12.5,"r2",null,"n\\u0001"\u0001{}\u0002',
+    ]);
+  });
 });

@@ -68,13 +68,9 @@ export function pushRow(log: RowLog, row: Omit<EventRow, "seq">): void {
     log.lastRun = row.runId;
     log.lastRunAt = log.count;
   }
-  const head: (string | number | null)[] = [
-    TYPE_CODE.get(row.type) ?? row.type,
-    row.step,
-    row.createdAt - log.epoch,
-    run,
-  ];
-  if (row.taskId !== null || row.node !== null) head.push(row.taskId, row.node);
+  // The text JSON.stringify makes of the head array, without the array (a third of pushRow's time).
+  let head = `${item(TYPE_CODE.get(row.type) ?? row.type)},${item(row.step)},${item(row.createdAt - log.epoch)},${item(run)}`;
+  if (row.taskId !== null || row.node !== null) head += `,${item(row.taskId)},${item(row.node)}`;
   // New arrays of the exact length (`concat`, `slice`): a pushed-to array keeps room for 16
   // more elements, about 270 bytes a branch for the two.
   const segments = log.segments.concat(record(head, row.data));
@@ -92,10 +88,14 @@ export function pushRow(log: RowLog, row: Omit<EventRow, "seq">): void {
   log.firsts = n === firsts.length ? firsts : firsts.slice(0, n);
 }
 
-/** One record: the head without its brackets, U+0001, the data in its short form, U+0002. */
-function record(head: (string | number | null)[], data: string): string {
-  const h = JSON.stringify(head);
-  return [h.slice(1, -1), HEAD_END, packJson(data), RECORD_END].join("");
+/** An item of a head as JSON text (what `JSON.stringify` writes for it inside an array). */
+function item(v: string | number | null): string {
+  return typeof v === "number" && Number.isFinite(v) ? `${v}` : JSON.stringify(v);
+}
+
+/** One record: the head (JSON array items, without brackets), U+0001, the data in its short form, U+0002. */
+function record(head: string, data: string): string {
+  return [head, HEAD_END, packJson(data), RECORD_END].join("");
 }
 
 /** The head of the record at `pos` of `text`, whose head ends at `h`. */

@@ -5,7 +5,7 @@
  */
 import { checkLease, checkStopArgs, closedError } from "./internal.js";
 import { branchInfo, emptyData, findBranch, type MemData } from "./memory-data.js";
-import { appendEvents, eventById, readEvents } from "./memory-events.js";
+import { appendEvents, eventById, readEvents, storeEvents } from "./memory-events.js";
 import { acquire, askStop, release, renew, stopAsked } from "./memory-leases.js";
 import { addBranch, dropThreads, getSnapshot, putSnapshot, threadList } from "./memory-threads.js";
 import type {
@@ -20,6 +20,34 @@ import type {
 } from "./types.js";
 
 let makeView: (store: object) => MemoryStateStore | null;
+let makeCounted: (store: object) => CountedAppend | null;
+
+/**
+ * An append that answers how many events it stored instead of the stored events: what
+ * `StateStore.append` does, with the same checks, errors and outcome, but without making the
+ * events back from what was stored (no parse of their data), for a caller that needs only the
+ * new last seq (the run's journal).
+ */
+export type CountedAppend = (
+  threadId: string,
+  branchId: string,
+  events: NewEvent[],
+  expectedLastSeq: number,
+) => number;
+
+/**
+ * The {@link CountedAppend} of `store`, when it is a `MemoryStateStore` whose `append` is the
+ * class's own (a subclass that overrides `append` gets `null`: its `append` must be called).
+ * @returns the counted append, or `null`.
+ * @example
+ * ```ts
+ * const append = countedAppendOf(store);
+ * if (append) lastSeq += append("t1", "main", events, lastSeq);
+ * ```
+ */
+export function countedAppendOf(store: object): CountedAppend | null {
+  return makeCounted(store);
+}
 
 /**
  * A new `MemoryStateStore` instance over the same data as `store`, as a second connection to
@@ -73,6 +101,14 @@ export class MemoryStateStore implements StateStore {
       view.#data = store.#data;
       view.#owner = false;
       return view;
+    };
+    makeCounted = (store) => {
+      if (!(#data in store) || store.append !== MemoryStateStore.prototype.append) return null;
+      return (threadId, branchId, events, expectedLastSeq) => {
+        store.#open();
+        return storeEvents(store.#data, threadId, branchId, events, expectedLastSeq, store.#now)
+          .length;
+      };
     };
   }
 

@@ -101,25 +101,30 @@ export async function callTool<I, O, C>(
   try {
     let attempt = 0;
     let firstError: unknown;
-    const run = async (): Promise<JsonValue> => {
-      // Each attempt parses the arguments afresh: a tool that changed its input object in a
-      // failed attempt does not see the change in the next one.
-      const n = ++attempt;
-      // Attempts are recorded on the call's span once there is a second one.
-      if (n === 2) recordAttempt(tctx, 1, firstError);
-      try {
-        const input = n === 1 ? parsed.data : (tool.input.parse(finalArgs) as I);
-        const raw: unknown = await tool.fn(input, tctx);
-        const result = validateResult<I, O, C>(tool, raw === undefined ? null : raw) as JsonValue;
-        if (n > 1) recordAttempt(tctx, n, undefined);
-        return result;
-      } catch (e) {
-        if (n === 1) firstError = e;
-        else if (!isGraphInterrupt(e)) recordAttempt(tctx, n, e);
-        throw e;
-      }
-    };
-    value = (await runWrapToolCall(middleware, finalArgs, run, mctx)) as O;
+    // (Inline, not a named closure: one per call costs a name set on it in the build.)
+    value = (await runWrapToolCall(
+      middleware,
+      finalArgs,
+      async (): Promise<JsonValue> => {
+        // Each attempt parses the arguments afresh: a tool that changed its input object in a
+        // failed attempt does not see the change in the next one.
+        const n = ++attempt;
+        // Attempts are recorded on the call's span once there is a second one.
+        if (n === 2) recordAttempt(tctx, 1, firstError);
+        try {
+          const input = n === 1 ? parsed.data : (tool.input.parse(finalArgs) as I);
+          const raw: unknown = await tool.fn(input, tctx);
+          const result = validateResult<I, O, C>(tool, raw === undefined ? null : raw) as JsonValue;
+          if (n > 1) recordAttempt(tctx, n, undefined);
+          return result;
+        } catch (e) {
+          if (n === 1) firstError = e;
+          else if (!isGraphInterrupt(e)) recordAttempt(tctx, n, e);
+          throw e;
+        }
+      },
+      mctx,
+    )) as O;
   } catch (e) {
     if (isGraphInterrupt(e)) throw e;
     await runOnToolError(middleware, e, mctx);
