@@ -11,10 +11,14 @@ import {
   addMessagesOwned,
   type MessagesUpdate,
   RemoveMessage,
+  SCAN_MAX,
   settleMessages,
 } from "./add-messages.js";
 
 const m = (id: string, content: string): Message => HumanMessage({ id, content });
+
+/** `SCAN_MAX` messages `f0`, `f1`, … (a list longer than it is merged into without an index). */
+const filler = (): Message[] => Array.from({ length: SCAN_MAX }, (_, i) => m(`f${i}`, `f ${i}`));
 
 /** A seeded sequence of updates: appends, replacements, removals, repeats of the list itself. */
 function updates(seed: number, n: number): ((list: readonly Message[]) => MessagesUpdate)[] {
@@ -68,7 +72,14 @@ describe("addMessagesOwned", () => {
     // RemoveMessage settles it on the way, settleMessages at the end.)
     for (const settleEvery of [0, 7]) {
       for (let seed = 1; seed <= 200; seed++) {
-        const start = [m("s1", "one"), m("s2", "two"), m("s1", "dup"), m("s3", "three")];
+        // Longer than SCAN_MAX: a shorter list is copied as addMessages copies it (next test).
+        const start = [
+          ...filler(),
+          m("s1", "one"),
+          m("s2", "two"),
+          m("s1", "dup"),
+          m("s3", "three"),
+        ];
         const frozen = JSON.stringify(start);
         const owned = new WeakSet<object>();
         let copied: readonly Message[] = start;
@@ -96,29 +107,56 @@ describe("addMessagesOwned", () => {
 
   it("settles a message merged with a held message's id into that message's place", () => {
     const owned = new WeakSet<object>();
-    const held = [m("a", "1"), m("b", "2"), m("c", "3")];
+    const held = [...filler(), m("a", "1"), m("b", "2"), m("c", "3")];
+    const tail = (list: readonly Message[]) => list.slice(SCAN_MAX);
     let list = addMessagesOwned(held, [m("n", "new"), m("b", "2 again")], owned);
     list = addMessagesOwned(list, [m("n", "new again"), m("o", "other")], owned);
     // Before it is settled, the merged messages are after the held ones.
-    expect(list.map((x) => x.content)).toEqual(["1", "2", "3", "new again", "2 again", "other"]);
+    expect(tail(list).map((x) => x.content)).toEqual([
+      "1",
+      "2",
+      "3",
+      "new again",
+      "2 again",
+      "other",
+    ]);
     settleMessages(list);
-    expect(list.map((x) => [x.id, x.content])).toEqual([
+    expect(list.slice(0, SCAN_MAX)).toEqual(filler());
+    expect(tail(list).map((x) => [x.id, x.content])).toEqual([
       ["a", "1"],
       ["b", "2 again"],
       ["c", "3"],
       ["n", "new again"],
       ["o", "other"],
     ]);
-    expect(held.map((x) => x.content)).toEqual(["1", "2", "3"]);
+    expect(tail(held).map((x) => x.content)).toEqual(["1", "2", "3"]);
     // Settled once: nothing more to do, and a later merge finds "b" where it is.
     settleMessages(list);
-    expect(addMessagesOwned(list, m("b", "2 thrice"), owned).map((x) => x.content)).toEqual([
+    expect(tail(addMessagesOwned(list, m("b", "2 thrice"), owned)).map((x) => x.content)).toEqual([
       "1",
       "2 thrice",
       "3",
       "new again",
       "other",
     ]);
+  });
+
+  it("merges into a copy of a short list without an index as addMessages does, update by update", () => {
+    // (addMessages searches a list of at most SCAN_MAX messages and keeps no index of it.)
+    const owned = new WeakSet<object>();
+    const held = [m("a", "1"), m("b", "2"), m("a", "dup")];
+    let list = addMessagesOwned(held, [m("n", "new"), m("a", "1 again")], owned);
+    expect(list.map((x) => [x.id, x.content])).toEqual([
+      ["a", "1"],
+      ["b", "2"],
+      ["a", "1 again"],
+      ["n", "new"],
+    ]);
+    list = addMessagesOwned(list, [m("b", "2 again"), m("o", "other")], owned);
+    expect(list.map((x) => x.content)).toEqual(["1", "2 again", "1 again", "new", "other"]);
+    settleMessages(list);
+    expect(list.map((x) => x.content)).toEqual(["1", "2 again", "1 again", "new", "other"]);
+    expect(held.map((x) => x.content)).toEqual(["1", "2", "dup"]);
   });
 
   it("throws addMessages' ValueError for an unknown RemoveMessage, owned or not", () => {

@@ -117,7 +117,7 @@ const indexes = new WeakMap<readonly Message[], Map<string, number>>();
  * {@link settleMessages} on the lists it keeps; on a throw an owned list may hold part of the
  * update (the fold fails as a whole).
  *
- * The copy of a list that has no id index (one a cold load read from a snapshot) is not
+ * The copy of a list of more than `SCAN_MAX` messages that has no id index (one a cold load read from a snapshot) is not
  * indexed: the messages merged into it are looked up among those merged since the copy only,
  * and appended when new there; {@link settleMessages} then checks them against the messages
  * the list held, in one pass, and puts one with the id of a held message in its place (as
@@ -135,8 +135,9 @@ export function addMessagesOwned(
   owned: WeakSet<object>,
 ): Message[] {
   if (!owned.has(current)) {
-    if (indexes.has(current)) {
-      // An indexed list (a warm position's): the copy takes its index over.
+    if (indexes.has(current) || current.length <= SCAN_MAX) {
+      // An indexed list (a warm position's; addMessages searches a short one instead of
+      // indexing it): the copy takes its index over, and gives addMessages' result at once.
       const copy = addMessages(current, update);
       owned.add(copy);
       return copy;
