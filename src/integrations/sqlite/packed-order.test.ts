@@ -71,6 +71,6 @@ it("falls back to the rows in order when the range scan runs backwards", async (
     expect(JSON.stringify(rows)).toBe(JSON.stringify(packed));
   } finally {
     db.close();
-    store.close();
+    await store.close();
   }
 });
