@@ -50,7 +50,9 @@ it("falls back to the rows in order when the range scan runs backwards", async (
     });
   }
   await store.append("t", "main", events, 0);
-  const packed = await new SqliteStateStore({ path }).read("t", "main");
+  const reader = new SqliteStateStore({ path });
+  const packed = await reader.read("t", "main");
+  await reader.close();
   expect(packed).toHaveLength(count);
   expect(packed.map((e) => [e.seq, e.runId, e.step, e.taskId, e.node, e.data])).toEqual(
     events.map((e, i) => [i + 1, e.runId, e.step, e.taskId, e.node, e.data]),
