@@ -100,8 +100,9 @@ export async function loadPosition(
 export const SNAPSHOT_AFTER_RUN_EVENTS = 4096;
 
 /**
- * Once a branch holds a snapshot, a run renews it when the branch grew past it by at least
- * this many events and {@link SNAPSHOT_TAIL_SHARE} of its length.
+ * Once a branch holds a snapshot and is {@link SNAPSHOT_AFTER_RUN_EVENTS} events long, a run
+ * renews it when the branch grew past it by at least this many events and
+ * {@link SNAPSHOT_TAIL_SHARE} of its length.
  */
 export const SNAPSHOT_RENEW_EVENTS = 512;
 
@@ -113,9 +114,10 @@ export const SNAPSHOT_TAIL_SHARE = 16;
 
 /**
  * Whether a run that ended its branch at `lastSeq` keeps a snapshot, the branch's last one
- * being at `snapshotSeq` (0: none): the first at {@link SNAPSHOT_AFTER_RUN_EVENTS} events, then
- * each time the tail after it reaches {@link SNAPSHOT_RENEW_EVENTS} events and a
- * {@link SNAPSHOT_TAIL_SHARE}th of the branch. So the tail a new process folds stays at most
+ * being at `snapshotSeq` (0: none): none before the branch is {@link SNAPSHOT_AFTER_RUN_EVENTS}
+ * events long (even when a load kept one earlier), then each time the tail after the last
+ * reaches {@link SNAPSHOT_RENEW_EVENTS} events and a {@link SNAPSHOT_TAIL_SHARE}th of the
+ * branch (the first at once when there is none). So the tail a new process folds stays at most
  * about 1/16 of the thread (on a 10,000-event thread, some 600 events, where it was up to
  * 4,096: the fold of the tail, event by event and JIT-cold, costs several times what parsing
  * the same messages in the snapshot costs); and renewing it costs the same per event however
@@ -124,8 +126,10 @@ export const SNAPSHOT_TAIL_SHARE = 16;
  * grow: each branch keeps one snapshot, replaced.
  */
 export function snapshotDue(lastSeq: number, snapshotSeq: number): boolean {
+  // (A load's early snapshot is not renewed before then: each renewal is a copy of the whole
+  // state, and a shorter branch's stored bytes stay about its events', issue 8.)
+  if (lastSeq < SNAPSHOT_AFTER_RUN_EVENTS) return false;
   const tail = lastSeq - snapshotSeq;
-  if (snapshotSeq === 0) return tail >= SNAPSHOT_AFTER_RUN_EVENTS;
   return tail >= SNAPSHOT_RENEW_EVENTS && tail * SNAPSHOT_TAIL_SHARE >= lastSeq;
 }
 

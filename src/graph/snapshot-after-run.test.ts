@@ -79,6 +79,30 @@ describe("snapshots kept by runs", () => {
     expect((kept as { state: S }).state.count).toBe(4200);
   });
 
+  it("renews none before the branch is SNAPSHOT_AFTER_RUN_EVENTS long, even after a load's snapshot", async () => {
+    // A branch under 4,096 events holds no snapshot of its runs (its stored bytes are its
+    // events', issue 8), also when a new process's load kept one early: that one is not
+    // renewed every 512 events (each a copy of the whole state) until the branch is 4,096 long.
+    expect([snapshotDue(582, 70), snapshotDue(4095, 70), snapshotDue(4096, 70)]).toEqual([
+      false,
+      false,
+      true,
+    ]);
+    const store = new MemoryStateStore();
+    await loop(store).invoke({ limit: 70 }, { threadId: "t" });
+    // A new process's run: its load folds 72 events and keeps a snapshot of them.
+    const g = loop(store);
+    await g.invoke({ limit: 71 }, { threadId: "t" });
+    expect((await store.loadSnapshot("t", "main"))!.seq).toBe(72);
+    for (const limit of [700, 1400, 2100, 2800, 3500, 4000]) {
+      await g.invoke({ limit }, { threadId: "t" });
+    }
+    expect((await store.getBranch("t", "main"))!.lastSeq).toBe(4016);
+    expect((await store.loadSnapshot("t", "main"))!.seq).toBe(72);
+    await g.invoke({ limit: 4100 }, { threadId: "t" });
+    expect((await store.loadSnapshot("t", "main"))!.seq).toBe(4118);
+  });
+
   it("renews the snapshot when the tail reaches 512 events and a 16th of the branch", () => {
     expect([SNAPSHOT_AFTER_RUN_EVENTS, SNAPSHOT_RENEW_EVENTS, SNAPSHOT_TAIL_SHARE]).toEqual([
       4096, 512, 16,
