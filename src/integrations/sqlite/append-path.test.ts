@@ -1,8 +1,8 @@
 /**
- * SqliteStateStore's append path as the file holds it: the `branches` row an append leaves
- * (last seq, update time, logical bytes), the rows of `events`, and what a refused append
- * leaves (nothing). The store contract (sqlite-state-store.test.ts) checks what `append`
- * returns and `read` gives back.
+ * SqliteStateStore's append path as the file holds it: the `branches` row a first append makes
+ * (and no later one changes), the rows of `events` with the branch's running total of bytes,
+ * what getBranch and sizeBytes make of them, and what a refused append leaves (nothing). The
+ * store contract (sqlite-state-store.test.ts) checks what `append` returns and `read` gives back.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,7 +37,6 @@ interface Row {
   parent_seq: number | null;
   last_seq: number;
   updated_at: number;
-  bytes: number;
 }
 
 function rows(path: string): { branches: Row[]; events: unknown[] } {
@@ -46,12 +45,12 @@ function rows(path: string): { branches: Row[]; events: unknown[] } {
     return {
       branches: db
         .prepare(
-          "SELECT branch_id, parent_branch, parent_seq, last_seq, updated_at, bytes FROM branches ORDER BY rowid",
+          "SELECT branch_id, parent_branch, parent_seq, last_seq, updated_at FROM branches ORDER BY rowid",
         )
         .all() as Row[],
       events: db
         .prepare(
-          "SELECT thread_id, branch_id, seq, type, run_id, step, task_id, node, data FROM events ORDER BY rowid",
+          "SELECT thread_id, branch_id, seq, type, run_id, step, task_id, node, data, created_at, total_bytes FROM events ORDER BY thread_id, branch_id, seq",
         )
         .all(),
     };
@@ -61,71 +60,51 @@ function rows(path: string): { branches: Row[]; events: unknown[] } {
 }
 
 describe("SqliteStateStore append (the rows it writes)", () => {
-  it("creates main at its new last seq with the append's time and bytes, then advances it", async () => {
+  it("makes main at 0 with the first append's time, and writes only events from then on", async () => {
     const path = fresh();
     const store = new SqliteStateStore({ path });
     const first = [ev(0, { a: 1 }), ev(1, { b: "two" })];
     const stored = await store.append("t", "main", first, 0);
-    expect(rows(path).branches).toEqual([
-      {
-        branch_id: "main",
-        parent_branch: null,
-        parent_seq: null,
-        last_seq: 2,
-        updated_at: stored[0]!.createdAt,
-        bytes: rowBytes("t", "main", first),
-      },
-    ]);
+    const main = {
+      branch_id: "main",
+      parent_branch: null,
+      parent_seq: null,
+      last_seq: 0,
+      updated_at: stored[0]!.createdAt,
+    };
+    expect(rows(path).branches).toEqual([main]);
     const second = [ev(2, { c: [3] })];
     const more = await store.append("t", "main", second, 2);
-    expect(rows(path).branches).toEqual([
-      {
-        branch_id: "main",
-        parent_branch: null,
-        parent_seq: null,
-        last_seq: 3,
-        updated_at: more[0]!.createdAt,
-        bytes: rowBytes("t", "main", first) + rowBytes("t", "main", second),
-      },
-    ]);
+    // The branches row is as the first append made it: the events say where the branch is.
+    expect(rows(path).branches).toEqual([main]);
+    const [b1, b2] = first.map((e) => rowBytes("t", "main", [e]));
+    const b3 = rowBytes("t", "main", second);
+    const row = (seq: number, step: number, data: string, createdAt: number, total: number) => ({
+      thread_id: "t",
+      branch_id: "main",
+      seq,
+      type: "step_committed",
+      run_id: "r1",
+      step,
+      task_id: null,
+      node: null,
+      data,
+      created_at: createdAt,
+      total_bytes: total,
+    });
     expect(rows(path).events).toEqual([
-      {
-        thread_id: "t",
-        branch_id: "main",
-        seq: 1,
-        type: "step_committed",
-        run_id: "r1",
-        step: 0,
-        task_id: null,
-        node: null,
-        data: '{"a":1}',
-      },
-      {
-        thread_id: "t",
-        branch_id: "main",
-        seq: 2,
-        type: "step_committed",
-        run_id: "r1",
-        step: 1,
-        task_id: null,
-        node: null,
-        data: '{"b":"two"}',
-      },
-      {
-        thread_id: "t",
-        branch_id: "main",
-        seq: 3,
-        type: "step_committed",
-        run_id: "r1",
-        step: 2,
-        task_id: null,
-        node: null,
-        data: '{"c":[3]}',
-      },
+      row(1, 0, '{"a":1}', stored[0]!.createdAt, b1!),
+      row(2, 1, '{"b":"two"}', stored[0]!.createdAt, b1! + b2!),
+      row(3, 2, '{"c":[3]}', more[0]!.createdAt, b1! + b2! + b3),
     ]);
-    expect(await store.sizeBytes()).toBe(
-      rowBytes("t", "main", first) + rowBytes("t", "main", second),
-    );
+    expect(await store.getBranch("t", "main")).toEqual({
+      threadId: "t",
+      branchId: "main",
+      parent: null,
+      lastSeq: 3,
+    });
+    expect(await store.sizeBytes()).toBe(b1! + b2! + b3);
+    expect((await store.listThreads())[0]!.updatedAt).toBe(more[0]!.createdAt);
     await store.close();
   });
 
@@ -136,16 +115,29 @@ describe("SqliteStateStore append (the rows it writes)", () => {
     await store.append("thread-é€", "main", events, 0);
     const fork = await store.createBranch("thread-é€", "thread-é€/main/2", "fork-ü");
     await store.append("thread-é€", "fork-ü", [ev(2, "x")], 2);
-    const { branches } = rows(path);
+    const { branches, events: rowsOfEvents } = rows(path);
+    // A fork's row keeps the seq it starts after; its events carry their own running total.
     expect(branches.map((b) => [b.branch_id, b.parent_branch, b.parent_seq, b.last_seq])).toEqual([
-      ["main", null, null, 3],
-      ["fork-ü", "main", 2, 3],
+      ["main", null, null, 0],
+      ["fork-ü", "main", 2, 2],
     ]);
     expect(fork.lastSeq).toBe(2);
-    expect(branches.map((b) => b.bytes)).toEqual([
-      rowBytes("thread-é€", "main", events),
-      rowBytes("thread-é€", "fork-ü", [ev(2, "x")]),
+    expect((await store.listBranches("thread-é€")).map((b) => b.lastSeq)).toEqual([3, 3]);
+    expect(
+      (rowsOfEvents as { branch_id: string; seq: number; total_bytes: number }[]).map((r) => [
+        r.branch_id,
+        r.seq,
+        r.total_bytes,
+      ]),
+    ).toEqual([
+      ["fork-ü", 3, rowBytes("thread-é€", "fork-ü", [ev(2, "x")])],
+      ["main", 1, rowBytes("thread-é€", "main", events.slice(0, 1))],
+      ["main", 2, rowBytes("thread-é€", "main", events.slice(0, 2))],
+      ["main", 3, rowBytes("thread-é€", "main", events)],
     ]);
+    expect(await store.sizeBytes()).toBe(
+      rowBytes("thread-é€", "main", events) + rowBytes("thread-é€", "fork-ü", [ev(2, "x")]),
+    );
     // Each row counts its thread id's 12 UTF-8 bytes and its branch id's (4 for main, 7 here).
     expect(rowBytes("thread-é€", "fork-ü", [ev(2, "x")])).toBe(
       rowBytes("t", "b", [ev(2, "x")]) + 11 + 6,

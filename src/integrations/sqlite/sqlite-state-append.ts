@@ -1,25 +1,31 @@
 /**
- * The SQLite state store's append path: one `BEGIN IMMEDIATE` transaction that checks the
- * branch's last seq, advances it and inserts the events.
+ * The SQLite state store's append path: one `BEGIN IMMEDIATE` transaction that reads the
+ * branch's head (its row and its last event), checks the expected seq against it, and inserts
+ * the events, each with the branch's running total of bytes. No `branches` row is written
+ * (but the one a first append to "main" makes): the events' B-tree is the only one an append
+ * changes.
  *
  * @module
  */
 import type Database from "better-sqlite3";
 import {
   concurrentWrite,
-  decodeEvent,
-  type EventRow,
   type encodeEvents,
+  eventId,
   MAIN_BRANCH,
   unknownBranch,
   utf8Bytes,
 } from "../../stores/internal.js";
 import type { StoredEvent } from "../../stores/types.js";
-import type { BranchRow, SqliteStatements } from "./sqlite-state-sql.js";
+import type { SqliteStatements } from "./sqlite-state-sql.js";
+
+/** A `branchHead` row: the branch's `last_seq` as made, its last event's seq and total bytes. */
+type HeadRow = [number, number | null, number | null];
 
 /**
  * The append transaction of `db` (run `IMMEDIATE`): the events after `expected`, as stored.
- * @throws ConcurrentWriteError, UnknownBranchError (see {@link checkExpected}); the database's errors.
+ * @throws ConcurrentWriteError when the branch is not at `expected`; UnknownBranchError for a
+ *   missing branch other than "main"; the database's errors.
  */
 export function appendTransaction(
   db: Database.Database,
@@ -38,31 +44,28 @@ export function appendTransaction(
         events: ReturnType<typeof encodeEvents>,
         expected: number,
       ): StoredEvent[] => {
-        if (events.length === 0) {
-          checkExpected(s, threadId, branchId, expected);
-          return [];
-        }
         const n = events.length;
+        const head = s.branchHead.get(threadId, branchId) as HeadRow | undefined;
         const createdAt = Date.now();
-        // The key columns' bytes, counted once for every row (see eventRowBytes).
-        const keyBytes = utf8Bytes(threadId) + utf8Bytes(branchId);
-        let bytes = n * keyBytes;
-        for (let i = 0; i < n; i++) bytes += events[i]!.bytes;
-        // The sequence check and the branch's advance in one statement (no read first): it
-        // changes no row when the branch is elsewhere or does not exist yet, and then the
-        // branch is read to say which (the transaction rolls the rest back when that throws).
-        if (
-          s.advanceBranch.run(expected + n, createdAt, bytes, threadId, branchId, expected)
-            .changes !== 1
-        ) {
-          checkExpected(s, threadId, branchId, expected);
-          // A "main" that does not exist yet at 0: its row, already at its new last seq.
-          s.insertBranch.run(threadId, branchId, expected + n, createdAt, bytes);
+        let total = 0;
+        if (head === undefined) {
+          if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
+          if (expected !== 0) throw concurrentWrite(threadId, branchId, expected, 0);
+          if (n === 0) return [];
+          // A first append makes "main" (at 0; its events say where it is from then on).
+          s.insertBranch.run(threadId, branchId, createdAt);
+        } else {
+          const last = head[1] ?? head[0];
+          if (last !== expected) throw concurrentWrite(threadId, branchId, expected, last);
+          total = head[2] ?? 0;
         }
+        // The key columns' bytes, counted for every row (see eventRowBytes).
+        const keyBytes = n === 0 ? 0 : utf8Bytes(threadId) + utf8Bytes(branchId);
         const out: StoredEvent[] = new Array(n);
         for (let i = 0; i < n; i++) {
           const e = events[i]!;
           const seq = expected + 1 + i;
+          total += keyBytes + e.bytes;
           s.insertEvent.run(
             threadId,
             branchId,
@@ -74,32 +77,26 @@ export function appendTransaction(
             e.node,
             e.data,
             createdAt,
+            total,
           );
-          const row: EventRow = { seq, ...e, createdAt };
-          out[i] = decodeEvent(threadId, branchId, row);
+          // As decodeEvent builds it from the row (same fields, same order); the data parsed
+          // back from its JSON, so the caller's objects and the stored event share nothing.
+          out[i] = {
+            id: eventId(threadId, branchId, seq),
+            threadId,
+            branchId,
+            seq,
+            createdAt,
+            type: e.type,
+            runId: e.runId,
+            step: e.step,
+            taskId: e.taskId,
+            node: e.node,
+            data: JSON.parse(e.data),
+          };
         }
         return out;
       },
     )
     .immediate.bind(null);
-}
-
-/**
- * Inside an append's transaction: throw unless the branch is at `expected`, or is a "main" that
- * does not exist yet and `expected` is 0 (then the caller creates it).
- * @throws UnknownBranchError for a missing branch other than "main"; ConcurrentWriteError.
- */
-export function checkExpected(
-  s: SqliteStatements,
-  threadId: string,
-  branchId: string,
-  expected: number,
-): void {
-  const branch = s.getBranch.get(threadId, branchId) as BranchRow | undefined;
-  if (!branch) {
-    if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
-    if (expected !== 0) throw concurrentWrite(threadId, branchId, expected, 0);
-  } else if (branch.last_seq !== expected) {
-    throw concurrentWrite(threadId, branchId, expected, branch.last_seq);
-  }
 }

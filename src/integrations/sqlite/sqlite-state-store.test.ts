@@ -10,6 +10,7 @@ import { StateStoreError } from "../../errors/index.js";
 import type { NewEvent } from "../../stores/index.js";
 import { describeStateStoreContract } from "../../stores/testing/contract.js";
 import { SqliteStateStore } from "./index.js";
+import { BRANCH_LAST_SEQ } from "./sqlite-state-sql.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-sqlite-"));
 let n = 0;
@@ -64,7 +65,7 @@ describe("SqliteStateStore", () => {
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.prepare("SELECT key, value FROM meta ORDER BY key").all()).toEqual([
       { key: "format", value: "nodestep-state-store" },
-      { key: "schema_version", value: "1" },
+      { key: "schema_version", value: "2" },
     ]);
     expect(db.prepare("SELECT data FROM events WHERE seq = 2").get()).toEqual({ data: '{"n":2}' });
     db.close();
@@ -127,7 +128,7 @@ describe("SqliteStateStore", () => {
   it("refuses a file written with another schema version, telling to migrate, and changes nothing", async () => {
     const { path, store } = await storeWith3Events();
     await store.close();
-    tamper(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+    tamper(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
     const err = (() => {
       try {
         new SqliteStateStore({ path });
@@ -137,8 +138,9 @@ describe("SqliteStateStore", () => {
       return null;
     })();
     expect(err).toBeInstanceOf(StateStoreError);
-    expect((err as Error).message).toContain("schema version 2; this nodestep reads version 1");
-    expect((err as Error).message).toContain("Migrate the file");
+    expect((err as Error).message).toBe(
+      `${path} was written with state store schema version 3; this nodestep reads version 2 (and migrates version 1 files to it). Open it with the nodestep version that wrote it (see docs/stores.md, "Schema versions"). Nothing was changed.`,
+    );
     const db = new Database(path, { readonly: true });
     expect(db.prepare("SELECT count(*) AS n FROM events").get()).toEqual({ n: 3 });
     db.close();
@@ -188,8 +190,14 @@ describe("SqliteStateStore", () => {
       plan(
         "SELECT * FROM events WHERE thread_id = 'a' AND branch_id = 'b' AND seq > 1 AND seq <= 9",
       ),
-    ).toMatch(
-      /SEARCH events USING INDEX sqlite_autoindex_events_1 \(thread_id=\? AND branch_id=\? AND seq>\? AND seq<\?\)/,
+    ).toBe("SEARCH events USING PRIMARY KEY (thread_id=? AND branch_id=? AND seq>? AND seq<?)");
+    // A branch's last seq (and time, and bytes) is one seek to its last event.
+    expect(
+      plan(
+        `SELECT parent_branch, parent_seq, ${BRANCH_LAST_SEQ} AS last_seq FROM branches b WHERE thread_id = 'a' AND branch_id = 'b'`,
+      ),
+    ).toBe(
+      "SEARCH b USING INDEX sqlite_autoindex_branches_1 (thread_id=? AND branch_id=?); CORRELATED SCALAR SUBQUERY 1; SEARCH e USING PRIMARY KEY (thread_id=? AND branch_id=?)",
     );
     db.close();
   });
