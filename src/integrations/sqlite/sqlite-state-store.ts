@@ -58,8 +58,9 @@ export type { SqliteStateStoreOptions };
  * A {@link StateStore} in one SQLite file, through better-sqlite3.
  *
  * The file is in WAL mode; each append is one `BEGIN IMMEDIATE` transaction of prepared
- * statements, which checks `expectedLastSeq` against the `branches` row (never by scanning the
- * events), so several processes can share one file and exactly one of two racing writers wins.
+ * statements, which checks `expectedLastSeq` against the branch's last event (one seek, never a
+ * scan of the events) and writes the events' B-tree only, so several processes can share one
+ * file and exactly one of two racing writers wins.
  * With the default `synchronous: "NORMAL"`, an append that resolved survives SIGKILL of the
  * process; `"FULL"` also survives power loss.
  *
