@@ -1,7 +1,7 @@
 /**
  * The SQLite state store's append path: one `BEGIN IMMEDIATE` transaction that reads the
- * branch's head (its row and its last event), checks the expected seq against it, and inserts
- * the events, each with the branch's running total of bytes. No `branches` row is written
+ * branch's last event (its row too when it has none), checks the expected seq against it, and
+ * inserts the events, each with the branch's running total of bytes. No `branches` row is written
  * (but the one a first append to "main" makes): the events' B-tree is the only one an append
  * changes.
  *
@@ -17,10 +17,10 @@ import {
   utf8Bytes,
 } from "../../stores/internal.js";
 import type { StoredEvent } from "../../stores/types.js";
-import type { SqliteStatements } from "./sqlite-state-sql.js";
+import type { BranchRow, SqliteStatements } from "./sqlite-state-sql.js";
 
-/** A `branchHead` row: the branch's `last_seq` as made, its last event's seq and total bytes. */
-type HeadRow = [number, number | null, number | null];
+/** A `lastEvent` row: the branch's last event's seq and total bytes. */
+type LastEventRow = [number, number];
 
 /**
  * The append transaction of `db` (run `IMMEDIATE`): the events after `expected`, as stored.
@@ -45,19 +45,27 @@ export function appendTransaction(
         expected: number,
       ): StoredEvent[] => {
         const n = events.length;
-        const head = s.branchHead.get(threadId, branchId) as HeadRow | undefined;
+        const lastEvent = s.lastEvent.get(threadId, branchId) as LastEventRow | undefined;
         const createdAt = Date.now();
         let total = 0;
-        if (head === undefined) {
-          if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
-          if (expected !== 0) throw concurrentWrite(threadId, branchId, expected, 0);
-          if (n === 0) return [];
-          // A first append makes "main" (at 0; its events say where it is from then on).
-          s.insertBranch.run(threadId, branchId, createdAt);
+        if (lastEvent !== undefined) {
+          // (Events exist only on a branch that exists: a thread's rows are deleted together.)
+          if (lastEvent[0] !== expected)
+            throw concurrentWrite(threadId, branchId, expected, lastEvent[0]);
+          total = lastEvent[1];
         } else {
-          const last = head[1] ?? head[0];
-          if (last !== expected) throw concurrentWrite(threadId, branchId, expected, last);
-          total = head[2] ?? 0;
+          // No events of its own: the branch's row says where it is (a fork: the seq it
+          // starts after), or that it does not exist.
+          const branch = s.getBranch.get(threadId, branchId) as BranchRow | undefined;
+          if (branch === undefined) {
+            if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
+            if (expected !== 0) throw concurrentWrite(threadId, branchId, expected, 0);
+            if (n === 0) return [];
+            // A first append makes "main" (at 0; its events say where it is from then on).
+            s.insertBranch.run(threadId, branchId, createdAt);
+          } else if (branch.last_seq !== expected) {
+            throw concurrentWrite(threadId, branchId, expected, branch.last_seq);
+          }
         }
         // The key columns' bytes, counted for every row (see eventRowBytes).
         const keyBytes = n === 0 ? 0 : utf8Bytes(threadId) + utf8Bytes(branchId);

@@ -65,7 +65,7 @@ type SqliteStatementName =
   | "getBranch"
   | "insertBranch"
   | "insertBranchIfNew"
-  | "branchHead"
+  | "lastEvent"
   | "insertEvent"
   | "readRange"
   | "readPacked"
@@ -100,13 +100,11 @@ export function prepare(db: Database.Database): SqliteStatements {
     insertBranchIfNew: db.prepare(
       "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
     ),
-    // In raw mode: [the branch's last_seq as made, its last event's seq, that event's total_bytes].
-    branchHead: db
+    // In raw mode: [seq, total_bytes] of the branch's last event (one seek; none when the
+    // branch has no events of its own, or does not exist).
+    lastEvent: db
       .prepare(
-        `SELECT b.last_seq, e.seq, e.total_bytes FROM branches b
-         LEFT JOIN events e ON e.thread_id = b.thread_id AND e.branch_id = b.branch_id
-           AND e.seq = (SELECT max(seq) FROM events WHERE thread_id = b.thread_id AND branch_id = b.branch_id)
-         WHERE b.thread_id = ? AND b.branch_id = ?`,
+        "SELECT seq, total_bytes FROM events WHERE thread_id = ? AND branch_id = ? ORDER BY seq DESC LIMIT 1",
       )
       .raw(true),
     insertEvent: db.prepare(
