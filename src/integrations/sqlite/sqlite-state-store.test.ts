@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +26,42 @@ describeStateStoreContract(
   },
   { openPeer: async (store) => new SqliteStateStore({ path: (store as SqliteStateStore).path }) },
 );
+
+/**
+ * Run append-until-killed.fixture.ts on `path` (with `args`), kill it with SIGKILL once it has
+ * 1,500 events acknowledged, and give the last seq it acknowledged.
+ */
+async function appendUntilKilled(path: string, args: string[]): Promise<number> {
+  const script = fileURLToPath(new URL("./append-until-killed.fixture.ts", import.meta.url));
+  const child = spawn(process.execPath, [...SOURCE_LOADER, script, path, ...args], {
+    cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let acked = 0;
+  let stderr = "";
+  let buffer = "";
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.on("exit", (_code, signal) => resolve(signal)),
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (d: Buffer) => {
+      buffer += d.toString();
+      const lines = buffer.split("\n");
+      buffer = lines.pop()!;
+      for (const line of lines) acked = Math.max(acked, Number(line.replace("acked ", "")));
+      if (acked >= 1500) {
+        child.kill("SIGKILL");
+        resolve();
+      }
+    });
+    child.on("exit", () => reject(new Error(`writer exited early: ${stderr}`)));
+  });
+  expect(await exited).toBe("SIGKILL");
+  return acked;
+}
 
 function ev(data: NewEvent["data"]): NewEvent {
   return { type: "task_finished", runId: "r1", step: 0, taskId: "k", node: "a", data };
@@ -265,35 +301,7 @@ describe("SqliteStateStore", () => {
 
   it("keeps every acknowledged append when the writing process is killed with SIGKILL", async () => {
     const path = fresh();
-    const script = fileURLToPath(new URL("./append-until-killed.fixture.ts", import.meta.url));
-    const child = spawn(process.execPath, [...SOURCE_LOADER, script, path], {
-      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let acked = 0;
-    let stderr = "";
-    let buffer = "";
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on("exit", (_code, signal) => resolve(signal)),
-    );
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (d: Buffer) => {
-        buffer += d.toString();
-        const lines = buffer.split("\n");
-        buffer = lines.pop()!;
-        for (const line of lines) acked = Math.max(acked, Number(line.replace("acked ", "")));
-        if (acked >= 1500) {
-          child.kill("SIGKILL");
-          resolve();
-        }
-      });
-      child.on("exit", () => reject(new Error(`writer exited early: ${stderr}`)));
-    });
-    expect(await exited).toBe("SIGKILL");
-
+    const acked = await appendUntilKilled(path, []);
     const db = new Database(path);
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     db.close();
@@ -310,5 +318,56 @@ describe("SqliteStateStore", () => {
     const [next] = await store.append("t", "main", [ev("after")], events.length);
     expect(next!.seq).toBe(events.length + 1);
     await store.close();
+  });
+});
+
+describeStateStoreContract(
+  "SqliteStateStore (exclusive)",
+  async () => new SqliteStateStore({ path: fresh(), exclusive: true }),
+  async (store) => {
+    const path = (store as SqliteStateStore).path;
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+  },
+);
+
+describe("SqliteStateStore with exclusive: true", () => {
+  it("holds the file until it closes: no -shm file, no other connection, and the data stays", async () => {
+    const path = fresh();
+    const store = new SqliteStateStore({ path, exclusive: true });
+    await store.append("t", "main", [ev({ n: 1 })], 0);
+    expect(existsSync(`${path}-shm`)).toBe(false);
+    expect(() => new SqliteStateStore({ path, exclusive: true, busyTimeoutMs: 10 })).toThrow(
+      `Cannot open the SQLite state store at ${path} with exclusive: true: another connection (another process, or another store object in this one) has the file open. Close it first, or open every store on the file without exclusive.`,
+    );
+    expect(() => new SqliteStateStore({ path, busyTimeoutMs: 10 })).toThrow(
+      `Cannot open the SQLite state store at ${path}: database is locked. Another process held the write lock too long, or a store opened with exclusive: true holds the file; retry or raise busyTimeoutMs.`,
+    );
+    await store.close();
+    const shared = new SqliteStateStore({ path });
+    expect((await shared.read("t", "main")).map((e) => e.data)).toEqual([{ n: 1 }]);
+    // A file another connection has open cannot be taken exclusively.
+    expect(() => new SqliteStateStore({ path, exclusive: true, busyTimeoutMs: 10 })).toThrow(
+      /with exclusive: true: another connection/,
+    );
+    await shared.close();
+    expect(() => new SqliteStateStore({ path, exclusive: "yes" as unknown as boolean })).toThrow(
+      "exclusive must be true or false, got yes",
+    );
+  });
+
+  it("keeps every acknowledged append when the writing process is killed with SIGKILL", async () => {
+    const path = fresh();
+    const acked = await appendUntilKilled(path, ["--exclusive"]);
+    const store = new SqliteStateStore({ path, exclusive: true });
+    const events = await store.read("t", "main");
+    expect(events.length).toBeGreaterThanOrEqual(acked);
+    expect((await store.getBranch("t", "main"))!.lastSeq).toBe(events.length);
+    events.forEach((e, i) => {
+      expect((e.data as { seq: number }).seq).toBe(i + 1);
+    });
+    await store.close();
+    const db = new Database(path);
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    db.close();
   });
 });
