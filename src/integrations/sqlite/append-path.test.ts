@@ -195,3 +195,49 @@ describe("SqliteStateStore append (the rows it writes)", () => {
     await store.close();
   });
 });
+
+describe("SqliteStateStore append (the branch heads a store keeps)", () => {
+  const refusal = (e: unknown) => [(e as Error).constructor.name, (e as Error).message];
+
+  it("sees another connection's appends: a stale expected seq is refused, not written after them", async () => {
+    const path = fresh();
+    const a = new SqliteStateStore({ path });
+    const b = new SqliteStateStore({ path });
+    await a.append("t", "main", [ev(0, 1), ev(1, 2), ev(2, 3)], 0);
+    await b.append("t", "main", [ev(3, 4), ev(4, 5)], 3);
+    expect(refusal(await a.append("t", "main", [ev(3, "a")], 3).catch((e: unknown) => e))).toEqual([
+      "ConcurrentWriteError",
+      'Branch "main" of thread "t" is at seq 5, not 3: another writer appended since this one read it. Nothing was written; reload the branch and retry.',
+    ]);
+    const [next] = await a.append("t", "main", [ev(5, "a")], 5);
+    expect(next!.seq).toBe(6);
+    expect(await b.sizeBytes()).toBe(
+      rowBytes("t", "main", [ev(0, 1), ev(1, 2), ev(2, 3), ev(3, 4), ev(4, 5), ev(5, "a")]),
+    );
+    await a.close();
+    await b.close();
+  });
+
+  it("sees a thread another connection deleted and began again, and one it deleted itself", async () => {
+    const path = fresh();
+    const a = new SqliteStateStore({ path });
+    const b = new SqliteStateStore({ path });
+    await a.append("t", "main", [ev(0, 1), ev(1, 2), ev(2, 3), ev(3, 4), ev(4, 5)], 0);
+    expect(await b.deleteThread("t")).toEqual(["t"]);
+    await b.append("t", "main", [ev(0, "b1"), ev(1, "b2")], 0);
+    // a's last append left the branch at 5: its own head of the branch is out of date now.
+    expect(refusal(await a.append("t", "main", [ev(5, "a")], 5).catch((e: unknown) => e))).toEqual([
+      "ConcurrentWriteError",
+      'Branch "main" of thread "t" is at seq 2, not 5: another writer appended since this one read it. Nothing was written; reload the branch and retry.',
+    ]);
+    expect((await a.read("t", "main")).map((e) => e.data)).toEqual(["b1", "b2"]);
+    await a.append("t", "main", [ev(2, "a3")], 2);
+    expect(await a.deleteThread("t")).toEqual(["t"]);
+    const [first] = await a.append("t", "main", [ev(0, "new")], 0);
+    expect(first!.seq).toBe(1);
+    expect(await b.sizeBytes()).toBe(rowBytes("t", "main", [ev(0, "new")]));
+    expect((await b.read("t", "main")).map((e) => e.data)).toEqual(["new"]);
+    await a.close();
+    await b.close();
+  });
+});

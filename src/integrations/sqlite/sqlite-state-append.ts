@@ -23,6 +23,36 @@ import type { BranchRow, SqliteStatements } from "./sqlite-state-sql.js";
 type LastEventRow = [number, number];
 
 /**
+ * The heads (last seq, total bytes) of the branches this connection appended to, as its own
+ * commits left them: valid while no other connection committed to the file, which SQLite's
+ * `data_version` tells inside the append's write transaction (then they are all dropped). A
+ * cache only: an append reads the branch's last event when its head is not here.
+ */
+export class BranchHeads {
+  /** The `data_version` the heads are valid for. */
+  version = -1;
+  readonly #heads = new Map<string, LastEventRow>();
+
+  /** The most heads kept (a map of this many is dropped whole when one more comes). */
+  static readonly MAX = 1024;
+
+  get(threadId: string, branchId: string): LastEventRow | undefined {
+    return this.#heads.get(`${threadId}\u0000${branchId}`);
+  }
+
+  /** After a commit: the branch's new head. */
+  set(threadId: string, branchId: string, head: LastEventRow): void {
+    if (this.#heads.size >= BranchHeads.MAX) this.#heads.clear();
+    this.#heads.set(`${threadId}\u0000${branchId}`, head);
+  }
+
+  /** Forget every head (another connection wrote, or this one deleted threads). */
+  clear(): void {
+    this.#heads.clear();
+  }
+}
+
+/**
  * The append transaction of `db` (run `IMMEDIATE`): the events after `expected`, as stored.
  * @throws ConcurrentWriteError when the branch is not at `expected`; UnknownBranchError for a
  *   missing branch other than "main"; the database's errors.
@@ -30,13 +60,16 @@ type LastEventRow = [number, number];
 export function appendTransaction(
   db: Database.Database,
   s: SqliteStatements,
+  heads: BranchHeads,
 ): (
   threadId: string,
   branchId: string,
   events: ReturnType<typeof encodeEvents>,
   expectedLastSeq: number,
 ) => StoredEvent[] {
-  return db
+  /** The head the transaction leaves, set in the cache once it committed. */
+  let pending: LastEventRow | null = null;
+  const tx = db
     .transaction(
       (
         threadId: string,
@@ -45,7 +78,15 @@ export function appendTransaction(
         expected: number,
       ): StoredEvent[] => {
         const n = events.length;
-        const lastEvent = s.lastEvent.get(threadId, branchId) as LastEventRow | undefined;
+        pending = null;
+        const version = s.dataVersion.get() as number;
+        if (version !== heads.version) {
+          heads.clear();
+          heads.version = version;
+        }
+        const lastEvent =
+          heads.get(threadId, branchId) ??
+          (s.lastEvent.get(threadId, branchId) as LastEventRow | undefined);
         const createdAt = Date.now();
         let total = 0;
         if (lastEvent !== undefined) {
@@ -103,8 +144,15 @@ export function appendTransaction(
             data: JSON.parse(e.data),
           };
         }
+        if (n > 0) pending = [expected + n, total];
         return out;
       },
     )
     .immediate.bind(null);
+  return (threadId, branchId, events, expected) => {
+    const out = tx(threadId, branchId, events, expected);
+    // Committed: the branch's head is the one it left.
+    if (pending !== null) heads.set(threadId, branchId, pending);
+    return out;
+  };
 }

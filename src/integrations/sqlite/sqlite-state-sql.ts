@@ -66,6 +66,7 @@ type SqliteStatementName =
   | "insertBranch"
   | "insertBranchIfNew"
   | "lastEvent"
+  | "dataVersion"
   | "insertEvent"
   | "readRange"
   | "readPacked"
@@ -107,6 +108,8 @@ export function prepare(db: Database.Database): SqliteStatements {
         "SELECT seq, total_bytes FROM events WHERE thread_id = ? AND branch_id = ? ORDER BY seq DESC LIMIT 1",
       )
       .raw(true),
+    // Changes when another connection committed since this one last asked (not for its own).
+    dataVersion: db.prepare("PRAGMA data_version").pluck(),
     insertEvent: db.prepare(
       `INSERT INTO events (thread_id, branch_id, ${EVENT_COLUMNS}, total_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),

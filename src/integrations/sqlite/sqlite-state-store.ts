@@ -32,7 +32,7 @@ import type {
   ThreadInfo,
 } from "../../stores/types.js";
 import { createSqliteBranch, listSqliteBranches } from "./sqlite-branches.js";
-import { appendTransaction } from "./sqlite-state-append.js";
+import { appendTransaction, BranchHeads } from "./sqlite-state-append.js";
 import { deleteSqliteThread } from "./sqlite-state-delete.js";
 import {
   checkpointSqliteFile,
@@ -89,6 +89,8 @@ export class SqliteStateStore implements StateStore {
   readonly path: string;
   #db: Database.Database | null;
   readonly #s: ReturnType<typeof prepare>;
+  /** The heads of the branches this store appended to (a cache; see BranchHeads). */
+  readonly #heads = new BranchHeads();
   readonly #appendTx: (
     threadId: string,
     branchId: string,
@@ -113,7 +115,7 @@ export class SqliteStateStore implements StateStore {
     this.#db = db;
     const s = prepare(db);
     this.#s = s;
-    this.#appendTx = appendTransaction(db, s);
+    this.#appendTx = appendTransaction(db, s, this.#heads);
     this.#leaseTx = leaseTransaction(db, s);
     this.#readTx = readTransaction(db, s);
   }
@@ -328,6 +330,7 @@ export class SqliteStateStore implements StateStore {
       (fn) => this.#run(threadId, undefined, fn),
       threadId,
       options,
+      () => this.#heads.clear(),
     );
   }
 
