@@ -33,8 +33,11 @@ export class BranchHeads {
   version = -1;
   readonly #heads = new Map<string, LastEventRow>();
 
-  /** The most heads kept (a map of this many is dropped whole when one more comes). */
-  static readonly MAX = 1024;
+  /**
+   * The most heads kept (a map of this many is dropped whole when one more comes): a server's
+   * threads running at once, without a heap entry for every idle thread.
+   */
+  static readonly MAX = 256;
 
   get(threadId: string, branchId: string): LastEventRow | undefined {
     return this.#heads.get(`${threadId}\u0000${branchId}`);
