@@ -13,6 +13,7 @@ import { ConcurrentWriteError, UnknownBranchError } from "../../errors/index.js"
 import { encodeEvents, eventRowBytes } from "../../stores/internal.js";
 import type { NewEvent } from "../../stores/types.js";
 import { SqliteStateStore } from "./index.js";
+import { BranchHeads } from "./sqlite-state-append.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-sqlite-append-"));
 let n = 0;
@@ -239,5 +240,30 @@ describe("SqliteStateStore append (the branch heads a store keeps)", () => {
     expect((await b.read("t", "main")).map((e) => e.data)).toEqual(["new"]);
     await a.close();
     await b.close();
+  });
+
+  it("goes on after more branches than it keeps heads of (BranchHeads.MAX)", async () => {
+    const path = fresh();
+    const store = new SqliteStateStore({ path });
+    const threads = BranchHeads.MAX + 44;
+    for (let round = 0; round < 2; round++) {
+      for (let t = 0; t < threads; t++) {
+        const [e] = await store.append(`t${t}`, "main", [ev(round, { t, round })], round);
+        expect(e!.seq).toBe(round + 1);
+      }
+    }
+    await expect(store.append("t0", "main", [ev(2, "x")], 1)).rejects.toBeInstanceOf(
+      ConcurrentWriteError,
+    );
+    expect((await store.read("t0", "main")).map((e) => e.data)).toEqual([
+      { t: 0, round: 0 },
+      { t: 0, round: 1 },
+    ]);
+    expect(await store.sizeBytes()).toBe(
+      Array.from({ length: threads }, (_, t) =>
+        rowBytes(`t${t}`, "main", [ev(0, { t, round: 0 }), ev(1, { t, round: 1 })]),
+      ).reduce((a, b) => a + b, 0),
+    );
+    await store.close();
   });
 });
