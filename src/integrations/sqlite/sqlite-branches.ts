@@ -7,7 +7,7 @@
 import type Database from "better-sqlite3";
 import { branchExists, newBranchId, unknownEvent } from "../../stores/internal.js";
 import type { BranchInfo } from "../../stores/types.js";
-import type { SqliteStatements } from "./sqlite-state-sql.js";
+import { BRANCH_LAST_SEQ, type SqliteStatements } from "./sqlite-state-sql.js";
 
 /** The statement per database (prepared once; a closed database's goes with it). */
 const statements = new WeakMap<Database.Database, Database.Statement>();
@@ -28,7 +28,7 @@ export function listSqliteBranches(db: Database.Database, threadId: string): Bra
   let stmt = statements.get(db);
   if (!stmt) {
     stmt = db.prepare(
-      "SELECT branch_id, parent_branch, parent_seq, last_seq FROM branches WHERE thread_id = ? ORDER BY rowid",
+      `SELECT branch_id, parent_branch, parent_seq, ${BRANCH_LAST_SEQ} AS last_seq FROM branches b WHERE thread_id = ? ORDER BY rowid`,
     );
     statements.set(db, stmt);
   }

@@ -11,7 +11,8 @@ import type { SqliteStatements } from "./sqlite-state-sql.js";
 
 /**
  * Delete `threadId` (with `children: true` also its child threads) from `store`'s database:
- * the thread ids deleted. `run` turns a database error into `StateStoreError`.
+ * the thread ids deleted. `run` turns a database error into `StateStoreError`; `forget` is
+ * called when the deletion is done or failed (the store drops what it cached of branch heads).
  * @throws ThreadBusyError when a run holds one of the branches' leases (nothing is deleted);
  *   StateStoreError for an invalid thread id.
  */
@@ -22,6 +23,7 @@ export function deleteSqliteThread(
   run: <T>(fn: () => T) => T,
   threadId: string,
   options: DeleteThreadOptions | undefined,
+  forget: () => void,
 ): Promise<string[]> {
   const children = deleteChildren(threadId, options);
   const prefix = `${threadId}:`;
@@ -32,15 +34,19 @@ export function deleteSqliteThread(
   ).filter((r) => isDeleted(r.thread_id, threadId, children));
   const branches = rows.map((r) => [r.thread_id, r.branch_id] as const);
   return underLeases(store, branches, () =>
-    run(() =>
-      db
-        .transaction(() => {
-          s.deleteEvents.run(...args);
-          s.deleteSnapshots.run(...args);
-          s.deleteBranches.run(...args);
-          return [...new Set(rows.map((r) => r.thread_id))];
-        })
-        .immediate(),
-    ),
+    run(() => {
+      try {
+        return db
+          .transaction(() => {
+            s.deleteEvents.run(...args);
+            s.deleteSnapshots.run(...args);
+            s.deleteBranches.run(...args);
+            return [...new Set(rows.map((r) => r.thread_id))];
+          })
+          .immediate();
+      } finally {
+        forget();
+      }
+    }),
   );
 }

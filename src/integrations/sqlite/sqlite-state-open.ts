@@ -26,17 +26,31 @@ export function openSqliteStateDb(options: SqliteStateStoreOptions): Database.Da
   if (sync !== "NORMAL" && sync !== "FULL") {
     throw new StateStoreError(`synchronous must be "NORMAL" or "FULL", got ${String(sync)}`);
   }
+  const exclusive = options.exclusive ?? false;
+  if (typeof exclusive !== "boolean") {
+    throw new StateStoreError(`exclusive must be true or false, got ${String(exclusive)}`);
+  }
   let db: Database.Database | undefined;
   try {
     if (options.path !== ":memory:") makeDirectory(options.path);
     db = new Database(options.path);
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+    // Exclusive: set before WAL mode, so that the log's index is kept in memory, not in a
+    // shared -shm file; the lock is taken at once (an empty EXCLUSIVE transaction) and held.
+    if (exclusive) db.pragma("locking_mode = EXCLUSIVE");
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${sync}`);
+    if (exclusive) db.exec("BEGIN EXCLUSIVE; COMMIT");
     setUpSchema(db, options.path);
   } catch (e) {
     db?.close();
     if (e instanceof StateStoreError) throw e;
+    if (exclusive && String((e as { code?: unknown }).code ?? "") === "SQLITE_BUSY") {
+      throw new StateStoreError(
+        `Cannot open the SQLite state store at ${options.path} with exclusive: true: another connection (another process, or another store object in this one) has the file open. Close it first, or open every store on the file without exclusive.`,
+        { cause: e },
+      );
+    }
     throw new StateStoreError(
       `Cannot open the SQLite state store at ${options.path}: ${(e as Error).message}.${sqliteHint(e)}`,
       { cause: e },
@@ -68,7 +82,7 @@ export function sqliteHint(e: unknown): string {
   if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB")
     return " The file is damaged or not a SQLite database; restore it from a backup or use another path.";
   if (code === "SQLITE_BUSY")
-    return " Another process held the write lock too long; retry or raise busyTimeoutMs.";
+    return " Another process held the write lock too long, or a store opened with exclusive: true holds the file; retry or raise busyTimeoutMs.";
   if (code.startsWith("SQLITE_READONLY"))
     return " The file or its directory is read-only: reading works, writing does not; open the store on a file this process can write.";
   if (code.startsWith("SQLITE_CANTOPEN"))

@@ -17,4 +17,15 @@ export interface SqliteStateStoreOptions {
   synchronous?: "NORMAL" | "FULL";
   /** How long a write waits for another process's write lock before failing, in ms (default 5,000). */
   busyTimeoutMs?: number;
+  /**
+   * `true`: this store object is the file's only connection (SQLite's `locking_mode =
+   * EXCLUSIVE`). It takes the file's lock when it opens and holds it until `close()`, so its
+   * transactions skip SQLite's per-transaction file locks (6 `fcntl` calls an append; about a
+   * quarter less CPU per append) and the write-ahead log's index lives in this process's
+   * memory. Nothing else can use the file meanwhile: another process, or another store object
+   * in this one, fails to open it (`StateStoreError`, after `busyTimeoutMs`). Durability is the
+   * same (see `synchronous`; a killed process's commits are in the WAL, which the next opening
+   * recovers). Default `false`: processes may share the file.
+   */
+  exclusive?: boolean;
 }

@@ -1,12 +1,14 @@
 /**
  * The SQLite state store's tables: their version, their DDL, and `setUpSchema`, which creates
- * them in an empty file or checks (and brings up to date) the ones a file holds.
+ * them in an empty file or checks (and brings up to date) the ones a file holds, migrating a
+ * version 1 file to version 2 (sqlite-state-migrate.ts).
  *
  * @module
  */
 import type Database from "better-sqlite3";
 import { StateStoreError } from "../../errors/index.js";
 
+import { migrateToVersion2 } from "./sqlite-state-migrate.js";
 import { SQLITE_SCHEMA_VERSION } from "./sqlite-versions.js";
 
 export { SQLITE_SCHEMA_VERSION };
@@ -16,19 +18,15 @@ const FORMAT = "nodestep-state-store";
 
 const TABLES = ["meta", "branches", "events", "snapshots", "leases"];
 
-const SCHEMA = `
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE branches (
-  thread_id TEXT NOT NULL,
-  branch_id TEXT NOT NULL,
-  parent_branch TEXT,
-  parent_seq INTEGER,
-  last_seq INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL DEFAULT 0,
-  bytes INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (thread_id, branch_id)
-);
-CREATE TABLE events (
+/**
+ * The `events` table of version 2, named `name`: one B-tree keyed by the thread, branch and seq
+ * (`WITHOUT ROWID`, so an append writes one B-tree, not a table and its key's index).
+ * `total_bytes` is the logical bytes of the branch's events up to this one (the one before's
+ * plus this row's): a branch's size, last seq and update time are its last event's, so an
+ * append writes no `branches` row.
+ */
+function eventsTable(name: string): string {
+  return `CREATE TABLE ${name} (
   thread_id TEXT NOT NULL,
   branch_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
@@ -39,8 +37,29 @@ CREATE TABLE events (
   node TEXT,
   data TEXT NOT NULL,
   created_at INTEGER NOT NULL,
+  total_bytes INTEGER NOT NULL,
   PRIMARY KEY (thread_id, branch_id, seq)
+) WITHOUT ROWID;`;
+}
+
+/**
+ * `branches`: a branch's parent, and its `last_seq` and `updated_at` when it was made (a fork:
+ * the parent's seq it starts after; "main": 0 and its first append's time). Once the branch
+ * has events of its own, its last event's `seq` and `created_at` are its last seq and update
+ * time (see sqlite-state-sql.ts).
+ */
+const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE branches (
+  thread_id TEXT NOT NULL,
+  branch_id TEXT NOT NULL,
+  parent_branch TEXT,
+  parent_seq INTEGER,
+  last_seq INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (thread_id, branch_id)
 );
+${eventsTable("events")}
 CREATE TABLE snapshots (
   thread_id TEXT NOT NULL,
   branch_id TEXT NOT NULL,
@@ -101,9 +120,9 @@ export function setUpSchema(db: Database.Database, path: string): void {
       );
     }
     const version = meta.get("schema_version");
-    if (version !== String(SQLITE_SCHEMA_VERSION)) {
+    if (version !== "1" && version !== String(SQLITE_SCHEMA_VERSION)) {
       throw new StateStoreError(
-        `${path} was written with state store schema version ${version ?? "(none)"}; this nodestep reads version ${SQLITE_SCHEMA_VERSION}. Migrate the file to version ${SQLITE_SCHEMA_VERSION} (see docs/stores.md, "Schema versions"), or open it with the nodestep version that wrote it. Nothing was changed.`,
+        `${path} was written with state store schema version ${version ?? "(none)"}; this nodestep reads version ${SQLITE_SCHEMA_VERSION} (and migrates version 1 files to it). Open it with the nodestep version that wrote it (see docs/stores.md, "Schema versions"). Nothing was changed.`,
       );
     }
     const missing = TABLES.filter((t) => !present.includes(t));
@@ -112,6 +131,7 @@ export function setUpSchema(db: Database.Database, path: string): void {
         `${path} is a damaged nodestep state store: table(s) ${missing.join(", ")} are missing. Restore it from a backup.`,
       );
     }
+    if (version === "1") migrateToVersion2(db, eventsTable("events_v2"));
     // Files written before leases recorded their holder get the columns (readers that do not
     // know them ignore them).
     const columns = new Set(

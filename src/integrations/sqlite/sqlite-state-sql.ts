@@ -36,6 +36,21 @@ export interface DbEventRow {
 const EVENT_COLUMNS = "seq, type, run_id, step, task_id, node, data, created_at";
 
 /**
+ * A column of the last event of the `branches` row `b` (NULL when it has none): one seek in
+ * `events`' key. A branch's last seq, update time and logical bytes are its last event's
+ * (`seq`, `created_at`, `total_bytes`), so an append writes no `branches` row.
+ */
+export function lastEventOf(column: "seq" | "created_at" | "total_bytes"): string {
+  return `(SELECT e.${column} FROM events e WHERE e.thread_id = b.thread_id AND e.branch_id = b.branch_id ORDER BY e.seq DESC LIMIT 1)`;
+}
+
+/** The last seq of the `branches` row `b`: its last event's, or the one it was made with. */
+export const BRANCH_LAST_SEQ = `coalesce(${lastEventOf("seq")}, b.last_seq)`;
+
+/** The update time of the `branches` row `b`: its last event's, or the one it was made with. */
+const BRANCH_UPDATED_AT = `coalesce(${lastEventOf("created_at")}, b.updated_at)`;
+
+/**
  * One event row as a JSON array, for `readPacked` (see stores/packed-events.ts): its columns
  * quoted as JSON by one `json_array` (its closing bracket cut: the last column is the number
  * `created_at`), then its data as stored. (One function call per row, where quoting each
@@ -52,7 +67,8 @@ type SqliteStatementName =
   | "getBranch"
   | "insertBranch"
   | "insertBranchIfNew"
-  | "advanceBranch"
+  | "lastEvent"
+  | "dataVersion"
   | "insertEvent"
   | "readRange"
   | "readPacked"
@@ -79,19 +95,25 @@ type SqliteStatementName =
 export function prepare(db: Database.Database): SqliteStatements {
   return {
     getBranch: db.prepare(
-      "SELECT parent_branch, parent_seq, last_seq FROM branches WHERE thread_id = ? AND branch_id = ?",
+      `SELECT parent_branch, parent_seq, ${BRANCH_LAST_SEQ} AS last_seq FROM branches b WHERE thread_id = ? AND branch_id = ?`,
     ),
     insertBranch: db.prepare(
-      "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq, updated_at, bytes) VALUES (?, ?, NULL, NULL, ?, ?, ?)",
+      "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq, updated_at) VALUES (?, ?, NULL, NULL, 0, ?)",
     ),
     insertBranchIfNew: db.prepare(
       "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
     ),
-    advanceBranch: db.prepare(
-      "UPDATE branches SET last_seq = ?, updated_at = ?, bytes = bytes + ? WHERE thread_id = ? AND branch_id = ? AND last_seq = ?",
-    ),
+    // In raw mode: [seq, total_bytes] of the branch's last event (one seek; none when the
+    // branch has no events of its own, or does not exist).
+    lastEvent: db
+      .prepare(
+        "SELECT seq, total_bytes FROM events WHERE thread_id = ? AND branch_id = ? ORDER BY seq DESC LIMIT 1",
+      )
+      .raw(true),
+    // Changes when another connection committed since this one last asked (not for its own).
+    dataVersion: db.prepare("PRAGMA data_version").pluck(),
     insertEvent: db.prepare(
-      `INSERT INTO events (thread_id, branch_id, ${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO events (thread_id, branch_id, ${EVENT_COLUMNS}, total_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     readRange: db.prepare(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE thread_id = ? AND branch_id = ? AND seq > ? AND seq <= ? ORDER BY seq`,
@@ -110,7 +132,7 @@ export function prepare(db: Database.Database): SqliteStatements {
     ),
     saveSnapshot: db.prepare(
       `INSERT INTO snapshots (thread_id, branch_id, seq, data, bytes)
-       SELECT ?, ?, ?, ?, ? FROM branches WHERE thread_id = ? AND branch_id = ? AND last_seq >= ?
+       SELECT ?, ?, ?, ?, ? FROM branches b WHERE thread_id = ? AND branch_id = ? AND ${BRANCH_LAST_SEQ} >= ?
        ON CONFLICT (thread_id, branch_id) DO UPDATE SET seq = excluded.seq, data = excluded.data, bytes = excluded.bytes`,
     ),
     loadSnapshot: db.prepare(
@@ -145,7 +167,7 @@ export function prepare(db: Database.Database): SqliteStatements {
       "DELETE FROM snapshots WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?)",
     ),
     listPage: db.prepare(
-      `SELECT thread_id, max(updated_at) AS updated_at FROM branches GROUP BY thread_id
+      `SELECT thread_id, max(${BRANCH_UPDATED_AT}) AS updated_at FROM branches b GROUP BY thread_id
        ORDER BY updated_at DESC, thread_id LIMIT ? OFFSET ?`,
     ),
     renewLease: db.prepare(
@@ -161,10 +183,10 @@ export function prepare(db: Database.Database): SqliteStatements {
       "SELECT stop_by FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?",
     ),
     listBranches: db.prepare(
-      "SELECT thread_id, branch_id, updated_at FROM branches ORDER BY rowid",
+      `SELECT thread_id, branch_id, ${BRANCH_UPDATED_AT} AS updated_at FROM branches b ORDER BY rowid`,
     ),
     sizeBytes: db.prepare(
-      "SELECT (SELECT coalesce(sum(bytes), 0) FROM branches) + (SELECT coalesce(sum(bytes), 0) FROM snapshots) AS n",
+      `SELECT (SELECT coalesce(sum(${lastEventOf("total_bytes")}), 0) FROM branches b) + (SELECT coalesce(sum(bytes), 0) FROM snapshots) AS n`,
     ),
   };
 }

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,7 @@ import { StateStoreError } from "../../errors/index.js";
 import type { NewEvent } from "../../stores/index.js";
 import { describeStateStoreContract } from "../../stores/testing/contract.js";
 import { SqliteStateStore } from "./index.js";
+import { BRANCH_LAST_SEQ } from "./sqlite-state-sql.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-sqlite-"));
 let n = 0;
@@ -25,6 +26,42 @@ describeStateStoreContract(
   },
   { openPeer: async (store) => new SqliteStateStore({ path: (store as SqliteStateStore).path }) },
 );
+
+/**
+ * Run append-until-killed.fixture.ts on `path` (with `args`), kill it with SIGKILL once it has
+ * 1,500 events acknowledged, and give the last seq it acknowledged.
+ */
+async function appendUntilKilled(path: string, args: string[]): Promise<number> {
+  const script = fileURLToPath(new URL("./append-until-killed.fixture.ts", import.meta.url));
+  const child = spawn(process.execPath, [...SOURCE_LOADER, script, path, ...args], {
+    cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let acked = 0;
+  let stderr = "";
+  let buffer = "";
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.on("exit", (_code, signal) => resolve(signal)),
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (d: Buffer) => {
+      buffer += d.toString();
+      const lines = buffer.split("\n");
+      buffer = lines.pop()!;
+      for (const line of lines) acked = Math.max(acked, Number(line.replace("acked ", "")));
+      if (acked >= 1500) {
+        child.kill("SIGKILL");
+        resolve();
+      }
+    });
+    child.on("exit", () => reject(new Error(`writer exited early: ${stderr}`)));
+  });
+  expect(await exited).toBe("SIGKILL");
+  return acked;
+}
 
 function ev(data: NewEvent["data"]): NewEvent {
   return { type: "task_finished", runId: "r1", step: 0, taskId: "k", node: "a", data };
@@ -64,7 +101,7 @@ describe("SqliteStateStore", () => {
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.prepare("SELECT key, value FROM meta ORDER BY key").all()).toEqual([
       { key: "format", value: "nodestep-state-store" },
-      { key: "schema_version", value: "1" },
+      { key: "schema_version", value: "2" },
     ]);
     expect(db.prepare("SELECT data FROM events WHERE seq = 2").get()).toEqual({ data: '{"n":2}' });
     db.close();
@@ -127,7 +164,7 @@ describe("SqliteStateStore", () => {
   it("refuses a file written with another schema version, telling to migrate, and changes nothing", async () => {
     const { path, store } = await storeWith3Events();
     await store.close();
-    tamper(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+    tamper(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
     const err = (() => {
       try {
         new SqliteStateStore({ path });
@@ -137,8 +174,9 @@ describe("SqliteStateStore", () => {
       return null;
     })();
     expect(err).toBeInstanceOf(StateStoreError);
-    expect((err as Error).message).toContain("schema version 2; this nodestep reads version 1");
-    expect((err as Error).message).toContain("Migrate the file");
+    expect((err as Error).message).toBe(
+      `${path} was written with state store schema version 3; this nodestep reads version 2 (and migrates version 1 files to it). Open it with the nodestep version that wrote it (see docs/stores.md, "Schema versions"). Nothing was changed.`,
+    );
     const db = new Database(path, { readonly: true });
     expect(db.prepare("SELECT count(*) AS n FROM events").get()).toEqual({ n: 3 });
     db.close();
@@ -188,8 +226,14 @@ describe("SqliteStateStore", () => {
       plan(
         "SELECT * FROM events WHERE thread_id = 'a' AND branch_id = 'b' AND seq > 1 AND seq <= 9",
       ),
-    ).toMatch(
-      /SEARCH events USING INDEX sqlite_autoindex_events_1 \(thread_id=\? AND branch_id=\? AND seq>\? AND seq<\?\)/,
+    ).toBe("SEARCH events USING PRIMARY KEY (thread_id=? AND branch_id=? AND seq>? AND seq<?)");
+    // A branch's last seq (and time, and bytes) is one seek to its last event.
+    expect(
+      plan(
+        `SELECT parent_branch, parent_seq, ${BRANCH_LAST_SEQ} AS last_seq FROM branches b WHERE thread_id = 'a' AND branch_id = 'b'`,
+      ),
+    ).toBe(
+      "SEARCH b USING INDEX sqlite_autoindex_branches_1 (thread_id=? AND branch_id=?); CORRELATED SCALAR SUBQUERY 1; SEARCH e USING PRIMARY KEY (thread_id=? AND branch_id=?)",
     );
     db.close();
   });
@@ -257,35 +301,7 @@ describe("SqliteStateStore", () => {
 
   it("keeps every acknowledged append when the writing process is killed with SIGKILL", async () => {
     const path = fresh();
-    const script = fileURLToPath(new URL("./append-until-killed.fixture.ts", import.meta.url));
-    const child = spawn(process.execPath, [...SOURCE_LOADER, script, path], {
-      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let acked = 0;
-    let stderr = "";
-    let buffer = "";
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on("exit", (_code, signal) => resolve(signal)),
-    );
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (d: Buffer) => {
-        buffer += d.toString();
-        const lines = buffer.split("\n");
-        buffer = lines.pop()!;
-        for (const line of lines) acked = Math.max(acked, Number(line.replace("acked ", "")));
-        if (acked >= 1500) {
-          child.kill("SIGKILL");
-          resolve();
-        }
-      });
-      child.on("exit", () => reject(new Error(`writer exited early: ${stderr}`)));
-    });
-    expect(await exited).toBe("SIGKILL");
-
+    const acked = await appendUntilKilled(path, []);
     const db = new Database(path);
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     db.close();
@@ -302,5 +318,56 @@ describe("SqliteStateStore", () => {
     const [next] = await store.append("t", "main", [ev("after")], events.length);
     expect(next!.seq).toBe(events.length + 1);
     await store.close();
+  });
+});
+
+describeStateStoreContract(
+  "SqliteStateStore (exclusive)",
+  async () => new SqliteStateStore({ path: fresh(), exclusive: true }),
+  async (store) => {
+    const path = (store as SqliteStateStore).path;
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+  },
+);
+
+describe("SqliteStateStore with exclusive: true", () => {
+  it("holds the file until it closes: no -shm file, no other connection, and the data stays", async () => {
+    const path = fresh();
+    const store = new SqliteStateStore({ path, exclusive: true });
+    await store.append("t", "main", [ev({ n: 1 })], 0);
+    expect(existsSync(`${path}-shm`)).toBe(false);
+    expect(() => new SqliteStateStore({ path, exclusive: true, busyTimeoutMs: 10 })).toThrow(
+      `Cannot open the SQLite state store at ${path} with exclusive: true: another connection (another process, or another store object in this one) has the file open. Close it first, or open every store on the file without exclusive.`,
+    );
+    expect(() => new SqliteStateStore({ path, busyTimeoutMs: 10 })).toThrow(
+      `Cannot open the SQLite state store at ${path}: database is locked. Another process held the write lock too long, or a store opened with exclusive: true holds the file; retry or raise busyTimeoutMs.`,
+    );
+    await store.close();
+    const shared = new SqliteStateStore({ path });
+    expect((await shared.read("t", "main")).map((e) => e.data)).toEqual([{ n: 1 }]);
+    // A file another connection has open cannot be taken exclusively.
+    expect(() => new SqliteStateStore({ path, exclusive: true, busyTimeoutMs: 10 })).toThrow(
+      /with exclusive: true: another connection/,
+    );
+    await shared.close();
+    expect(() => new SqliteStateStore({ path, exclusive: "yes" as unknown as boolean })).toThrow(
+      "exclusive must be true or false, got yes",
+    );
+  });
+
+  it("keeps every acknowledged append when the writing process is killed with SIGKILL", async () => {
+    const path = fresh();
+    const acked = await appendUntilKilled(path, ["--exclusive"]);
+    const store = new SqliteStateStore({ path, exclusive: true });
+    const events = await store.read("t", "main");
+    expect(events.length).toBeGreaterThanOrEqual(acked);
+    expect((await store.getBranch("t", "main"))!.lastSeq).toBe(events.length);
+    events.forEach((e, i) => {
+      expect((e.data as { seq: number }).seq).toBe(i + 1);
+    });
+    await store.close();
+    const db = new Database(path);
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    db.close();
   });
 });

@@ -32,7 +32,7 @@ import type {
   ThreadInfo,
 } from "../../stores/types.js";
 import { createSqliteBranch, listSqliteBranches } from "./sqlite-branches.js";
-import { appendTransaction } from "./sqlite-state-append.js";
+import { appendTransaction, BranchHeads } from "./sqlite-state-append.js";
 import { deleteSqliteThread } from "./sqlite-state-delete.js";
 import {
   checkpointSqliteFile,
@@ -58,8 +58,9 @@ export type { SqliteStateStoreOptions };
  * A {@link StateStore} in one SQLite file, through better-sqlite3.
  *
  * The file is in WAL mode; each append is one `BEGIN IMMEDIATE` transaction of prepared
- * statements, which checks `expectedLastSeq` against the `branches` row (never by scanning the
- * events), so several processes can share one file and exactly one of two racing writers wins.
+ * statements, which checks `expectedLastSeq` against the branch's last event (one seek, never a
+ * scan of the events) and writes the events' B-tree only, so several processes can share one
+ * file and exactly one of two racing writers wins.
  * With the default `synchronous: "NORMAL"`, an append that resolved survives SIGKILL of the
  * process; `"FULL"` also survives power loss.
  *
@@ -88,6 +89,8 @@ export class SqliteStateStore implements StateStore {
   readonly path: string;
   #db: Database.Database | null;
   readonly #s: ReturnType<typeof prepare>;
+  /** The heads of the branches this store appended to (a cache; see BranchHeads). */
+  readonly #heads = new BranchHeads();
   readonly #appendTx: (
     threadId: string,
     branchId: string,
@@ -112,7 +115,7 @@ export class SqliteStateStore implements StateStore {
     this.#db = db;
     const s = prepare(db);
     this.#s = s;
-    this.#appendTx = appendTransaction(db, s);
+    this.#appendTx = appendTransaction(db, s, this.#heads);
     this.#leaseTx = leaseTransaction(db, s);
     this.#readTx = readTransaction(db, s);
   }
@@ -327,6 +330,7 @@ export class SqliteStateStore implements StateStore {
       (fn) => this.#run(threadId, undefined, fn),
       threadId,
       options,
+      () => this.#heads.clear(),
     );
   }
 

@@ -8,5 +8,8 @@
 /** Version of the memory tables this code reads and writes; kept in `<prefix>meta`. */
 export const SQLITE_MEMORY_SCHEMA_VERSION = 2;
 
-/** Version of the tables this code reads and writes; kept in the `meta` table. */
-export const SQLITE_SCHEMA_VERSION = 1;
+/**
+ * Version of the tables this code reads and writes; kept in the `meta` table. Version 1 files
+ * are migrated to it when opened (sqlite-state-migrate.ts).
+ */
+export const SQLITE_SCHEMA_VERSION = 2;
