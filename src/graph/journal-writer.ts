@@ -13,8 +13,8 @@
  * @module
  */
 import { LeaseLostError } from "../errors/index.js";
+import { type CountedAppend, countedAppendOf } from "../stores/counted-append.js";
 import { eventId } from "../stores/internal.js";
-import { type CountedAppend, countedAppendOf } from "../stores/memory-state-store.js";
 import type { NewEvent, StoredEvent } from "../stores/types.js";
 import { ASYNC_MAX_HELD_STEPS, type Durability } from "./durability.js";
 import { frozenValue } from "./frozen-value.js";

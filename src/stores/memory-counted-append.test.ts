@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { expectError } from "../../test/helpers.js";
 import { ConcurrentWriteError, StateStoreError } from "../errors/index.js";
 import { END, Graph, node, START } from "../graph/index.js";
+import { countedAppendOf } from "./counted-append.js";
 import { MemoryStateStore } from "./index.js";
-import { countedAppendOf } from "./memory-state-store.js";
 import type { NewEvent, StoredEvent } from "./types.js";
 
 const events: NewEvent[] = [

@@ -3,6 +3,8 @@
  *
  * @module
  */
+
+import type { CountedAppend } from "./counted-append.js";
 import { checkLease, checkStopArgs, closedError } from "./internal.js";
 import { branchInfo, emptyData, findBranch, type MemData } from "./memory-data.js";
 import { appendEvents, eventById, readEvents, storeEvents } from "./memory-events.js";
@@ -22,32 +24,8 @@ import type {
 let makeView: (store: object) => MemoryStateStore | null;
 let makeCounted: (store: object) => CountedAppend | null;
 
-/**
- * An append that answers how many events it stored instead of the stored events: what
- * `StateStore.append` does, with the same checks, errors and outcome, but without making the
- * events back from what was stored (no parse of their data), for a caller that needs only the
- * new last seq (the run's journal).
- */
-export type CountedAppend = (
-  threadId: string,
-  branchId: string,
-  events: NewEvent[],
-  expectedLastSeq: number,
-) => number;
-
-/**
- * The {@link CountedAppend} of `store`, when it is a `MemoryStateStore` whose `append` is the
- * class's own (a subclass that overrides `append` gets `null`: its `append` must be called).
- * @returns the counted append, or `null`.
- * @example
- * ```ts
- * const append = countedAppendOf(store);
- * if (append) lastSeq += append("t1", "main", events, lastSeq);
- * ```
- */
-export function countedAppendOf(store: object): CountedAppend | null {
-  return makeCounted(store);
-}
+/** counted-append.ts's `COUNTED_APPEND` (the same registry symbol; that module is not imported). */
+const COUNTED_APPEND = Symbol.for("nodestep.countedAppend");
 
 /**
  * A new `MemoryStateStore` instance over the same data as `store`, as a second connection to
@@ -117,6 +95,14 @@ export class MemoryStateStore implements StateStore {
    */
   constructor(options?: { now?: () => number }) {
     this.#now = options?.now ?? Date.now;
+  }
+
+  /**
+   * This store's counted append for the run's journal (see counted-append.ts), or `null` when a
+   * subclass overrides `append` (its `append` must be called). Not part of the public API.
+   */
+  [COUNTED_APPEND](): CountedAppend | null {
+    return makeCounted(this);
   }
 
   /**
