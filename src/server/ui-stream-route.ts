@@ -220,21 +220,43 @@ function continuedReplay(
   return { userMessageId: null, prefix: uiMessageChunks(last) };
 }
 
+/** How often (ms) {@link storedReplay} reads the store again while a run's `run_started` is not stored yet. */
+export const STORED_REPLAY_POLL_MS = 25;
+
+/** Resolves when `next` does or after `ms`, whichever comes first (the timer is then cleared). */
+function changedOrAfter(next: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const after = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([next, after]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The replay of a run another server started, from the stored events alone: the branch's
  * `run_started` of the run (its first part: a run taken over goes on as `<runId>~<n>`).
  * With input, the user message it wrote (the last human message of the state after it);
  * without, the last assistant message before it, continued with the run's stored answers.
- * A run whose `run_started` is not stored yet (still queued) is waited for, event by event;
- * `null` when it ends without one on the branch.
+ * A run whose `run_started` is not stored yet (still queued) is waited for: the store is read
+ * again at each of the run's events and every {@link STORED_REPLAY_POLL_MS}; `null` when it
+ * ends without one on the branch.
  */
-async function storedReplay(graph: ServedGraph, run: ServerRun): Promise<UIRunReplay | null> {
-  let events = await graph.history(run.threadId, { branchId: run.branchId });
-  let at = events.findIndex((e) => e.type === "run_started" && e.runId === run.runId);
-  while (at < 0 && !run.finished) {
-    await run.changed();
+export async function storedReplay(
+  graph: Pick<ServedGraph, "history" | "getState">,
+  run: Pick<ServerRun, "threadId" | "branchId" | "runId" | "finished" | "changed">,
+): Promise<UIRunReplay | null> {
+  let events: Awaited<ReturnType<ServedGraph["history"]>>;
+  let at: number;
+  for (;;) {
+    // Waiting for the next event starts before the read: one that lands while the history is
+    // read wakes the loop (waiting after the read would miss it). The run's events are its
+    // stream's, not the store's: storing `run_started` sends none (a run then paused at its
+    // model sends nothing more), so the store is read again every STORED_REPLAY_POLL_MS too.
+    const next = run.finished ? null : run.changed();
     events = await graph.history(run.threadId, { branchId: run.branchId });
     at = events.findIndex((e) => e.type === "run_started" && e.runId === run.runId);
+    if (at >= 0 || next === null) break;
+    await changedOrAfter(next, STORED_REPLAY_POLL_MS);
   }
   if (at < 0) return null;
   const started = events[at]!;
