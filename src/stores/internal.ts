@@ -33,7 +33,7 @@ export {
   parseEventId,
 } from "./ids.js";
 export { checkLease, checkStopArgs, MAX_LEASE_TTL_MS } from "./lease-checks.js";
-export { byUpdatedAt, checkOptions, listBounds } from "./list-options.js";
+export { byCodePoint, byUpdatedAt, checkOptions, listBounds } from "./list-options.js";
 export {
   type ChainLink,
   checkContiguous,

@@ -6,6 +6,7 @@
  */
 import {
   branchExists,
+  byCodePoint,
   byUpdatedAt,
   checkBranchId,
   checkThreadId,
@@ -126,7 +127,9 @@ export function dropThreads(
   options?: DeleteThreadOptions,
 ): Promise<string[]> {
   const children = deleteChildren(threadId, options);
-  const ids = [...data.threads.keys()].filter((id) => isDeleted(id, threadId, children)).sort();
+  const ids = [...data.threads.keys()]
+    .filter((id) => isDeleted(id, threadId, children))
+    .sort(byCodePoint);
   const branches = ids.flatMap((id) => data.threads.get(id)!.map((b) => [id, b.branchId] as const));
   return underLeases(store, branches, () => {
     for (const id of ids) {

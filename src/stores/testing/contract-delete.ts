@@ -69,6 +69,18 @@ export function describeDeleteContract(ctx: ContractContext): void {
       expect(await store.read("p:sub", "main")).toEqual([]);
     });
 
+    it("returns the deleted thread ids in code point order", async () => {
+      // By code point (UTF-8 bytes) "\uFF01" comes first; by UTF-16 code unit "\u{1F600}".
+      for (const id of ["p:\u{1F600}", "p:\uFF01", "p"]) {
+        await store.append(id, "main", [ev("run_started", id)], 0);
+      }
+      expect(await store.deleteThread("p", { children: true })).toEqual([
+        "p",
+        "p:\uFF01",
+        "p:\u{1F600}",
+      ]);
+    });
+
     it("refuses a thread whose branch a run holds, deleting nothing", async () => {
       await store.append("t1", "main", [ev("run_started", 1)], 0);
       expect(await store.acquireLease("t1", "main", "run-a", 60_000)).toBe(true);
