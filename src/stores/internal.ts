@@ -9,7 +9,12 @@
  *
  * @module
  */
-export { deleteChildren, isDeleted, underLeases } from "./delete-under-leases.js";
+export {
+  deleteChildren,
+  isDeleted,
+  MAX_DELETE_ATTEMPTS,
+  underLeases,
+} from "./delete-under-leases.js";
 export {
   decodeEvent,
   decodeSnapshot,

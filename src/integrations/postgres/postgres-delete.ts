@@ -5,15 +5,11 @@
  * @module
  */
 import { ThreadBusyError } from "../../errors/index.js";
-import { isDeleted, underLeases } from "../../stores/internal.js";
+import { isDeleted, MAX_DELETE_ATTEMPTS, underLeases } from "../../stores/internal.js";
 import type { StateStore } from "../../stores/types.js";
 import type { PgStore } from "./postgres-state-sql.js";
 
-/**
- * How many times a deletion starts over when its transaction meets a branch it did not list
- * (a fork made meanwhile, whose lease it does not hold) before it gives up.
- */
-export const MAX_DELETE_ATTEMPTS = 3;
+export { MAX_DELETE_ATTEMPTS };
 
 const key = (t: string, b: string) => `${t}\u0000${b}`;
 
