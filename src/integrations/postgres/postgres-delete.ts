@@ -68,6 +68,7 @@ async function deleteOnce(
   return underLeases(store, branches, () =>
     run(async () => {
       const client = await c.pool.connect();
+      const gone = new Set<string>();
       try {
         await client.query("BEGIN");
         // Branch rows first: that waits for a createBranch holding its parent's row (see
@@ -81,6 +82,7 @@ async function deleteOnce(
           );
           if (table !== t.branches) continue;
           if (res.rows.some((r) => !leased.has(key(r.thread_id, r.branch_id)))) unlisted = true;
+          for (const r of res.rows) gone.add(r.thread_id);
         }
         if (unlisted) {
           await client.query("ROLLBACK");
@@ -93,7 +95,8 @@ async function deleteOnce(
       } finally {
         client.release();
       }
-      return [...new Set(rows.map((r) => r.thread_id))];
+      // The listed threads the transaction found and deleted (another deletion may have been first).
+      return [...new Set(rows.map((r) => r.thread_id))].filter((id) => gone.has(id));
     }),
   );
 }

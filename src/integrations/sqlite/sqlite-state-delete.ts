@@ -75,11 +75,14 @@ function deleteOnce(
       try {
         return db
           .transaction(() => {
-            if (list().some((r) => !leased.has(`${r.thread_id}\u0000${r.branch_id}`))) return null;
+            // The branches as the transaction finds them: one not listed (and leased) makes
+            // the attempt start over; the threads deleted are those still there.
+            const now = list();
+            if (now.some((r) => !leased.has(`${r.thread_id}\u0000${r.branch_id}`))) return null;
             s.deleteEvents.run(...args);
             s.deleteSnapshots.run(...args);
             s.deleteBranches.run(...args);
-            return [...new Set(rows.map((r) => r.thread_id))];
+            return [...new Set(now.map((r) => r.thread_id))];
           })
           .immediate();
       } finally {
