@@ -97,4 +97,48 @@ export function describeDeleteContract(ctx: ContractContext): void {
       await rejects(store.deleteThread(""), StateStoreError);
     });
   });
+
+  describe("deleteThread meeting calls made after it listed the branches", () => {
+    /** Make `store.acquireLease` run `before` once, the first time a deletion calls it. */
+    function onFirstLease(before: () => Promise<void>): void {
+      const own = store.acquireLease.bind(store);
+      let done = false;
+      store.acquireLease = async (threadId, branchId, owner, ttlMs) => {
+        if (!done && owner.startsWith("delete-")) {
+          done = true;
+          await before();
+        }
+        return own(threadId, branchId, owner, ttlMs);
+      };
+    }
+
+    it("refuses with ThreadBusyError a thread whose new fork a run holds; deletes it once the run ends", async () => {
+      await store.append("d1", "main", [ev("run_started", 1), ev("task_finished", 2)], 0);
+      onFirstLease(async () => {
+        await store.createBranch("d1", "d1/main/1", "fk");
+        expect(await store.acquireLease("d1", "fk", "run-1", 60_000)).toBe(true);
+      });
+      const err = await rejects(store.deleteThread("d1"), ThreadBusyError);
+      expect([err.message, err.branchId]).toEqual([
+        'Thread "d1" (branch "fk") is running; it cannot be deleted until the run ends (or its lease expires)',
+        "fk",
+      ]);
+      expect((await store.listBranches("d1")).map((b) => [b.branchId, b.lastSeq])).toEqual([
+        ["main", 2],
+        ["fk", 1],
+      ]);
+      await store.releaseLease("d1", "fk", "run-1");
+      expect(await store.deleteThread("d1")).toEqual(["d1"]);
+      expect(await store.listBranches("d1")).toEqual([]);
+    });
+
+    it("returns [] when another deletion deleted the thread first", async () => {
+      await store.append("d2", "main", [ev("run_started", 1)], 0);
+      onFirstLease(async () => {
+        expect(await store.deleteThread("d2")).toEqual(["d2"]);
+      });
+      expect(await store.deleteThread("d2")).toEqual([]);
+      expect(await store.listThreads()).toEqual([]);
+    });
+  });
 }
