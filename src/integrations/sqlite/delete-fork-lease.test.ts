@@ -9,11 +9,13 @@
  * first lease (after its listing, before its transaction), the fork is made and a run's lease
  * taken on it through another store object on the file (as another process would).
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { ThreadBusyError } from "../../errors/index.js";
+import { ThreadBusyError, UnknownEventError } from "../../errors/index.js";
 import type { NewEvent } from "../../stores/index.js";
 import { MAX_DELETE_ATTEMPTS } from "../../stores/internal.js";
 import { SqliteStateStore } from "./index.js";
@@ -123,5 +125,33 @@ describe("deleteThread and a fork another connection made after its listing (SQL
     });
     expect(await a.deleteThread("t4")).toEqual([]);
     expect(await a.listBranches("t4")).toEqual([]);
+  });
+
+  it("createBranch against a deletion another process commits meanwhile: no fork without its thread", async () => {
+    const a = open();
+    await a.append("t5", "main", [ev, ev], 0);
+    // Another process deletes the thread in a write transaction it holds for a second, then
+    // commits; createBranch is called while it holds the lock.
+    const child = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const db = new (require("better-sqlite3"))(process.argv[1]);
+db.exec("BEGIN IMMEDIATE; DELETE FROM events WHERE thread_id = 't5'; DELETE FROM branches WHERE thread_id = 't5'");
+process.stdout.write("ready\\n");
+setTimeout(() => { db.exec("COMMIT"); db.close(); }, 1000);`,
+        path,
+      ],
+      {
+        cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+    const made = await a.createBranch("t5", "t5/main/1", "fk").catch((e: unknown) => e);
+    await new Promise((resolve) => child.once("exit", resolve));
+    expect(made).toBeInstanceOf(UnknownEventError);
+    expect(await a.listBranches("t5")).toEqual([]);
+    expect((await a.listThreads()).filter((t) => t.threadId === "t5")).toEqual([]);
   });
 });

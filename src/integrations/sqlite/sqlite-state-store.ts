@@ -201,7 +201,7 @@ export class SqliteStateStore implements StateStore {
     if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
     const p = parseEventId(fromEventId);
     return this.#run(threadId, newBranchIdArg, () =>
-      createSqliteBranch(this.#s, threadId, fromEventId, p, newBranchIdArg),
+      createSqliteBranch(this.#db!, this.#s, threadId, fromEventId, p, newBranchIdArg),
     );
   }
 
