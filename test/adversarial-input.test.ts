@@ -716,7 +716,7 @@ describe.each<Kind>(["memory", "sqlite"])("bad thread and run inputs [%s]", (kin
     await expectError(
       () => graph.invoke({}, { threadId: "t", branchId: "a/b" }),
       StateStoreError,
-      'A branch id must be a non-empty string without "/", got "a/b"',
+      'A branch id must be a non-empty string without "/", NUL characters or lone surrogates, got "a/b"',
     );
     await expectError(
       () => graph.getState("t", { branchId: "a/b" }),
@@ -726,7 +726,7 @@ describe.each<Kind>(["memory", "sqlite"])("bad thread and run inputs [%s]", (kin
     await expectError(
       () => graph.fork("t", { eventId: "t/main/1", branchId: "x/y" }),
       StateStoreError,
-      'A branch id must be a non-empty string without "/", got "x/y"',
+      'A branch id must be a non-empty string without "/", NUL characters or lone surrogates, got "x/y"',
     );
     expect(await graph.history("t")).toEqual(history);
   });

@@ -34,6 +34,12 @@ export function isDeleted(id: string, threadId: string, children: boolean): bool
   return id === threadId || (children && id.startsWith(`${threadId}:`));
 }
 
+/**
+ * How many times a deletion starts over when its transaction meets a branch it did not list
+ * (a fork made meanwhile, whose lease it does not hold) before it gives up.
+ */
+export const MAX_DELETE_ATTEMPTS = 3;
+
 /** How long a deletion holds the leases of the branches it deletes, in ms. */
 const DELETE_LEASE_MS = 60_000;
 

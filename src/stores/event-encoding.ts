@@ -102,14 +102,20 @@ export function encodeEvents(
       throw badEvent(threadId, branchId, i, "type", `is not an event type: ${show(e.type)}`);
     if (typeof e.runId !== "string")
       throw badEvent(threadId, branchId, i, "runId", "must be a string");
+    if (!wellFormed(e.runId)) throw badEvent(threadId, branchId, i, "runId", NOT_WELL_FORMED);
     if (e.step !== null && !(Number.isSafeInteger(e.step) && e.step >= 0)) {
       throw badEvent(threadId, branchId, i, "step", "must be an integer ≥ 0 or null");
     }
-    if (e.taskId !== null && typeof e.taskId !== "string") {
-      throw badEvent(threadId, branchId, i, "taskId", "must be a string or null");
+    if (e.taskId !== null) {
+      if (typeof e.taskId !== "string")
+        throw badEvent(threadId, branchId, i, "taskId", "must be a string or null");
+      if (!wellFormed(e.taskId)) throw badEvent(threadId, branchId, i, "taskId", NOT_WELL_FORMED);
     }
-    if (e.node !== null && typeof e.node !== "string")
-      throw badEvent(threadId, branchId, i, "node", "must be a string or null");
+    if (e.node !== null) {
+      if (typeof e.node !== "string")
+        throw badEvent(threadId, branchId, i, "node", "must be a string or null");
+      if (!wellFormed(e.node)) throw badEvent(threadId, branchId, i, "node", NOT_WELL_FORMED);
+    }
     const problem = findNonJson(e.data, `events[${i}].data`);
     if (problem) {
       throw new StateStoreError(
@@ -136,6 +142,17 @@ export function encodeEvents(
     };
   }
   return out;
+}
+
+/**
+ * Why a text column with a lone surrogate is refused: SQLite and PostgreSQL store it as
+ * something else (read back as U+FFFD characters), so the event would not read back as written.
+ */
+const NOT_WELL_FORMED = "must be well-formed text (no lone surrogates)";
+
+/** Whether `s` has no lone surrogate. */
+function wellFormed(s: string): boolean {
+  return (s as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 /** The error of event `i`'s `field` (a function of its own: no closure per event appended). */

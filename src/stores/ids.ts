@@ -67,11 +67,20 @@ export function checkThreadId(threadId: string): void {
   }
 }
 
-/** Throw `StateStoreError` unless `branchId` is a non-empty string without `/`. */
+/**
+ * Throw `StateStoreError` unless `branchId` is a non-empty string without `/`, NUL characters
+ * or lone surrogates (which SQLite and PostgreSQL cannot keep as given).
+ */
 export function checkBranchId(threadId: string, branchId: string): void {
-  if (typeof branchId !== "string" || branchId === "" || branchId.includes("/")) {
+  if (
+    typeof branchId !== "string" ||
+    branchId === "" ||
+    branchId.includes("/") ||
+    branchId.includes("\u0000") ||
+    !(branchId as string & { isWellFormed(): boolean }).isWellFormed()
+  ) {
     throw new StateStoreError(
-      `A branch id must be a non-empty string without "/", got ${show(branchId)}`,
+      `A branch id must be a non-empty string without "/", NUL characters or lone surrogates, got ${show(branchId)}`,
       { threadId },
     );
   }

@@ -9,7 +9,12 @@
  *
  * @module
  */
-export { deleteChildren, isDeleted, underLeases } from "./delete-under-leases.js";
+export {
+  deleteChildren,
+  isDeleted,
+  MAX_DELETE_ATTEMPTS,
+  underLeases,
+} from "./delete-under-leases.js";
 export {
   decodeEvent,
   decodeSnapshot,
@@ -33,7 +38,7 @@ export {
   parseEventId,
 } from "./ids.js";
 export { checkLease, checkStopArgs, MAX_LEASE_TTL_MS } from "./lease-checks.js";
-export { byUpdatedAt, checkOptions, listBounds } from "./list-options.js";
+export { byCodePoint, byUpdatedAt, checkOptions, listBounds } from "./list-options.js";
 export {
   type ChainLink,
   checkContiguous,

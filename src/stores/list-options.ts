@@ -8,11 +8,32 @@ import { StateStoreError, ValueError } from "../errors/index.js";
 import { show } from "./show-value.js";
 import type { ListThreadsOptions, ThreadInfo } from "./types.js";
 
-/** Order of `listThreads`: most recently updated first, then by thread id. */
+/**
+ * Order of `listThreads`: most recently updated first, then by thread id in code point order
+ * (the order of their UTF-8 bytes, as SQLite and PostgreSQL's `"C"` collation sort a page).
+ */
 export function byUpdatedAt(a: ThreadInfo, b: ThreadInfo): number {
-  return (
-    b.updatedAt - a.updatedAt || (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0)
-  );
+  return b.updatedAt - a.updatedAt || byCodePoint(a.threadId, b.threadId);
+}
+
+/**
+ * Compare well-formed strings by code point. (`<` compares UTF-16 code units, which puts a
+ * character past U+FFFF, a surrogate pair from 0xD800, before one from U+E000 to U+FFFF.)
+ */
+export function byCodePoint(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length - b.length;
+  let x = a.charCodeAt(i);
+  let y = b.charCodeAt(i);
+  if (x >= 0xd800 && y >= 0xd800) {
+    // Surrogates (0xD800-0xDFFF) after U+E000-U+FFFF; their own order kept.
+    x += x >= 0xe000 ? -0x800 : 0x2000;
+    y += y >= 0xe000 ? -0x800 : 0x2000;
+  }
+  return x - y;
 }
 
 /** `listThreads` options checked: `limit` (Infinity when absent) and `offset` (0). */

@@ -4,8 +4,10 @@
  *
  * @module
  */
+import { ThreadBusyError } from "../errors/index.js";
 import {
   branchExists,
+  byCodePoint,
   byUpdatedAt,
   checkBranchId,
   checkThreadId,
@@ -14,6 +16,7 @@ import {
   encodeSnapshot,
   isDeleted,
   listBounds,
+  MAX_DELETE_ATTEMPTS,
   newBranchId,
   parseEventId,
   snapshotBeyondEnd,
@@ -119,28 +122,45 @@ export function threadList(data: MemData, options?: ListThreadsOptions): ThreadI
  * @returns the ids deleted, sorted.
  * @throws ThreadBusyError (nothing deleted); StateStoreError for an invalid thread id.
  */
-export function dropThreads(
+export async function dropThreads(
   data: MemData,
   store: StateStore,
   threadId: string,
   options?: DeleteThreadOptions,
 ): Promise<string[]> {
   const children = deleteChildren(threadId, options);
-  const ids = [...data.threads.keys()].filter((id) => isDeleted(id, threadId, children)).sort();
-  const branches = ids.flatMap((id) => data.threads.get(id)!.map((b) => [id, b.branchId] as const));
-  return underLeases(store, branches, () => {
-    for (const id of ids) {
-      const t = data.threads.get(id);
-      if (!t) continue;
-      for (const b of t) {
-        data.eventBytes -= b.bytes;
-        const key = keyOf(id, b.branchId);
-        const snap = data.snapshots.get(key);
-        if (snap) data.snapshotBytes -= snap.bytes;
-        data.snapshots.delete(key);
+  const list = () =>
+    [...data.threads.keys()].filter((id) => isDeleted(id, threadId, children)).sort(byCodePoint);
+  for (let attempt = 1; ; attempt++) {
+    const ids = list();
+    const branches = ids.flatMap((id) =>
+      data.threads.get(id)!.map((b) => [id, b.branchId] as const),
+    );
+    const leased = new Set(branches.map(([id, b]) => keyOf(id, b)));
+    const deleted = await underLeases(store, branches, () => {
+      // The threads as they are now: a branch made since the listing (whose lease this
+      // deletion does not hold) makes it start over; the threads deleted are those still here.
+      const now = list();
+      if (now.some((id) => data.threads.get(id)!.some((b) => !leased.has(keyOf(id, b.branchId)))))
+        return null;
+      for (const id of now) {
+        for (const b of data.threads.get(id)!) {
+          data.eventBytes -= b.bytes;
+          const key = keyOf(id, b.branchId);
+          const snap = data.snapshots.get(key);
+          if (snap) data.snapshotBytes -= snap.bytes;
+          data.snapshots.delete(key);
+        }
+        data.threads.delete(id);
       }
-      data.threads.delete(id);
+      return now;
+    });
+    if (deleted !== null) return deleted;
+    if (attempt === MAX_DELETE_ATTEMPTS) {
+      throw new ThreadBusyError(
+        `Thread "${threadId}" got new branches while being deleted, ${MAX_DELETE_ATTEMPTS} times; nothing was deleted`,
+        { threadId },
+      );
     }
-    return ids;
-  });
+  }
 }

@@ -110,4 +110,15 @@ describe("deleteThread and a fork made after its listing (PostgreSQL)", () => {
     );
     expect((await a.listBranches("t3")).map((x) => x.branchId)).toEqual(["main", "f0", "f1", "f2"]);
   });
+
+  it("returns [] when another connection deleted the thread after its listing", async () => {
+    const a = open();
+    const b = open();
+    await a.append("t4", "main", [ev], 0);
+    onFirstLease(a, async () => {
+      expect(await b.deleteThread("t4")).toEqual(["t4"]);
+    });
+    expect(await a.deleteThread("t4")).toEqual([]);
+    expect(await a.listBranches("t4")).toEqual([]);
+  });
 });

@@ -5,15 +5,11 @@
  * @module
  */
 import { ThreadBusyError } from "../../errors/index.js";
-import { isDeleted, underLeases } from "../../stores/internal.js";
+import { isDeleted, MAX_DELETE_ATTEMPTS, underLeases } from "../../stores/internal.js";
 import type { StateStore } from "../../stores/types.js";
 import type { PgStore } from "./postgres-state-sql.js";
 
-/**
- * How many times a deletion starts over when its transaction meets a branch it did not list
- * (a fork made meanwhile, whose lease it does not hold) before it gives up.
- */
-export const MAX_DELETE_ATTEMPTS = 3;
+export { MAX_DELETE_ATTEMPTS };
 
 const key = (t: string, b: string) => `${t}\u0000${b}`;
 
@@ -72,6 +68,7 @@ async function deleteOnce(
   return underLeases(store, branches, () =>
     run(async () => {
       const client = await c.pool.connect();
+      const gone = new Set<string>();
       try {
         await client.query("BEGIN");
         // Branch rows first: that waits for a createBranch holding its parent's row (see
@@ -85,6 +82,7 @@ async function deleteOnce(
           );
           if (table !== t.branches) continue;
           if (res.rows.some((r) => !leased.has(key(r.thread_id, r.branch_id)))) unlisted = true;
+          for (const r of res.rows) gone.add(r.thread_id);
         }
         if (unlisted) {
           await client.query("ROLLBACK");
@@ -97,7 +95,8 @@ async function deleteOnce(
       } finally {
         client.release();
       }
-      return [...new Set(rows.map((r) => r.thread_id))];
+      // The listed threads the transaction found and deleted (another deletion may have been first).
+      return [...new Set(rows.map((r) => r.thread_id))].filter((id) => gone.has(id));
     }),
   );
 }

@@ -4,11 +4,13 @@
  * by this store: migrated to version 2 in place, with the same events, branches, sizes, times
  * and snapshots, and written on from where it was.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { StateStoreError } from "../../errors/index.js";
 import { encodeEvents, eventRowBytes } from "../../stores/internal.js";
 import type { NewEvent } from "../../stores/types.js";
 import { SqliteStateStore } from "./index.js";
@@ -80,6 +82,40 @@ function v1Append(
   db.prepare(
     "UPDATE branches SET last_seq = ?, updated_at = ?, bytes = bytes + ? WHERE thread_id = ? AND branch_id = ?",
   ).run(seq, createdAt, bytes, threadId, branchId);
+}
+
+/** Whether this process can open `path` for writing. */
+function writable(path: string): boolean {
+  try {
+    closeSync(openSync(path, "r+"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Make `path` read-only for this process: its mode, and for root (whom the mode does not stop)
+ * the immutable attribute; `false` when neither works here (then the test is skipped).
+ */
+function makeReadOnly(path: string): boolean {
+  chmodSync(path, 0o444);
+  if (!writable(path)) return true;
+  try {
+    execFileSync("chattr", ["+i", path], { stdio: "ignore" });
+  } catch {
+    return false;
+  }
+  return !writable(path);
+}
+
+function makeWritable(path: string): void {
+  try {
+    execFileSync("chattr", ["-i", path], { stdio: "ignore" });
+  } catch {
+    // Not immutable (or no chattr): the mode is enough.
+  }
+  chmodSync(path, 0o644);
 }
 
 describe("SqliteStateStore on a version 1 file", () => {
@@ -168,5 +204,35 @@ describe("SqliteStateStore on a version 1 file", () => {
       "four",
     ]);
     await again.close();
+  });
+
+  it("refuses a version 1 file it cannot write, saying why, and leaves it at version 1", async (ctx) => {
+    const path = join(dir, "v1-read-only.db");
+    const db = new Database(path);
+    db.pragma("journal_mode = WAL");
+    db.exec(V1_SCHEMA);
+    v1Append(db, "t", "main", [ev(0, "a")], 1_000);
+    db.close();
+    if (!makeReadOnly(path)) ctx.skip();
+    let err: unknown = null;
+    try {
+      new SqliteStateStore({ path });
+    } catch (e) {
+      err = e;
+    } finally {
+      makeWritable(path);
+    }
+    expect(err).toBeInstanceOf(StateStoreError);
+    expect((err as Error).message).toBe(
+      `${path} is a version 1 state store file, which this nodestep migrates to version 2 when it opens it, and this process cannot write it (attempt to write a readonly database). Open it once with write access to migrate it, or open it with the nodestep version that wrote it. Nothing was changed.`,
+    );
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+      value: "1",
+    });
+    check.close();
+    const store = new SqliteStateStore({ path });
+    expect((await store.read("t", "main")).map((e) => [e.seq, e.data])).toEqual([[1, "a"]]);
+    await store.close();
   });
 });

@@ -42,11 +42,25 @@ export function listSqliteBranches(db: Database.Database, threadId: string): Bra
 
 /**
  * A new branch of `threadId` after the event `p` (parsed from `fromEventId`; `null` when it
- * did not parse), named `newBranchIdArg` or a new id.
+ * did not parse), named `newBranchIdArg` or a new id. One `IMMEDIATE` transaction of `db`, so
+ * that the event is checked under the write lock: a deletion another connection commits
+ * meanwhile comes before the check (the event is gone) or after the fork (it deletes the fork
+ * too), never between them (a fork of a thread that no longer has the event).
  * @throws UnknownEventError when the event is not in this thread; StateStoreError when the
  *   branch id is taken.
  */
 export function createSqliteBranch(
+  db: Database.Database,
+  s: SqliteStatements,
+  threadId: string,
+  fromEventId: string,
+  p: { threadId: string; branchId: string; seq: number } | null,
+  newBranchIdArg: string | undefined,
+): BranchInfo {
+  return db.transaction(() => makeBranch(s, threadId, fromEventId, p, newBranchIdArg)).immediate();
+}
+
+function makeBranch(
   s: SqliteStatements,
   threadId: string,
   fromEventId: string,

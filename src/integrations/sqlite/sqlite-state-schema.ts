@@ -131,7 +131,17 @@ export function setUpSchema(db: Database.Database, path: string): void {
         `${path} is a damaged nodestep state store: table(s) ${missing.join(", ")} are missing. Restore it from a backup.`,
       );
     }
-    if (version === "1") migrateToVersion2(db, eventsTable("events_v2"));
+    if (version === "1") {
+      try {
+        migrateToVersion2(db, eventsTable("events_v2"));
+      } catch (e) {
+        if (!String((e as { code?: unknown }).code ?? "").startsWith("SQLITE_READONLY")) throw e;
+        throw new StateStoreError(
+          `${path} is a version 1 state store file, which this nodestep migrates to version 2 when it opens it, and this process cannot write it (${(e as Error).message}). Open it once with write access to migrate it, or open it with the nodestep version that wrote it. Nothing was changed.`,
+          { cause: e },
+        );
+      }
+    }
     // Files written before leases recorded their holder get the columns (readers that do not
     // know them ignore them).
     const columns = new Set(

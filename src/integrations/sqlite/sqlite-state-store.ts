@@ -65,14 +65,16 @@ export type { SqliteStateStoreOptions };
  * process; `"FULL"` also survives power loss.
  *
  * Event data is stored as JSON text, byte for byte what `JSON.stringify` wrote. Opening a file
- * written with another schema version, or reading a damaged row, raises `StateStoreError`; the
- * store never returns a silently wrong or emptied history.
+ * written with a schema version other than 1 (migrated to 2 when opened) or 2, or reading a
+ * damaged row, raises `StateStoreError`; the store never returns a silently wrong or emptied
+ * history.
  *
  * better-sqlite3 is synchronous: every method does its work before its promise settles, and
  * blocks the event loop for the time of the query (microseconds to milliseconds).
  *
  * @throws StateStoreError from the constructor when the file cannot be opened, is not a SQLite
- *   database, is not a nodestep store, or was written by another schema version.
+ *   database, is not a nodestep store, was written by a schema version other than 1 or 2, or
+ *   is a version 1 file this process cannot write (to migrate it).
  * @example
  * ```ts
  * import { SqliteStateStore } from "nodestep/sqlite";
@@ -199,7 +201,7 @@ export class SqliteStateStore implements StateStore {
     if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
     const p = parseEventId(fromEventId);
     return this.#run(threadId, newBranchIdArg, () =>
-      createSqliteBranch(this.#s, threadId, fromEventId, p, newBranchIdArg),
+      createSqliteBranch(this.#db!, this.#s, threadId, fromEventId, p, newBranchIdArg),
     );
   }
 

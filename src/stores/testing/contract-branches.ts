@@ -208,6 +208,27 @@ export function describeBranchesContract(ctx: ContractContext): void {
       ]);
     });
 
+    it("keeps a branch id as given: refuses one with a NUL character or a lone surrogate", async () => {
+      await store.append("t1", "main", [ev("run_started", 1)], 0);
+      for (const bad of ["b\uD800", "b\uDE00x", "b\u0000c"]) {
+        const err = await rejects(store.createBranch("t1", "t1/main/1", bad), StateStoreError);
+        expect(err.message).toBe(
+          `A branch id must be a non-empty string without "/", NUL characters or lone surrogates, got ${JSON.stringify(bad)}`,
+        );
+      }
+      await store.createBranch("t1", "t1/main/1", "b\u{1F600}");
+      const [e] = await store.append("t1", "b\u{1F600}", [ev("task_finished", 2)], 1);
+      expect(e!.id).toBe("t1/b\u{1F600}/2");
+      expect((await store.listBranches("t1")).map((b) => b.branchId)).toEqual([
+        "main",
+        "b\u{1F600}",
+      ]);
+      expect((await store.read("t1", "b\u{1F600}")).map((x) => x.id)).toEqual([
+        "t1/main/1",
+        "t1/b\u{1F600}/2",
+      ]);
+    });
+
     it("makes unique default branch ids", async () => {
       await fiveOnMain();
       const ids = new Set<string>();

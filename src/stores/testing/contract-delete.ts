@@ -69,6 +69,18 @@ export function describeDeleteContract(ctx: ContractContext): void {
       expect(await store.read("p:sub", "main")).toEqual([]);
     });
 
+    it("returns the deleted thread ids in code point order", async () => {
+      // By code point (UTF-8 bytes) "\uFF01" comes first; by UTF-16 code unit "\u{1F600}".
+      for (const id of ["p:\u{1F600}", "p:\uFF01", "p"]) {
+        await store.append(id, "main", [ev("run_started", id)], 0);
+      }
+      expect(await store.deleteThread("p", { children: true })).toEqual([
+        "p",
+        "p:\uFF01",
+        "p:\u{1F600}",
+      ]);
+    });
+
     it("refuses a thread whose branch a run holds, deleting nothing", async () => {
       await store.append("t1", "main", [ev("run_started", 1)], 0);
       expect(await store.acquireLease("t1", "main", "run-a", 60_000)).toBe(true);
@@ -83,6 +95,50 @@ export function describeDeleteContract(ctx: ContractContext): void {
       await store.releaseLease("t1", "main", "run-a");
       expect(await store.deleteThread("t1")).toEqual(["t1"]);
       await rejects(store.deleteThread(""), StateStoreError);
+    });
+  });
+
+  describe("deleteThread meeting calls made after it listed the branches", () => {
+    /** Make `store.acquireLease` run `before` once, the first time a deletion calls it. */
+    function onFirstLease(before: () => Promise<void>): void {
+      const own = store.acquireLease.bind(store);
+      let done = false;
+      store.acquireLease = async (threadId, branchId, owner, ttlMs) => {
+        if (!done && owner.startsWith("delete-")) {
+          done = true;
+          await before();
+        }
+        return own(threadId, branchId, owner, ttlMs);
+      };
+    }
+
+    it("refuses with ThreadBusyError a thread whose new fork a run holds; deletes it once the run ends", async () => {
+      await store.append("d1", "main", [ev("run_started", 1), ev("task_finished", 2)], 0);
+      onFirstLease(async () => {
+        await store.createBranch("d1", "d1/main/1", "fk");
+        expect(await store.acquireLease("d1", "fk", "run-1", 60_000)).toBe(true);
+      });
+      const err = await rejects(store.deleteThread("d1"), ThreadBusyError);
+      expect([err.message, err.branchId]).toEqual([
+        'Thread "d1" (branch "fk") is running; it cannot be deleted until the run ends (or its lease expires)',
+        "fk",
+      ]);
+      expect((await store.listBranches("d1")).map((b) => [b.branchId, b.lastSeq])).toEqual([
+        ["main", 2],
+        ["fk", 1],
+      ]);
+      await store.releaseLease("d1", "fk", "run-1");
+      expect(await store.deleteThread("d1")).toEqual(["d1"]);
+      expect(await store.listBranches("d1")).toEqual([]);
+    });
+
+    it("returns [] when another deletion deleted the thread first", async () => {
+      await store.append("d2", "main", [ev("run_started", 1)], 0);
+      onFirstLease(async () => {
+        expect(await store.deleteThread("d2")).toEqual(["d2"]);
+      });
+      expect(await store.deleteThread("d2")).toEqual([]);
+      expect(await store.listThreads()).toEqual([]);
     });
   });
 }

@@ -61,6 +61,51 @@ export function describeJsonContract(ctx: ContractContext): void {
       expect(await store.getBranch("t1", "main")).toBeNull();
     });
 
+    it("refuses a run id, task id or node with a lone surrogate (it would not read back as written)", async () => {
+      await store.append("t1", "main", [ev("run_started", "first")], 0);
+      const bad: [string, Record<string, string>][] = [
+        ["runId", { runId: "r\uD800" }],
+        ["taskId", { taskId: "\uDC00k" }],
+        ["node", { node: "n\uD83D" }],
+      ];
+      for (const [field, fields] of bad) {
+        const err = await rejects(
+          store.append(
+            "t1",
+            "main",
+            [ev("task_finished", 1), { ...ev("task_finished", 2), ...fields }],
+            1,
+          ),
+          StateStoreError,
+        );
+        expect([err.message, err.field]).toEqual([
+          `Cannot append to thread "t1" branch "main": events[1].${field} must be well-formed text (no lone surrogates)`,
+          `events[1].${field}`,
+        ]);
+      }
+      // Well-formed text outside the BMP is kept as written.
+      const [e] = await store.append(
+        "t1",
+        "main",
+        [
+          {
+            ...ev("task_finished", 1),
+            runId: "r\u{1F600}",
+            taskId: "k\u{1F600}",
+            node: "n\u{1F600}",
+          },
+        ],
+        1,
+      );
+      expect([e!.runId, e!.taskId, e!.node]).toEqual(["r\u{1F600}", "k\u{1F600}", "n\u{1F600}"]);
+      const [back] = await store.read("t1", "main", { afterSeq: 1 });
+      expect([back!.runId, back!.taskId, back!.node]).toEqual([
+        "r\u{1F600}",
+        "k\u{1F600}",
+        "n\u{1F600}",
+      ]);
+    });
+
     it("drops undefined object properties as JSON does", async () => {
       await store.append(
         "t1",

@@ -1,7 +1,7 @@
 /**
  * The `StateStore` contract (contract.ts), `listThreads` (its order, filters and pages) and `sizeBytes`.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { StateStoreError } from "../../errors/index.js";
 import type { StateStore } from "../types.js";
 import { type ContractContext, ev, rejects, sleep } from "./contract-helpers.js";
@@ -89,6 +89,29 @@ export function describeListContract(ctx: ContractContext): void {
       expect(await store.listThreads({ offset: 4 })).toEqual(all.slice(4));
       expect(await store.listThreads({ limit: 10, offset: 5 })).toEqual([]);
       expect(await store.listThreads({})).toEqual(all);
+    });
+
+    it("orders threads updated at the same time by their ids' code points, paged or not", async () => {
+      // "\uFF01" comes before "\u{1F600}" by code point (and in UTF-8 bytes, as SQLite and
+      // PostgreSQL's "C" collation sort), after it by UTF-16 code unit (0xFF01 > 0xD83D).
+      const ids = ["\u{1F600}", "z", "\uFF01", "a\u00E9", "ab"];
+      const now = vi.spyOn(Date, "now").mockReturnValue(1_700_000_000_000);
+      try {
+        for (const id of ids) await store.append(id, "main", [ev("run_started", id)], 0);
+      } finally {
+        now.mockRestore();
+      }
+      const order = ["ab", "a\u00E9", "z", "\uFF01", "\u{1F600}"];
+      expect((await store.listThreads()).map((t) => t.threadId)).toEqual(order);
+      const pages: string[] = [];
+      for (let offset = 0; offset < 5; offset++) {
+        for (const t of await store.listThreads({ limit: 1, offset })) pages.push(t.threadId);
+      }
+      expect(pages).toEqual(order);
+      expect((await store.listThreads({ limit: 2, offset: 2 })).map((t) => t.threadId)).toEqual([
+        "z",
+        "\uFF01",
+      ]);
     });
 
     it("refuses a limit below 1 or an offset below 0", async () => {
