@@ -52,7 +52,7 @@ export function openSqliteStateDb(options: SqliteStateStoreOptions): Database.Da
       );
     }
     throw new StateStoreError(
-      `Cannot open the SQLite state store at ${options.path}: ${(e as Error).message}.${sqliteHint(e)}`,
+      `Cannot open the SQLite state store at ${options.path}: ${(e as Error).message}.${sqliteHint(e, true)}`,
       { cause: e },
     );
   }
@@ -76,15 +76,20 @@ export function sqliteStoreError(
   );
 }
 
-/** What to do about a SQLite error, by its code (`""` when there is nothing to add). */
-export function sqliteHint(e: unknown): string {
+/**
+ * What to do about a SQLite error, by its code (`""` when there is nothing to add).
+ * @param opening - the error came while opening the store (which writes: WAL mode, the schema).
+ */
+export function sqliteHint(e: unknown, opening = false): string {
   const code = String((e as { code?: unknown }).code ?? "");
   if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB")
     return " The file is damaged or not a SQLite database; restore it from a backup or use another path.";
   if (code === "SQLITE_BUSY")
-    return " Another process held the write lock too long, or a store opened with exclusive: true holds the file; retry or raise busyTimeoutMs.";
+    return " Another connection (another process, or another store object in this one) held the write lock too long, or a store opened with exclusive: true holds the file; retry or raise busyTimeoutMs.";
   if (code.startsWith("SQLITE_READONLY"))
-    return " The file or its directory is read-only: reading works, writing does not; open the store on a file this process can write.";
+    return opening
+      ? " The file or its directory is read-only: the store opens its file for writing (WAL mode, and a version 1 file's migration), even to read; open it on a file and directory this process can write."
+      : " The file or its directory is read-only: reading works, writing does not; open the store on a file this process can write.";
   if (code.startsWith("SQLITE_CANTOPEN"))
     return " The path must name a file (not a directory) in a directory this process can write.";
   return "";

@@ -340,7 +340,7 @@ describe("SqliteStateStore with exclusive: true", () => {
       `Cannot open the SQLite state store at ${path} with exclusive: true: another connection (another process, or another store object in this one) has the file open. Close it first, or open every store on the file without exclusive.`,
     );
     expect(() => new SqliteStateStore({ path, busyTimeoutMs: 10 })).toThrow(
-      `Cannot open the SQLite state store at ${path}: database is locked. Another process held the write lock too long, or a store opened with exclusive: true holds the file; retry or raise busyTimeoutMs.`,
+      `Cannot open the SQLite state store at ${path}: database is locked. Another connection (another process, or another store object in this one) held the write lock too long, or a store opened with exclusive: true holds the file; retry or raise busyTimeoutMs.`,
     );
     await store.close();
     const shared = new SqliteStateStore({ path });
