@@ -29,9 +29,10 @@ export type CountedAppend = (
 export const COUNTED_APPEND: unique symbol = Symbol.for("nodestep.countedAppend") as never;
 
 /**
- * The {@link CountedAppend} of `store`: what its {@link COUNTED_APPEND} method answers (a
- * `MemoryStateStore` whose `append` is the class's own; a subclass that overrides `append` gets
- * `null`, so its `append` is called), or `null` for a store without one.
+ * The {@link CountedAppend} of `store`: what its {@link COUNTED_APPEND} method answers, given
+ * the `append` that `store` shows (a `MemoryStateStore` whose `append` is the class's own; a
+ * subclass that overrides `append`, an instance whose `append` was replaced and a `Proxy` that
+ * gives another get `null`, so their `append` is called), or `null` for a store without one.
  * @example
  * ```ts
  * const append = countedAppendOf(store);
@@ -39,6 +40,11 @@ export const COUNTED_APPEND: unique symbol = Symbol.for("nodestep.countedAppend"
  * ```
  */
 export function countedAppendOf(store: object): CountedAppend | null {
-  const method = (store as { [COUNTED_APPEND]?: unknown })[COUNTED_APPEND];
-  return typeof method === "function" ? (method.call(store) as CountedAppend | null) : null;
+  const seen = store as { [COUNTED_APPEND]?: unknown; append?: unknown };
+  const method = seen[COUNTED_APPEND];
+  // The `append` as seen through `store` goes with the question: a wrapper that binds the
+  // method to the store it wraps (a Proxy) still shows its own `append` here.
+  return typeof method === "function"
+    ? (method.call(store, seen.append) as CountedAppend | null)
+    : null;
 }

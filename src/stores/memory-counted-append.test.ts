@@ -73,6 +73,21 @@ describe("countedAppendOf (the journal's append on a MemoryStateStore)", () => {
     expect(countedAppendOf(new Logged())).toBeNull();
     expect(countedAppendOf({ append: MemoryStateStore.prototype.append })).toBeNull();
     expect(typeof countedAppendOf(new Plain())).toBe("function");
+    // A wrapper that binds every method to the store it wraps but gives its own append (as
+    // test/durable/parent-command.test.ts's dying store does), and a replaced instance append.
+    const inner = new MemoryStateStore();
+    const own = async () => [];
+    const wrapped = new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "append") return own;
+        const v = Reflect.get(target, prop, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    expect(countedAppendOf(wrapped)).toBeNull();
+    const patched = new MemoryStateStore();
+    patched.append = own;
+    expect(countedAppendOf(patched)).toBeNull();
   });
 
   it("leaves a subclass's own append to be called by a run", async () => {

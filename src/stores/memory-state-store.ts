@@ -98,11 +98,13 @@ export class MemoryStateStore implements StateStore {
   }
 
   /**
-   * This store's counted append for the run's journal (see counted-append.ts), or `null` when a
-   * subclass overrides `append` (its `append` must be called). Not part of the public API.
+   * This store's counted append for the run's journal (see counted-append.ts), or `null`
+   * unless `append`, the `append` the caller sees on the object it holds, is the class's own: a
+   * subclass that overrides it, an instance whose `append` was replaced, or a wrapper (a
+   * `Proxy`) that gives another must have that `append` called. Not part of the public API.
    */
-  [COUNTED_APPEND](): CountedAppend | null {
-    return makeCounted(this);
+  [COUNTED_APPEND](append: unknown): CountedAppend | null {
+    return append === MemoryStateStore.prototype.append ? makeCounted(this) : null;
   }
 
   /**
