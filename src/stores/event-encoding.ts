@@ -54,10 +54,20 @@ export interface EventRow {
   createdAt: number;
 }
 
-/** UTF-8 byte length of a string. */
+/**
+ * UTF-8 byte length of a string. A short ASCII string (an event type, a run id, a node name)
+ * is counted here: its length, without a call into the runtime (`Buffer.byteLength`), which
+ * counts every other string.
+ */
 export function utf8Bytes(s: string): number {
-  return Buffer.byteLength(s, "utf8");
+  const n = s.length;
+  if (n > SHORT_TEXT) return Buffer.byteLength(s, "utf8");
+  for (let i = 0; i < n; i++) if (s.charCodeAt(i) >= 0x80) return Buffer.byteLength(s, "utf8");
+  return n;
 }
+
+/** Strings up to this length are checked for ASCII before `Buffer.byteLength` is asked. */
+const SHORT_TEXT = 64;
 
 /**
  * Logical bytes of one event row: the UTF-8 bytes of its text columns (thread id, branch id,
