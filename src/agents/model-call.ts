@@ -30,6 +30,9 @@ export function callModel(
   options: { stream: boolean; attempt: number; ctx: NodeContext },
 ): Promise<ChatResponse> {
   const { stream, attempt, ctx } = options;
+  // Untraced, unstreamed (the common case): the call alone, without the span's attributes
+  // and callbacks made for nothing.
+  if (ctx.trace === null && !stream) return complete(chat, request, ctx.signal);
   return traced(
     ctx.trace,
     `chat ${chat.model}`,
@@ -64,4 +67,13 @@ export function callModel(
       if (typeof output === "number") span.setAttribute("gen_ai.usage.output_tokens", output);
     },
   );
+}
+
+/** One `chat.complete` call as a `ChatResponse` (what the traced path does inside its span). */
+async function complete(
+  chat: Chat,
+  request: ChatRequest,
+  signal: AbortSignal,
+): Promise<ChatResponse> {
+  return ChatResponse(await chat.complete(request, { signal }));
 }

@@ -158,18 +158,22 @@ export function toolRunner<S = Record<string, unknown>>(
       toolName: tool.name,
     });
     try {
-      const result = await traced(
-        ctx.trace,
-        `execute_tool ${tool.name}`,
-        {
-          "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": tool.name,
-          "gen_ai.tool.call.id": call.id,
-        },
-        () => callTool(tool, call.arguments as JsonObject, toolCtx),
-        undefined,
-        (span) => attemptSpans.set(toolCtx, span),
-      );
+      // Untraced (the common case): the call alone, without a span's attributes and callbacks.
+      const result =
+        ctx.trace === null
+          ? await callTool(tool, call.arguments as JsonObject, toolCtx)
+          : await traced(
+              ctx.trace,
+              `execute_tool ${tool.name}`,
+              {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": tool.name,
+                "gen_ai.tool.call.id": call.id,
+              },
+              () => callTool(tool, call.arguments as JsonObject, toolCtx),
+              undefined,
+              (span) => attemptSpans.set(toolCtx, span),
+            );
       const ranWith = result.arguments as JsonObject;
       return {
         kind: "message",
