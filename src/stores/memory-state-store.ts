@@ -94,7 +94,8 @@ export class MemoryStateStore implements StateStore {
    * @param options.now - clock in ms since the epoch (default `Date.now`), for event times and lease expiry.
    */
   constructor(options?: { now?: () => number }) {
-    this.#now = options?.now ?? Date.now;
+    // Date.now read at each call (not kept): a clock mocked after the store was made is used too.
+    this.#now = options?.now ?? (() => Date.now());
   }
 
   /**
