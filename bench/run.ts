@@ -15,15 +15,13 @@
  * not under tsx: tsx's loader thread added 35–55 MB to each child's peak RSS and 1.5 s (nodestep)
  * to 2.4 s (LangGraph.js) of CPU to each child's start, over some 135 children.
  *
- * Expected duration of the full run: about 25 minutes on the 2-core AMD EPYC (about 1,485 s;
- * the basis, per part and per case, in docs/performance.md, "How long a run takes"): the plan of
- * child processes about 21 min (1,260 s; the last full run, of 2026-12-02, took 1,266 s), of
- * which LangGraph.js's 12 slow cases about 15 (900 s: thread T = 1,000 on PostgreSQL, SQLite
- * and memory 166, 128 and 110 s, fan-out 10,000 128, threads on SQLite and memory 110 and 86,
- * react K = 1,000 on SQLite and memory 85 and 43, the rest 41), its 30 other children about 3,
- * nodestep's 93 children about 2 (129 s measured); memory about 1.8 min, import 0.5, and
- * models, workers, cold, streaming and postgres-ab about 1.5. Over issue 20's 15 minutes:
- * LangGraph.js's slow cases take them by themselves. `--quick` about 5 minutes (8.0 at load
+ * Duration of the full run: 14.5 minutes (872.7 s) on a quiet 2-core AMD EPYC on 2026-12-06
+ * (cases 740 s, memory 70, import 16, postgres-ab 17, workers 11, cold 9, streaming 6, models 4;
+ * docs/performance.md, "Latest run"). LangGraph.js's 12 slow cases are most of the cases' time;
+ * on the slower machine of the run of 2026-12-02 (both sides about twice as slow per operation)
+ * the same plan is estimated at about 25 minutes (1,485 s; the basis, per part and per case, in
+ * docs/performance.md, "How long a run takes"), over issue 20's 15 by LangGraph.js's slow cases
+ * alone there. `--quick` about 5 minutes (8.0 at load
  * 8–11 on 2026-12-06: cases 347 s, the rest 131). Each part prints its seconds
  * (`[cases: 58.9 s]`), the run ends with the seconds of every part and the total, and the JSON
  * keeps both (`parts`, `totalSeconds`) and each case's child seconds (`cases[].seconds`).
