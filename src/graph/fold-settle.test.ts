@@ -5,29 +5,14 @@
  * `RemoveMessage` removes one, new ones are appended — exactly what folding every event gives.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { ChatState, chatGraph } from "../../test/durable/snapshot.fixture.js";
 import { AIMessage, HumanMessage, type Message } from "../chat/messages.js";
 import { RemoveMessage } from "../state/add-messages.js";
-import { defineState, messagesField } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
-import { Graph } from "./graph.js";
-import { node, START } from "./node.js";
-import { END } from "./routing.js";
 import { emptyPosition, foldEvents, type ThreadPosition } from "./thread-state.js";
 
-const State = defineState({ messages: messagesField(), n: z.number().default(0) });
-type S = typeof State.State;
-
-function chat(store: MemoryStateStore): Graph<typeof State> {
-  const answer = node(
-    (s: S) => ({ messages: [AIMessage({ id: `a${s.n}`, content: `answer ${s.n}` })], n: s.n + 1 }),
-    { name: "answer" },
-  );
-  return new Graph(State, { name: "chat", stateStore: store }).flow(
-    START.to(answer),
-    answer.to(END),
-  );
-}
+const State = ChatState;
+const chat = chatGraph;
 
 describe("a fold from a snapshot's position", () => {
   // 5 turns: a snapshot list of 10 messages (at most SCAN_MAX: merged as addMessages merges);

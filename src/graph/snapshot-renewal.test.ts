@@ -8,6 +8,7 @@
  */
 import { expect, it } from "vitest";
 import { z } from "zod";
+import { eventsOnly } from "../../test/durable/snapshot.fixture.js";
 import { AIMessage, HumanMessage } from "../chat/messages.js";
 import { RemoveMessage } from "../state/add-messages.js";
 import { defineState, messagesField, reducer } from "../state/define-state.js";
@@ -23,18 +24,6 @@ const State = defineState({
   log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
 });
 type S = typeof State.State;
-
-/** The store with its snapshots hidden: a load folds every event. */
-function eventsOnly(store: StateStore): StateStore {
-  return new Proxy(store, {
-    get(target, key, receiver) {
-      if (key === "loadSnapshot") return async () => null;
-      if (key === "saveSnapshot") return async () => {};
-      const v = Reflect.get(target, key, receiver);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-}
 
 /** Node `b` throws when the state's `n` is this. */
 let failAt = -1;

@@ -8,41 +8,13 @@
  * snapshot, and on a fork.
  */
 import { expect, it } from "vitest";
-import { z } from "zod";
 import { AIMessage, HumanMessage, type Message } from "../../src/chat/messages.js";
 import { SNAPSHOT_AFTER_EVENTS } from "../../src/graph/load-position.js";
-import { END } from "../../src/graph/routing.js";
-import { Graph, node, START } from "../../src/index.js";
 import { RemoveMessage } from "../../src/state/add-messages.js";
-import { defineState, messagesField } from "../../src/state/define-state.js";
-import type { StateStore } from "../../src/stores/types.js";
+import { chatGraph, eventsOnly } from "./snapshot.fixture.js";
 import { describeStores } from "./stores.js";
 
-const State = defineState({ messages: messagesField(), n: z.number().default(0) });
-type S = typeof State.State;
-
-function chat(store: StateStore): Graph<typeof State> {
-  const answer = node(
-    (s: S) => ({ messages: [AIMessage({ id: `a${s.n}`, content: `answer ${s.n}` })], n: s.n + 1 }),
-    { name: "answer" },
-  );
-  return new Graph(State, { name: "chat", stateStore: store }).flow(
-    START.to(answer),
-    answer.to(END),
-  );
-}
-
-/** The store with its snapshots hidden: a load folds every event. */
-function eventsOnly(store: StateStore): StateStore {
-  return new Proxy(store, {
-    get(target, key, receiver) {
-      if (key === "loadSnapshot") return async () => null;
-      if (key === "saveSnapshot") return async () => {};
-      const v = Reflect.get(target, key, receiver);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-}
+const chat = chatGraph;
 
 const ask = (t: number) => ({ messages: [HumanMessage({ id: `h${t}`, content: `q ${t}` })] });
 

@@ -12,6 +12,7 @@ import { SNAPSHOT_AFTER_EVENTS, SNAPSHOT_AFTER_RUN_EVENTS } from "../../src/grap
 import { HumanMessage } from "../../src/index.js";
 import type { Snapshot, StateStore, StoredEvent } from "../../src/stores/types.js";
 import { tool } from "../../src/tools/index.js";
+import { eventsOnly } from "./snapshot.fixture.js";
 import { describeStores } from "./stores.js";
 
 /** Answers "answer N" to the N-th call. */
@@ -64,18 +65,6 @@ function recorded(store: StateStore): { store: StateStore; calls: Calls } {
     },
   });
   return { store: proxy, calls };
-}
-
-/** The store with its snapshots hidden: a load folds every event. */
-function eventsOnly(store: StateStore): StateStore {
-  return new Proxy(store, {
-    get(target, key, receiver) {
-      if (key === "loadSnapshot") return async () => null;
-      if (key === "saveSnapshot") return async () => {};
-      const v = Reflect.get(target, key, receiver);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
 }
 
 /** A turn writes 3 events (run_started, step_committed, run_finished). */
