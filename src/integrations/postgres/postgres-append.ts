@@ -8,18 +8,18 @@
 import {
   concurrentWrite,
   type EncodedEvent,
+  eventId,
   eventRowBytes,
   MAIN_BRANCH,
   unknownBranch,
 } from "../../stores/internal.js";
-import type { LeasedAppend } from "../../stores/types.js";
+import type { LeasedAppend, StoredEvent } from "../../stores/types.js";
 import {
   branchRow,
   NOW_MS,
   type PgStore,
   type PgTables,
   statementName,
-  stored,
 } from "./postgres-state-sql.js";
 
 /**
@@ -81,8 +81,10 @@ export async function appendPostgres(
     );
   }
   if (lease) values.push(lease.owner, Math.ceil(lease.ttlMs));
+  const st = appendStatement(c.t, first, encoded.length === 1, lease !== null);
   const res = await c.pool.query<{ n: number; held: boolean; stop_by: string | null }>({
-    ...appendStatement(c.t, first, encoded.length === 1, lease !== null),
+    name: st.name,
+    text: st.text,
     values,
   });
   const row = res.rows[0]!;
@@ -93,12 +95,43 @@ export async function appendPostgres(
     throw concurrentWrite(threadId, branchId, expectedLastSeq, b?.last_seq ?? 0);
   }
   return {
-    events: encoded.map((e, i) =>
-      stored(threadId, branchId, expectedLastSeq + 1 + i, e, createdAt),
-    ),
+    events: storedEvents(threadId, branchId, expectedLastSeq, encoded, createdAt),
     held: true,
     stopBy: lease ? row.stop_by : null,
   };
+}
+
+/**
+ * The appended events as stored, built from what was sent (as `decodeEvent` builds them from
+ * rows: same fields, same order; the type is one `encodeEvents` checked, the time a number),
+ * the data parsed back from its JSON so that the caller's objects and the answer share nothing.
+ */
+function storedEvents(
+  threadId: string,
+  branchId: string,
+  after: number,
+  encoded: EncodedEvent[],
+  createdAt: number,
+): StoredEvent[] {
+  const out: StoredEvent[] = new Array(encoded.length);
+  for (let i = 0; i < encoded.length; i++) {
+    const e = encoded[i]!;
+    const seq = after + 1 + i;
+    out[i] = {
+      id: eventId(threadId, branchId, seq),
+      threadId,
+      branchId,
+      seq,
+      createdAt,
+      type: e.type,
+      runId: e.runId,
+      step: e.step,
+      taskId: e.taskId,
+      node: e.node,
+      data: JSON.parse(e.data),
+    };
+  }
+  return out;
 }
 
 /** The eight append statements of a store's tables (text and prepared name), made once each. */

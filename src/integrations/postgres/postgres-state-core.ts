@@ -25,6 +25,8 @@ export class PostgresCore implements PgStore {
   readonly t: PgTables;
   readonly #ownsPool: boolean;
   #ready: Promise<void> | null = null;
+  /** Whether the schema's set-up succeeded (then {@link ready} has nothing left to wait for). */
+  #set = false;
   #closed = false;
 
   /**
@@ -63,12 +65,22 @@ export class PostgresCore implements PgStore {
   ready(): Promise<void> {
     this.open();
     if (!this.#ready) {
-      this.#ready = setUpPostgresSchema(this).catch((e: unknown) => {
-        this.#ready = null;
-        throw e;
-      });
+      this.#ready = setUpPostgresSchema(this).then(
+        () => {
+          this.#set = true;
+        },
+        (e: unknown) => {
+          this.#ready = null;
+          throw e;
+        },
+      );
     }
     return this.#ready;
+  }
+
+  /** `true` once the schema is set up: a caller may skip awaiting {@link ready} (one turn less). */
+  get isSet(): boolean {
+    return this.#set;
   }
 
   /** Throw `StateStoreError` when the store is closed. */

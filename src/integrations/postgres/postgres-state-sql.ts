@@ -6,8 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { decodeEvent, type EncodedEvent, type EventRow } from "../../stores/internal.js";
-import type { StoredEvent } from "../../stores/types.js";
+import type { EventRow } from "../../stores/internal.js";
 
 /** The tables of a store's schema, quoted and schema-qualified. */
 export type PgTables = { [K in "meta" | "branches" | "events" | "snapshots" | "leases"]: string };
@@ -73,16 +72,6 @@ export function statementName(text: string): string {
     statementNames.set(text, name);
   }
   return name;
-}
-
-export function stored(
-  threadId: string,
-  branchId: string,
-  seq: number,
-  e: EncodedEvent,
-  createdAt: number,
-): StoredEvent {
-  return decodeEvent(threadId, branchId, { seq, ...e, createdAt });
 }
 
 export function toEventRow(r: DbEventRow): EventRow {

@@ -147,10 +147,15 @@ export class PostgresStateStore extends PostgresLeasing implements StateStore {
     if (expectedLastSeq + encoded.length > MAX_SEQ) {
       throw new StateStoreError(`A branch holds at most ${MAX_SEQ} events`, { threadId, branchId });
     }
-    await this.#c.ready();
-    return this.#c.run(threadId, branchId, () =>
-      appendPostgres(this.#c, threadId, branchId, encoded, expectedLastSeq, lease),
-    );
+    const c = this.#c;
+    // The append is a run's one statement per superstep: no turn of the event loop spent on a
+    // set-up that is done, and no closure for the error mapping.
+    if (!c.isSet) await c.ready();
+    try {
+      return await appendPostgres(c, threadId, branchId, encoded, expectedLastSeq, lease);
+    } catch (e) {
+      throw c.storeError(e, threadId, branchId);
+    }
   }
 
   /**
