@@ -145,6 +145,9 @@ async function langgraph(k: number): Promise<Sample> {
   return { statements, ms: f.totalMs, cpuMs: f.cpuMs };
 }
 
+/** nodestep's warm-up runs of each mode before the measured ones (see {@link postgresAB}). */
+const NODESTEP_WARMUP_RUNS = 6;
+
 /** Every variant (or those whose name starts with one of `only`) `reps` times, alternating the order; medians. */
 export async function postgresAB(k = 200, reps = 3, only?: string[]): Promise<PostgresAB[]> {
   const all: Record<string, () => Promise<Sample>> = {
@@ -158,7 +161,15 @@ export async function postgresAB(k = 200, reps = 3, only?: string[]): Promise<Po
     Object.entries(all).filter(([n]) => !only || only.some((o) => n.startsWith(o))),
   );
   const samples = new Map<string, Sample[]>(Object.keys(variants).map((v) => [v, []]));
-  await nodestep(Math.min(k, 50), true); // warm-up
+  // Warm-up. nodestep's runs are short (a K = 200 run makes about 400 statements), so V8 is
+  // still compiling its per-statement code for the first thousands of them: measured after one
+  // K = 50 run, "sync" cost about twice the CPU a turn it costs once warm. NODESTEP_WARMUP_RUNS
+  // runs of the full size in each of its modes first (a few seconds); LangGraph.js's side is
+  // slower per turn than its warm-up, one run of K = 50 as before.
+  for (let w = 0; w < NODESTEP_WARMUP_RUNS; w++) {
+    await nodestep(k, true);
+    await nodestep(k, true, "async");
+  }
   if (variants["LangGraph.js PostgresSaver"]) await langgraph(Math.min(k, 50));
   for (let r = 0; r < reps; r++) {
     const names = Object.keys(variants);
