@@ -8,15 +8,18 @@
  * @module
  */
 import {
+  checkSeq,
+  checkThreadId,
   concurrentWrite,
-  type encodeEvents,
+  encodeEvents,
   eventId,
   MAIN_BRANCH,
   unknownBranch,
   utf8Bytes,
 } from "../../stores/internal.js";
-import type { StoredEvent } from "../../stores/types.js";
+import type { NewEvent, StoredEvent } from "../../stores/types.js";
 import type { BranchRow, SqliteStatements } from "./sqlite-state-sql.js";
+import type { SqliteWriteBatch } from "./sqlite-write-batch.js";
 
 /** A `lastEvent` row: the branch's last event's seq and total bytes. */
 type LastEventRow = [number, number];
@@ -182,4 +185,24 @@ export function appendOperation(
     if (n > 0) heads.set(threadId, branchId, [expected + n, total]);
     return out;
   };
+}
+
+/**
+ * Check and encode an append's arguments (throwing as `append` does: nothing is queued then),
+ * and queue the append on `batch`: the events as stored, once its batch committed.
+ */
+export function queueAppend(
+  batch: SqliteWriteBatch,
+  append: ReturnType<typeof appendOperation>,
+  threadId: string,
+  branchId: string,
+  events: NewEvent[],
+  expectedLastSeq: number,
+): Promise<StoredEvent[]> {
+  checkThreadId(threadId);
+  checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
+  const encoded = encodeEvents(threadId, branchId, events);
+  return batch.enqueue(threadId, branchId, () =>
+    append(threadId, branchId, encoded, expectedLastSeq),
+  );
 }
