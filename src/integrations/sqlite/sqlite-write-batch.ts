@@ -139,12 +139,17 @@ export class SqliteWriteBatch {
         // with it; those after it go in the next transaction.
         this.#heads.discard();
         const cause = ops[i]!.value;
-        for (let j = start; j < i; j++) failWith(ops[j]!, cause);
+        for (let j = start; j < i; j++) if (!ops[j]!.failed) failWith(ops[j]!, cause);
         this.#settle(ops, start, i + 1);
         return i + 1;
       }
-      if (alone && ops[start]!.failed) this.#rollback.run();
-      else this.#commit.run();
+      if (alone && ops[start]!.failed) {
+        this.#rollback.run();
+        this.#heads.discard();
+      } else {
+        this.#commit.run();
+        this.#heads.commit();
+      }
     } catch (e) {
       // BEGIN, a savepoint or COMMIT failed: nothing of the batch is written. Each operation
       // rejects with that error, but one that threw its own error keeps it.
@@ -160,7 +165,6 @@ export class SqliteWriteBatch {
       this.#settle(ops, start, end);
       return end;
     }
-    this.#heads.commit();
     this.#settle(ops, start, end);
     return end;
   }

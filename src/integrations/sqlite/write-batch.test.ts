@@ -175,7 +175,7 @@ describe("SqliteStateStore group commit", () => {
     await store.close();
   });
 
-  it("rejects every write of a batch whose COMMIT fails and keeps none of its heads", async () => {
+  it("rejects every write of a batch whose COMMIT fails, or that SQLite rolled back, and keeps none of its heads", async () => {
     const path = fresh();
     await new SqliteStateStore({ path }).close();
     const db = new Database(path);
@@ -232,6 +232,25 @@ describe("SqliteStateStore group commit", () => {
       [2, '{"n":2}'],
     ]);
     expect(fileRows(path, "t2")).toEqual([]);
+    // SQLite rolling the transaction back by itself (as after a full disk): the writes before
+    // lose theirs and reject with its error, the ones after go in a new transaction.
+    const lost = await Promise.allSettled([
+      write("t1", { n: 3 }, 2),
+      batch.enqueue("t1", "main", () => {
+        db.exec("ROLLBACK");
+        throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+      }),
+      write("t2", { m: 1 }, 0),
+    ]);
+    expect(lost.map((r) => (r.status === "rejected" ? r.reason.message : r.value))).toEqual([
+      'SQLite state store test.db failed on thread "t1": database or disk is full.',
+      'SQLite state store test.db failed on thread "t1": database or disk is full.',
+      [expect.objectContaining({ seq: 1, data: { m: 1 } })],
+    ]);
+    expect(heads.get("t1", "main")?.[0]).toBe(2);
+    expect(heads.get("t2", "main")?.[0]).toBe(1);
+    expect(fileRows(path, "t1").map(([seq]) => seq)).toEqual([1, 2]);
+    expect(fileRows(path, "t2")).toEqual([[1, '{"m":1}']]);
     db.close();
   });
 
