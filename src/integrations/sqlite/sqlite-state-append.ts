@@ -69,20 +69,21 @@ export class BranchHeads {
       this.#heads.clear();
       this.version = version;
     }
-    this.#batch.clear();
     this.#inBatch = true;
   }
 
   /** The batch committed: its heads go to the cache. */
   commit(): void {
-    for (const [key, head] of this.#batch) this.#put(key, head);
-    this.#batch.clear();
+    if (this.#batch.size > 0) {
+      this.#batch.forEach(this.#putEach);
+      this.#batch.clear();
+    }
     this.#inBatch = false;
   }
 
   /** The batch failed (nothing of it was written): its heads are dropped. */
   discard(): void {
-    this.#batch.clear();
+    if (this.#batch.size > 0) this.#batch.clear();
     this.#inBatch = false;
   }
 
@@ -91,6 +92,8 @@ export class BranchHeads {
     this.#heads.clear();
     this.#batch.clear();
   }
+
+  readonly #putEach = (head: LastEventRow, key: string): void => this.#put(key, head);
 
   #put(key: string, head: LastEventRow): void {
     if (this.#heads.size >= BranchHeads.MAX) this.#heads.clear();
