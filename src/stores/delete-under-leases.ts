@@ -89,10 +89,12 @@ export async function underLeases<T>(
     return await remove();
   } finally {
     for (const [t, b] of taken) {
+      // Counted until the lease is given back: a deletion meeting it until then says so,
+      // however the store orders its calls' settling (SQLite commits them in batches).
+      await store.releaseLease(t, b, owner).catch(() => {});
       const n = (mine.get(key(t, b)) ?? 1) - 1;
       if (n > 0) mine.set(key(t, b), n);
       else mine.delete(key(t, b));
-      await store.releaseLease(t, b, owner).catch(() => {});
     }
   }
 }

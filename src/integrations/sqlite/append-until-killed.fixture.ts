@@ -2,27 +2,43 @@
  * Test fixture (not part of the API): appends events to thread "t" branch "main" of the SQLite
  * store at `process.argv[2]` in a loop, printing `acked <lastSeq>` after each append resolves,
  * until it is killed. Run with `node --import tsx <this file> <path> [--exclusive]` (the store
- * opened with `exclusive: true`).
+ * opened with `exclusive: true`), or `<path> --threads N`: N such loops at once, on threads
+ * "t0" … "t<N-1>" (so their appends are committed in batches), printing `acked <thread> <lastSeq>`.
  *
  * @module
  */
 import { SqliteStateStore } from "./sqlite-state-store.js";
 
 const path = process.argv[2];
-if (!path) throw new Error("usage: append-until-killed.fixture.ts <database file> [--exclusive]");
+if (!path)
+  throw new Error(
+    "usage: append-until-killed.fixture.ts <database file> [--exclusive | --threads N]",
+  );
+const threads = process.argv[3] === "--threads" ? Number(process.argv[4]) : 0;
 const store = new SqliteStateStore({ path, exclusive: process.argv[3] === "--exclusive" });
-let last = (await store.getBranch("t", "main"))?.lastSeq ?? 0;
-for (;;) {
-  const n = 1 + (last % 3);
-  const events = Array.from({ length: n }, (_, i) => ({
-    type: "task_finished" as const,
-    runId: "writer",
-    step: last,
-    taskId: null,
-    node: null,
-    data: { seq: last + 1 + i, pad: "x".repeat(4000) },
-  }));
-  const stored = await store.append("t", "main", events, last);
-  last = stored[stored.length - 1]!.seq;
-  process.stdout.write(`acked ${last}\n`);
+
+async function appendLoop(threadId: string, say: (last: number) => string): Promise<never> {
+  let last = (await store.getBranch(threadId, "main"))?.lastSeq ?? 0;
+  for (;;) {
+    const n = 1 + (last % 3);
+    const events = Array.from({ length: n }, (_, i) => ({
+      type: "task_finished" as const,
+      runId: "writer",
+      step: last,
+      taskId: null,
+      node: null,
+      data: { seq: last + 1 + i, pad: "x".repeat(4000) },
+    }));
+    const stored = await store.append(threadId, "main", events, last);
+    last = stored[stored.length - 1]!.seq;
+    process.stdout.write(say(last));
+  }
 }
+
+if (threads === 0) await appendLoop("t", (last) => `acked ${last}\n`);
+else
+  await Promise.all(
+    Array.from({ length: threads }, (_, i) =>
+      appendLoop(`t${i}`, (last) => `acked t${i} ${last}\n`),
+    ),
+  );

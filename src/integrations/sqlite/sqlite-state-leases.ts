@@ -66,6 +66,17 @@ export function takeSqliteLease(
   return taken === 1 || leaseTx(threadId, branchId, owner, ttlMs);
 }
 
+/** Extend `owner`'s lease to `ttlMs` ms from now when it is still `owner`'s: whether it was. */
+export function renewSqliteLease(
+  s: SqliteStatements,
+  threadId: string,
+  branchId: string,
+  owner: string,
+  ttlMs: number,
+): boolean {
+  return s.renewLease.run(Math.ceil(Date.now() + ttlMs), threadId, branchId, owner).changes === 1;
+}
+
 /** Ask the holder of the unexpired lease to stop: the owner asked, or `null`. */
 export function requestSqliteStop(
   s: SqliteStatements,

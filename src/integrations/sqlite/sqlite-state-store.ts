@@ -10,11 +10,9 @@ import type Database from "better-sqlite3";
 import {
   checkBranchId,
   checkLease,
-  checkSeq,
   checkStopArgs,
   checkThreadId,
   closedError,
-  encodeEvents,
   encodeSnapshot,
   listBounds,
   parseEventId,
@@ -32,7 +30,7 @@ import type {
   ThreadInfo,
 } from "../../stores/types.js";
 import { createSqliteBranch, listSqliteBranches } from "./sqlite-branches.js";
-import { appendTransaction, BranchHeads } from "./sqlite-state-append.js";
+import { appendOperation, BranchHeads, queueAppend } from "./sqlite-state-append.js";
 import { deleteSqliteThread } from "./sqlite-state-delete.js";
 import {
   checkpointSqliteFile,
@@ -41,6 +39,7 @@ import {
 } from "./sqlite-state-file.js";
 import {
   leaseTransaction,
+  renewSqliteLease,
   requestSqliteStop,
   sqliteStopRequested,
   takeSqliteLease,
@@ -50,6 +49,7 @@ import type { SqliteStateStoreOptions } from "./sqlite-state-options.js";
 import { getSqliteEvent, listSqliteThreads, readTransaction } from "./sqlite-state-read.js";
 import { loadSqliteSnapshot, saveSqliteSnapshot } from "./sqlite-state-snapshots.js";
 import { type BranchRow, prepare, toBranchInfo } from "./sqlite-state-sql.js";
+import { SqliteWriteBatch } from "./sqlite-write-batch.js";
 
 export { SQLITE_SCHEMA_VERSION } from "./sqlite-versions.js";
 export type { SqliteStateStoreOptions };
@@ -57,10 +57,13 @@ export type { SqliteStateStoreOptions };
 /**
  * A {@link StateStore} in one SQLite file, through better-sqlite3.
  *
- * The file is in WAL mode; each append is one `BEGIN IMMEDIATE` transaction of prepared
- * statements, which checks `expectedLastSeq` against the branch's last event (one seek, never a
- * scan of the events) and writes the events' B-tree only, so several processes can share one
- * file and exactly one of two racing writers wins.
+ * The file is in WAL mode. The writes (appends, leases, stop requests) called while others
+ * wait are committed together, at the next `process.nextTick`: one `BEGIN IMMEDIATE`
+ * transaction, each write in its own savepoint, so one that throws is undone and rejects alone
+ * (sqlite-write-batch.ts). A write's promise resolves once that transaction committed. An append
+ * checks `expectedLastSeq` against the branch's last event (one seek, never a scan of the
+ * events) and writes the events' B-tree only, so several processes can share one file and
+ * exactly one of two racing writers wins.
  * With the default `synchronous: "NORMAL"`, an append that resolved survives SIGKILL of the
  * process; `"FULL"` also survives power loss.
  *
@@ -69,8 +72,10 @@ export type { SqliteStateStoreOptions };
  * damaged row, raises `StateStoreError`; the store never returns a silently wrong or emptied
  * history.
  *
- * better-sqlite3 is synchronous: every method does its work before its promise settles, and
- * blocks the event loop for the time of the query (microseconds to milliseconds).
+ * better-sqlite3 is synchronous: the other methods do their work when called, first committing
+ * the waiting writes of their thread (all of them for the whole-store ones), so calls apply in
+ * the order they were made; a query blocks the event loop for its time (microseconds to
+ * milliseconds).
  *
  * @throws StateStoreError from the constructor when the file cannot be opened, is not a SQLite
  *   database, is not a nodestep store, was written by a schema version other than 1 or 2, or
@@ -93,19 +98,11 @@ export class SqliteStateStore implements StateStore {
   readonly #s: ReturnType<typeof prepare>;
   /** The heads of the branches this store appended to (a cache; see BranchHeads). */
   readonly #heads = new BranchHeads();
-  readonly #appendTx: (
-    threadId: string,
-    branchId: string,
-    events: ReturnType<typeof encodeEvents>,
-    expectedLastSeq: number,
-  ) => StoredEvent[];
-  readonly #leaseTx: (threadId: string, branchId: string, owner: string, ttlMs: number) => boolean;
-  readonly #readTx: (
-    threadId: string,
-    branchId: string,
-    afterSeq: number,
-    uptoSeq: number,
-  ) => StoredEvent[];
+  readonly #append: ReturnType<typeof appendOperation>;
+  /** The write operations waiting to be committed together (see sqlite-write-batch.ts). */
+  readonly #batch: SqliteWriteBatch;
+  readonly #leaseTx: ReturnType<typeof leaseTransaction>;
+  readonly #readTx: ReturnType<typeof readTransaction>;
 
   /**
    * Open (or create) the store's file and its tables.
@@ -117,30 +114,32 @@ export class SqliteStateStore implements StateStore {
     this.#db = db;
     const s = prepare(db);
     this.#s = s;
-    this.#appendTx = appendTransaction(db, s, this.#heads);
+    this.#append = appendOperation(s, this.#heads);
+    this.#batch = new SqliteWriteBatch(db, this.#heads, this.path);
     this.#leaseTx = leaseTransaction(db, s);
     this.#readTx = readTransaction(db, s);
   }
 
   /**
-   * Append events to a branch in one transaction; see {@link StateStore.append}.
+   * Append events to a branch, in one transaction with the other writes waiting; see
+   * {@link StateStore.append}.
    * @throws ConcurrentWriteError when the branch is not at `expectedLastSeq`; UnknownBranchError
    *   for an unknown branch other than "main"; StateStoreError for non-JSON data (with `field`),
    *   a database error, or a closed store. Nothing is written when it throws.
    */
-  async append(
+  append(
     threadId: string,
     branchId: string,
     events: NewEvent[],
     expectedLastSeq: number,
   ): Promise<StoredEvent[]> {
-    this.#open();
-    checkThreadId(threadId);
-    checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
-    const encoded = encodeEvents(threadId, branchId, events);
-    return this.#run(threadId, branchId, () =>
-      this.#appendTx(threadId, branchId, encoded, expectedLastSeq),
-    );
+    // (Not async: its promise is the batch's own, one hop fewer for the caller's await.)
+    try {
+      this.#open();
+      return queueAppend(this.#batch, this.#append, threadId, branchId, events, expectedLastSeq);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /**
@@ -154,7 +153,7 @@ export class SqliteStateStore implements StateStore {
     branchId: string,
     options?: { afterSeq?: number; uptoSeq?: number },
   ): Promise<StoredEvent[]> {
-    this.#open();
+    this.#open(threadId);
     checkThreadId(threadId);
     const { afterSeq, uptoSeq } = readBounds(threadId, branchId, options);
     return this.#run(threadId, branchId, () => this.#readTx(threadId, branchId, afterSeq, uptoSeq));
@@ -162,7 +161,7 @@ export class SqliteStateStore implements StateStore {
 
   /** The branch, or `null` when it does not exist. @throws StateStoreError for a closed store. */
   async getBranch(threadId: string, branchId: string): Promise<BranchInfo | null> {
-    this.#open();
+    this.#open(threadId);
     return this.#run(threadId, branchId, () => {
       const row = this.#s.getBranch.get(threadId, branchId) as BranchRow | undefined;
       return row ? toBranchInfo(threadId, branchId, row) : null;
@@ -171,7 +170,7 @@ export class SqliteStateStore implements StateStore {
 
   /** The thread's branches, in creation order; see {@link StateStore.listBranches}. */
   async listBranches(threadId: string): Promise<BranchInfo[]> {
-    this.#open();
+    this.#open(threadId);
     return this.#run(threadId, undefined, () => listSqliteBranches(this.#db!, threadId));
   }
 
@@ -183,6 +182,7 @@ export class SqliteStateStore implements StateStore {
     this.#open();
     const p = parseEventId(eventId);
     if (!p) return null;
+    this.#open(p.threadId);
     return this.#run(p.threadId, p.branchId, () => getSqliteEvent(this.#s, p));
   }
 
@@ -196,7 +196,7 @@ export class SqliteStateStore implements StateStore {
     fromEventId: string,
     newBranchIdArg?: string,
   ): Promise<BranchInfo> {
-    this.#open();
+    this.#open(threadId);
     checkThreadId(threadId);
     if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
     const p = parseEventId(fromEventId);
@@ -211,7 +211,7 @@ export class SqliteStateStore implements StateStore {
    *   (with `field`), a seq past the branch's last event, or a closed store.
    */
   async saveSnapshot(threadId: string, branchId: string, snapshot: Snapshot): Promise<void> {
-    this.#open();
+    this.#open(threadId);
     checkThreadId(threadId);
     const data = encodeSnapshot(threadId, branchId, snapshot);
     const bytes = snapshotRowBytes(threadId, branchId, data);
@@ -225,7 +225,7 @@ export class SqliteStateStore implements StateStore {
    * @throws StateStoreError for a damaged snapshot or a closed store.
    */
   async loadSnapshot(threadId: string, branchId: string): Promise<Snapshot | null> {
-    this.#open();
+    this.#open(threadId);
     return this.#run(threadId, branchId, () => loadSqliteSnapshot(this.#s, threadId, branchId));
   }
 
@@ -248,7 +248,7 @@ export class SqliteStateStore implements StateStore {
   ): Promise<boolean> {
     this.#open();
     checkLease(threadId, branchId, owner, ttlMs);
-    return this.#run(threadId, branchId, () =>
+    return this.#batch.enqueue(threadId, branchId, () =>
       takeSqliteLease(this.#s, this.#leaseTx, threadId, branchId, owner, ttlMs),
     );
   }
@@ -267,19 +267,17 @@ export class SqliteStateStore implements StateStore {
   ): Promise<boolean> {
     this.#open();
     checkLease(threadId, branchId, owner, ttlMs);
-    return this.#run(
-      threadId,
-      branchId,
-      () =>
-        this.#s.renewLease.run(Math.ceil(Date.now() + ttlMs), threadId, branchId, owner).changes ===
-        1,
+    return this.#batch.enqueue(threadId, branchId, () =>
+      renewSqliteLease(this.#s, threadId, branchId, owner, ttlMs),
     );
   }
 
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
   async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
     this.#open();
-    this.#run(threadId, branchId, () => this.#s.releaseLease.run(threadId, branchId, owner));
+    await this.#batch.enqueue(threadId, branchId, () => {
+      this.#s.releaseLease.run(threadId, branchId, owner);
+    });
   }
 
   /**
@@ -292,12 +290,14 @@ export class SqliteStateStore implements StateStore {
   async requestStop(threadId: string, branchId: string, by: string): Promise<string | null> {
     this.#open();
     checkStopArgs(threadId, branchId, "by", by);
-    return this.#run(threadId, branchId, () => requestSqliteStop(this.#s, threadId, branchId, by));
+    return this.#batch.enqueue(threadId, branchId, () =>
+      requestSqliteStop(this.#s, threadId, branchId, by),
+    );
   }
 
   /** The run that asked `owner` to stop, or `null` (see {@link StateStore.stopRequested}). */
   async stopRequested(threadId: string, branchId: string, owner: string): Promise<string | null> {
-    this.#open();
+    this.#open(threadId);
     checkStopArgs(threadId, branchId, "owner", owner);
     return this.#run(threadId, branchId, () =>
       sqliteStopRequested(this.#s, threadId, branchId, owner),
@@ -310,7 +310,7 @@ export class SqliteStateStore implements StateStore {
    * @throws StateStoreError for a bad `limit` or `offset`, or a closed store.
    */
   async listThreads(options?: ListThreadsOptions): Promise<ThreadInfo[]> {
-    this.#open();
+    this.#openAll();
     const { limit, offset } = listBounds(options);
     return this.#run(undefined, undefined, () => listSqliteThreads(this.#s, limit, offset));
   }
@@ -329,7 +329,10 @@ export class SqliteStateStore implements StateStore {
       this,
       this.#db!,
       this.#s,
-      (fn) => this.#run(threadId, undefined, fn),
+      (fn) => {
+        this.#openAll(); // (writes called before a step of the deletion come before it)
+        return this.#run(threadId, undefined, fn);
+      },
       threadId,
       options,
       () => this.#heads.clear(),
@@ -344,7 +347,7 @@ export class SqliteStateStore implements StateStore {
    * @throws StateStoreError for a closed store or when another connection is writing.
    */
   async compact(): Promise<void> {
-    this.#open();
+    this.#openAll();
     this.#run(undefined, undefined, () => compactSqliteFile(this.#db!));
   }
 
@@ -354,7 +357,7 @@ export class SqliteStateStore implements StateStore {
    * branch). Page slack, indexes and the WAL are not counted; see {@link fileSizeBytes}.
    */
   async sizeBytes(): Promise<number> {
-    this.#open();
+    this.#openAll();
     return this.#run(undefined, undefined, () => (this.#s.sizeBytes.get() as { n: number }).n);
   }
 
@@ -363,7 +366,7 @@ export class SqliteStateStore implements StateStore {
    * @throws StateStoreError for a closed store.
    */
   async fileSizeBytes(): Promise<number> {
-    this.#open();
+    this.#openAll();
     return sqliteFileSizeBytes(this.path);
   }
 
@@ -375,7 +378,7 @@ export class SqliteStateStore implements StateStore {
    * @throws StateStoreError for a closed store.
    */
   async checkpoint(): Promise<void> {
-    this.#open();
+    this.#openAll();
     this.#run(undefined, undefined, () => checkpointSqliteFile(this.#db!));
   }
 
@@ -383,12 +386,24 @@ export class SqliteStateStore implements StateStore {
   async close(): Promise<void> {
     const db = this.#db;
     if (!db) return;
+    this.#batch.flush();
     this.#db = null;
     db.close();
   }
 
-  #open(): void {
+  /**
+   * Throw when closed; with `threadId`, first commit the waiting writes when one is of that
+   * thread, so that calls apply in the order they were made.
+   */
+  #open(threadId?: string): void {
     if (!this.#db) throw closedError("SqliteStateStore");
+    if (threadId !== undefined && this.#batch.pending(threadId)) this.#batch.flush();
+  }
+
+  /** Throw when closed, else commit every waiting write. */
+  #openAll(): void {
+    this.#open();
+    this.#batch.flush();
   }
 
   /** Run `fn`, turning a SQLite error into `StateStoreError` (ours pass through). */
