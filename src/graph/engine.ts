@@ -263,7 +263,9 @@ async function runSuperstep(
       throw e;
     }
     if (watch) emitTaskResult(opts, step, t, results.get(t.id)!);
-    await afterTask(opts, step, t, results.get(t.id)!, true);
+    // (A promise only when the journal has a write to await: its result is held for the commit.)
+    const after = afterTask(opts, step, t, results.get(t.id)!, true);
+    if (after) await after;
     return results;
   }
   // Several tasks: run them concurrently; each finishes into the results map. The first

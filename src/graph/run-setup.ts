@@ -110,7 +110,8 @@ export async function runGraph<D extends StateDefinition | null>(
     // Without a thread nothing can resume it: its middleware are told however it ends.
     let end: LoopEnd;
     try {
-      await scheduleStart(engine, pos, 0);
+      const scheduled = scheduleStart(engine, pos, 0);
+      if (scheduled) await scheduled;
       end = await run.loop(pos, null);
     } finally {
       run.ended();
@@ -245,7 +246,7 @@ class GraphRun<D extends StateDefinition | null> {
     this.#traceContext = span?.context ?? null;
     try {
       end = await runLoop(this.engine, pos, this.#runOptions(journal));
-      await this.#settleSubAgents(false);
+      if (this.#subAgents) await this.#settleSubAgents(false);
     } catch (e) {
       await this.#settleSubAgents(true).catch(() => {});
       if (span) endWithError(span.span, e);
