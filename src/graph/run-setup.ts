@@ -169,6 +169,9 @@ export async function runGraph<D extends StateDefinition | null>(
 
 const NEVER = new AbortController().signal;
 
+/** The stream modes of a run that streams none (`invoke`): one set, read only, for every run. */
+const NO_MODES: ReadonlySet<StreamMode> = new Set();
+
 /**
  * One run's own values and steps (its sub-agents, its loop with its span, its result). A
  * class, not closures inside `runGraph`: a named closure costs a name set on it in the build
@@ -270,7 +273,7 @@ class GraphRun<D extends StateDefinition | null> {
       context: { value: options.context, given: options.context !== undefined },
       signal: this.signal,
       subAgents: this.subAgents.bind(this),
-      modes: new Set(this.modeList),
+      modes: this.modeList.length === 0 ? NO_MODES : new Set(this.modeList),
       modeList: this.modeList,
       emit: this.emit,
       maxSteps: this.engine.maxSteps,
