@@ -58,9 +58,12 @@ export function rowCount(log: RowLog): number {
   return log.count;
 }
 
-/** Add the event `row` (its `seq` is the next one: not stored). */
-export function pushRow(log: RowLog, row: Omit<EventRow, "seq">): void {
-  if (log.count === 0) log.epoch = row.createdAt;
+/** An event's columns a record holds besides its time (its `seq` is its place: not stored). */
+export type RowColumns = Pick<EventRow, "type" | "runId" | "step" | "taskId" | "node" | "data">;
+
+/** Add the event `row`, created at `createdAt` (ms), as the next one. */
+export function pushRow(log: RowLog, row: RowColumns, createdAt: number): void {
+  if (log.count === 0) log.epoch = createdAt;
   let run: string | number;
   if (row.runId === log.lastRun) run = log.lastRunAt;
   else {
@@ -69,7 +72,7 @@ export function pushRow(log: RowLog, row: Omit<EventRow, "seq">): void {
     log.lastRunAt = log.count;
   }
   // The text JSON.stringify makes of the head array, without the array (a third of pushRow's time).
-  let head = `${item(TYPE_CODE.get(row.type) ?? row.type)},${item(row.step)},${item(row.createdAt - log.epoch)},${item(run)}`;
+  let head = `${item(TYPE_CODE.get(row.type) ?? row.type)},${item(row.step)},${item(createdAt - log.epoch)},${item(run)}`;
   if (row.taskId !== null || row.node !== null) head += `,${item(row.taskId)},${item(row.node)}`;
   // New arrays of the exact length (`concat`, `slice`): a pushed-to array keeps room for 16
   // more elements, about 270 bytes a branch for the two.
