@@ -74,21 +74,44 @@ export function pushRow(log: RowLog, row: RowColumns, createdAt: number): void {
   // The text JSON.stringify makes of the head array, without the array (a third of pushRow's time).
   let head = `${item(TYPE_CODE.get(row.type) ?? row.type)},${item(row.step)},${item(createdAt - log.epoch)},${item(run)}`;
   if (row.taskId !== null || row.node !== null) head += `,${item(row.taskId)},${item(row.node)}`;
-  // New arrays of the exact length (`concat`, `slice`): a pushed-to array keeps room for 16
-  // more elements, about 270 bytes a branch for the two.
-  const segments = log.segments.concat(record(head, row.data));
-  const firsts = log.firsts.concat(log.count);
-  log.count++;
-  let n = segments.length;
-  for (; n >= 2; n--) {
-    const last = log.count - firsts[n - 1]!;
-    const before = firsts[n - 1]! - firsts[n - 2]!;
-    if (last < before || segments[n - 1]!.length + segments[n - 2]!.length > SEGMENT_CHARS) break;
-    // join, not +: a flat string, not a tree of concatenations.
-    segments[n - 2] = [segments[n - 2], segments[n - 1]].join("");
+  const rec = record(head, row.data);
+  // The segments the new record is joined with (from `at` on): while the record and those
+  // after `at` hold at least as many events as segment `at − 1`, and their text stays within
+  // SEGMENT_CHARS, that one too (the binary counter of the module's description, found first
+  // so that the record and the segments it joins are copied once, in one join).
+  const { segments, firsts } = log;
+  const count = log.count + 1;
+  let at = segments.length;
+  let first = log.count;
+  let chars = rec.length;
+  while (at >= 1) {
+    const before = first - firsts[at - 1]!;
+    if (count - first < before || chars + segments[at - 1]!.length > SEGMENT_CHARS) break;
+    at--;
+    first = firsts[at]!;
+    chars += segments[at]!.length;
   }
-  log.segments = n === segments.length ? segments : segments.slice(0, n);
-  log.firsts = n === firsts.length ? firsts : firsts.slice(0, n);
+  let joined = rec;
+  if (at < segments.length) {
+    // join, not +: a flat string, not a tree of concatenations.
+    const parts: string[] = new Array(segments.length - at + 1);
+    for (let i = at; i < segments.length; i++) parts[i - at] = segments[i]!;
+    parts[segments.length - at] = rec;
+    joined = parts.join("");
+  }
+  // New arrays of the exact length: a pushed-to array keeps room for 16 more elements, about
+  // 270 bytes a branch for the two.
+  const nextSegments: string[] = new Array(at + 1);
+  const nextFirsts: number[] = new Array(at + 1);
+  for (let i = 0; i < at; i++) {
+    nextSegments[i] = segments[i]!;
+    nextFirsts[i] = firsts[i]!;
+  }
+  nextSegments[at] = joined;
+  nextFirsts[at] = first;
+  log.segments = nextSegments;
+  log.firsts = nextFirsts;
+  log.count = count;
 }
 
 /** An item of a head as JSON text (what `JSON.stringify` writes for it inside an array). */
