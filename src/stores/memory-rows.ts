@@ -74,7 +74,8 @@ export function pushRow(log: RowLog, row: RowColumns, createdAt: number): void {
   // The text JSON.stringify makes of the head array, without the array (a third of pushRow's time).
   let head = `${item(TYPE_CODE.get(row.type) ?? row.type)},${item(row.step)},${item(createdAt - log.epoch)},${item(run)}`;
   if (row.taskId !== null || row.node !== null) head += `,${item(row.taskId)},${item(row.node)}`;
-  const rec = record(head, row.data);
+  // The record: the head, U+0001, the data in its short form, U+0002 (joined below).
+  const packed = packJson(row.data);
   // The segments the new record is joined with (from `at` on): while the record and those
   // after `at` hold at least as many events as segment `at − 1`, and their text stays within
   // SEGMENT_CHARS, that one too (the binary counter of the module's description, found first
@@ -83,7 +84,7 @@ export function pushRow(log: RowLog, row: RowColumns, createdAt: number): void {
   const count = log.count + 1;
   let at = segments.length;
   let first = log.count;
-  let chars = rec.length;
+  let chars = head.length + packed.length + 2;
   while (at >= 1) {
     const before = first - firsts[at - 1]!;
     if (count - first < before || chars + segments[at - 1]!.length > SEGMENT_CHARS) break;
@@ -91,14 +92,15 @@ export function pushRow(log: RowLog, row: RowColumns, createdAt: number): void {
     first = firsts[at]!;
     chars += segments[at]!.length;
   }
-  let joined = rec;
-  if (at < segments.length) {
-    // join, not +: a flat string, not a tree of concatenations.
-    const parts: string[] = new Array(segments.length - at + 1);
-    for (let i = at; i < segments.length; i++) parts[i - at] = segments[i]!;
-    parts[segments.length - at] = rec;
-    joined = parts.join("");
-  }
+  // join, not +: a flat string, not a tree of concatenations.
+  const tail = segments.length - at;
+  const parts: string[] = new Array(tail + 4);
+  for (let i = 0; i < tail; i++) parts[i] = segments[at + i]!;
+  parts[tail] = head;
+  parts[tail + 1] = HEAD_END;
+  parts[tail + 2] = packed;
+  parts[tail + 3] = RECORD_END;
+  const joined = parts.join("");
   // New arrays of the exact length: a pushed-to array keeps room for 16 more elements, about
   // 270 bytes a branch for the two.
   const nextSegments: string[] = new Array(at + 1);
@@ -117,11 +119,6 @@ export function pushRow(log: RowLog, row: RowColumns, createdAt: number): void {
 /** An item of a head as JSON text (what `JSON.stringify` writes for it inside an array). */
 function item(v: string | number | null): string {
   return typeof v === "number" && Number.isFinite(v) ? `${v}` : JSON.stringify(v);
-}
-
-/** One record: the head (JSON array items, without brackets), U+0001, the data in its short form, U+0002. */
-function record(head: string, data: string): string {
-  return [head, HEAD_END, packJson(data), RECORD_END].join("");
 }
 
 /** The head of the record at `pos` of `text`, whose head ends at `h`. */
