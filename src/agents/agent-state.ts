@@ -4,18 +4,25 @@
  * @module
  */
 import type { z } from "zod";
-import { chatSchemas } from "../chat/schemas.js";
+import { chatSchemas, chatSchemasNoCycles } from "../chat/schemas.js";
 import type { JsonValue } from "../json/index.js";
 import { lazyObject } from "../lazy.js";
 import { defineState, messagesField, type StateDefinition } from "../state/define-state.js";
+import { buildWithoutCycleMemo, registerTwin } from "../zod-cycles.js";
 import { zod } from "../zod-runtime.js";
 
 /** The fields of {@link AgentState}, built on first use (no zod at import: see zod-runtime.ts). */
 function agentShape() {
   const z = zod();
+  const toolCalls = z.array(chatSchemas().toolCall).default([]);
+  // The engine parses a written value with its twin without zod's cycle memoizer (zod-cycles.ts).
+  registerTwin(
+    toolCalls,
+    buildWithoutCycleMemo(() => z.array(chatSchemasNoCycles().toolCall).default([])),
+  );
   return {
     messages: messagesField(),
-    toolCalls: z.array(chatSchemas().toolCall).default([]),
+    toolCalls,
     finalText: z.string().nullable().default(null),
     finalOutput: z.json().nullable().default(null) as z.ZodType<JsonValue | null, unknown>,
   };

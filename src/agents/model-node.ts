@@ -24,7 +24,7 @@ import {
   runRewriteHistory,
 } from "../middleware/history-hooks.js";
 import { storedCall, withMiddlewareCalls } from "../middleware/middleware-calls.js";
-import { runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
+import { hasHook, runAfterModel, runBeforeModel } from "../middleware/run-hooks.js";
 import type { Middleware, MiddlewareCall, ModelMiddlewareContext } from "../middleware/types.js";
 import { runWrapModelCall } from "../middleware/wrap-hooks.js";
 import { checkZodType } from "../zod-runtime.js";
@@ -209,7 +209,9 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       outputSchema: jsonSchema,
       reasoning,
     });
-    request = await runBeforeModel(middleware, request, mctx);
+    // (A hook no middleware has is not called: each is an async call and an await per model call.)
+    if (hasHook(middleware, "beforeModel"))
+      request = await runBeforeModel(middleware, request, mctx);
     let attempt = 0;
     let response: ChatResponse = await runWrapModelCall(
       middleware,
@@ -218,7 +220,8 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
         callModel(chat, sending, { stream, attempt: ++attempt, ctx }),
       mctx,
     );
-    response = await runAfterModel(middleware, response, mctx);
+    if (hasHook(middleware, "afterModel"))
+      response = await runAfterModel(middleware, response, mctx);
     const toolCalls = checkToolCalls(response.toolCalls, chat.model, name);
     const ai = AIMessage({
       content: response.content,

@@ -9,6 +9,7 @@
 import type { z } from "zod";
 import type { JsonObject } from "../json/index.js";
 import { memo } from "../lazy.js";
+import { buildWithoutCycleMemo } from "../zod-cycles.js";
 import { zod } from "../zod-runtime.js";
 import type { Message } from "./messages.js";
 import type { ContentPart, MessageContent, Usage } from "./parts.js";
@@ -30,10 +31,17 @@ function urlOrData<T extends { url?: string; data?: string; mediaType?: string }
   }
 }
 
+/** A `z.json()` schema, resolved (its inner schemas made now, under the memoizer setting of the build). */
+function json(z: ReturnType<typeof zod>): ReturnType<typeof z.json> {
+  const schema = z.json();
+  schema.safeParse(null);
+  return schema;
+}
+
 function build() {
   const z = zod();
   const cache = z.boolean().optional();
-  const jsonObject = z.record(z.string(), z.json()) as unknown as z.ZodType<JsonObject>;
+  const jsonObject = z.record(z.string(), json(z)) as unknown as z.ZodType<JsonObject>;
   const text = z.strictObject({ type: z.literal("text"), text: z.string(), cache });
   const image = z
     .strictObject({
@@ -83,7 +91,7 @@ function build() {
   const toolCall = z.strictObject({
     id: z.string(),
     name: z.string(),
-    arguments: z.record(z.string(), z.json()).default({}) as z.ZodType<JsonObject, unknown>,
+    arguments: z.record(z.string(), json(z)).default({}) as z.ZodType<JsonObject, unknown>,
     argumentsError: z.string().nullable().default(null),
   });
 
@@ -133,3 +141,9 @@ function build() {
 
 /** The chat schemas, built on the first call. */
 export const chatSchemas = memo(build);
+
+/**
+ * The chat schemas built again without zod's cycle memoizer (zod-cycles.ts), for nodestep's
+ * own parse of a messages update; each a twin of the one of {@link chatSchemas}.
+ */
+export const chatSchemasNoCycles = memo(() => buildWithoutCycleMemo(build));

@@ -143,8 +143,9 @@ export function commitStep(
   pos.state = state;
   pos.step = step + 1;
   pos.tasks = next;
-  pos.known = new Map();
-  pos.caches = new Map();
+  // (Nothing adds to a run's maps: an empty one is kept, not made again for every superstep.)
+  if (pos.known.size > 0) pos.known = new Map();
+  if (pos.caches.size > 0) pos.caches = new Map();
   // Answers belong to the superstep they were given in, as folding the log has them.
   pos.answers = {};
   if (opts.emit && opts.modes.has("values"))

@@ -243,11 +243,15 @@ async function runSuperstep(
   const run: StepRun = { graph, pos, opts, host, step };
   const results = new Map<string, TaskResult>();
   const tasks = pos.tasks;
-  const toRun: TaskSpec[] = [];
-  for (const t of tasks) {
-    const known = pos.known.get(t.id);
-    if (known) results.set(t.id, { kind: "done", update: known.update, routes: known.routes });
-    else toRun.push(t);
+  let toRun: readonly TaskSpec[] = tasks; // (read only: with no result known, the position's list)
+  if (pos.known.size > 0) {
+    const left: TaskSpec[] = [];
+    for (const t of tasks) {
+      const known = pos.known.get(t.id);
+      if (known) results.set(t.id, { kind: "done", update: known.update, routes: known.routes });
+      else left.push(t);
+    }
+    toRun = left;
   }
   if (toRun.length === 0) return results;
   // "tasks" / "debug" streamed: each task's start, result and failure (stream-modes.ts).
@@ -263,7 +267,8 @@ async function runSuperstep(
       throw e;
     }
     if (watch) emitTaskResult(opts, step, t, results.get(t.id)!);
-    await afterTask(opts, step, t, results.get(t.id)!, true);
+    const after = afterTask(opts, step, t, results.get(t.id)!, true); // (held: no write to await)
+    if (after) await after;
     return results;
   }
   // Several tasks: run them concurrently; each finishes into the results map. The first

@@ -165,7 +165,7 @@ export class ThreadJournal extends JournalAppender implements RunJournal {
    * record the next superstep's tasks. A single task's deferred result is written inside;
    * `before` is the state at the start of the superstep.
    */
-  async stepCommitted(
+  stepCommitted(
     step: number,
     order: readonly TaskSpec[],
     next: readonly TaskSpec[],
@@ -188,8 +188,15 @@ export class ThreadJournal extends JournalAppender implements RunJournal {
       this.branchId,
       this.runId,
     );
-    await this.append([this.event("step_committed", step, null, null, data)]);
-    if (asked) this.stoppedBy = (await asked) ?? this.stoppedBy;
+    const appended = this.append([this.event("step_committed", step, null, null, data)]);
+    // (Without a stop request asked, the append's own promise: no async step of this method.)
+    return asked ? this.#stopAnswer(appended, asked) : appended;
+  }
+
+  /** After the commit's append, the stop request's answer (asked alongside it). */
+  async #stopAnswer(appended: Promise<void>, asked: Promise<string | null>): Promise<void> {
+    await appended;
+    this.stoppedBy = (await asked) ?? this.stoppedBy;
   }
 
   /**

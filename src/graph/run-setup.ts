@@ -110,7 +110,8 @@ export async function runGraph<D extends StateDefinition | null>(
     // Without a thread nothing can resume it: its middleware are told however it ends.
     let end: LoopEnd;
     try {
-      await scheduleStart(engine, pos, 0);
+      const scheduled = scheduleStart(engine, pos, 0);
+      if (scheduled) await scheduled;
       end = await run.loop(pos, null);
     } finally {
       run.ended();
@@ -167,6 +168,9 @@ export async function runGraph<D extends StateDefinition | null>(
 }
 
 const NEVER = new AbortController().signal;
+
+/** The stream modes of a run that streams none (`invoke`): one set, read only, for every run. */
+const NO_MODES: ReadonlySet<StreamMode> = new Set();
 
 /**
  * One run's own values and steps (its sub-agents, its loop with its span, its result). A
@@ -245,7 +249,7 @@ class GraphRun<D extends StateDefinition | null> {
     this.#traceContext = span?.context ?? null;
     try {
       end = await runLoop(this.engine, pos, this.#runOptions(journal));
-      await this.#settleSubAgents(false);
+      if (this.#subAgents) await this.#settleSubAgents(false);
     } catch (e) {
       await this.#settleSubAgents(true).catch(() => {});
       if (span) endWithError(span.span, e);
@@ -269,7 +273,7 @@ class GraphRun<D extends StateDefinition | null> {
       context: { value: options.context, given: options.context !== undefined },
       signal: this.signal,
       subAgents: this.subAgents.bind(this),
-      modes: new Set(this.modeList),
+      modes: this.modeList.length === 0 ? NO_MODES : new Set(this.modeList),
       modeList: this.modeList,
       emit: this.emit,
       maxSteps: this.engine.maxSteps,

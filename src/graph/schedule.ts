@@ -16,25 +16,37 @@ import type {
 } from "./engine-types.js";
 import { settleNext, setWaiting } from "./joins.js";
 
-/** Start tasks for a run: the targets of START's edges, evaluated on `state`. */
-export async function startTasks(
+/**
+ * Start tasks for a run: the targets of START's edges, evaluated on `state` (a promise only
+ * when a condition returns one).
+ */
+export function startTasks(
   graph: EngineGraph,
   state: Record<string, unknown>,
   step: number,
-): Promise<TaskSpec[]> {
+): TaskSpec[] | Promise<TaskSpec[]> {
   const out: TaskSpec[] = [];
   const seen = new Set<string>();
-  await addTargets(graph.flow.start, state, out, seen, step);
-  return out;
+  const added = addTargets(graph.flow.start, state, out, seen, step);
+  return added ? added.then(() => out) : out;
 }
 
-/** Schedule a run's start tasks into `pos` (deferred ones wait when others run). */
-export async function scheduleStart(
+/**
+ * Schedule a run's start tasks into `pos` (deferred ones wait when others run); a promise only
+ * when a condition of START's edges returns one (a run's start awaits nothing it need not).
+ */
+export function scheduleStart(
   engine: EngineGraph,
   pos: RunPosition,
   step: number,
-): Promise<void> {
-  const tasks = await startTasks(engine, pos.state, step);
+): Promise<void> | void {
+  const tasks = startTasks(engine, pos.state, step);
+  if (tasks instanceof Promise) return tasks.then((t) => placeStart(engine, pos, step, t));
+  placeStart(engine, pos, step, tasks);
+}
+
+/** Put the start tasks `tasks` into `pos`. */
+function placeStart(engine: EngineGraph, pos: RunPosition, step: number, tasks: TaskSpec[]): void {
   if (!engine.flow.waits) {
     pos.tasks = tasks;
     return;

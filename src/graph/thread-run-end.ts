@@ -13,7 +13,7 @@ import type { StreamMode } from "./context.js";
 import type { LoopEnd, RunPosition } from "./engine.js";
 import { setWaiting } from "./joins.js";
 import type { ThreadJournal } from "./journal.js";
-import { type CachedPosition, snapshotAfterRun } from "./load-position.js";
+import { type CachedPosition, snapshotAfterRun, snapshotDue } from "./load-position.js";
 import { encodeParentCommand, ParentCommand } from "./parent-command.js";
 import { type PositionCache, positionsOf, rememberPosition } from "./position-cache.js";
 import { emitPauseCheckpoint } from "./stream-modes.js";
@@ -130,7 +130,8 @@ export async function finishThreadRun(
   folded.lastEventId = journal.lastEventId;
   const cached = { position: folded, snapshotSeq: loaded.snapshotSeq };
   // A long thread keeps a snapshot now and then, so that a new process reads little of it.
-  if (end.status !== "interrupted") {
+  // (Asked first: no await unless one is due.)
+  if (end.status !== "interrupted" && snapshotDue(folded.lastSeq, cached.snapshotSeq)) {
     cached.snapshotSeq = await snapshotAfterRun(store, run.def, threadId, branchId, cached);
   }
   rememberPosition(run.positions, store, threadId, branchId, cached);

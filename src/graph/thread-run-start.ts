@@ -61,10 +61,14 @@ export async function startThreadRun(
   // before them, written (as a rolled_back event) just before its first event.
   // A stable subgraph's child first goes back to where its parent knows it (stable-rewind.ts).
   journal.parentTask = subgraphParentTask(options);
+  // (No await without a rollback or a rewind to plan: a run's start awaits nothing it need not.)
+  const rewind = rewindOf(options);
   let rollback =
     options.onBusy === "rollback"
       ? await planRollback(store, def, threadId, branchId, run.stopped)
-      : await planRewind(store, def, threadId, branchId, tp, rewindOf(options));
+      : rewind === undefined
+        ? null
+        : await planRewind(store, def, threadId, branchId, tp, rewind);
   if (rollback) tp = positionAfter(rollback, tp.lastSeq, tp.lastEventId);
   if (input !== null && input !== undefined && !command) {
     const prepared = prepareUpdate(def, input, "__input__", false);
@@ -77,7 +81,8 @@ export async function startThreadRun(
       caches: new Map(),
       answers: {},
     };
-    await scheduleStart(engine, pos, tp.step);
+    const scheduled = scheduleStart(engine, pos, tp.step);
+    if (scheduled) await scheduled;
     if (options.resume !== undefined) {
       throw new ValueError(
         `Graph "${engine.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,

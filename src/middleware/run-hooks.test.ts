@@ -6,6 +6,7 @@ import { TaskContext } from "../graph/context.js";
 import { tool } from "../tools/tool.js";
 import { ToolContext } from "../tools/tool-context.js";
 import {
+  hasHook,
   middlewareName,
   middlewareTools,
   runAfterModel,
@@ -261,5 +262,16 @@ describe("middlewareTools", () => {
       TypeError,
       "middleware todo tools() returned an object at index 1, not a tool made by tool()",
     );
+  });
+});
+
+describe("hasHook", () => {
+  it("says whether any middleware has the hook as a function", () => {
+    const limit = { name: "limit", beforeTool: () => undefined };
+    expect(hasHook([], "beforeModel")).toBe(false);
+    expect(hasHook([limit], "beforeModel")).toBe(false);
+    expect(hasHook([limit, null, 3, { afterModel: "not a function" }], "afterModel")).toBe(false);
+    expect(hasHook([limit, { afterModel: () => undefined }], "afterModel")).toBe(true);
+    expect(hasHook([limit], "beforeTool")).toBe(true);
   });
 });

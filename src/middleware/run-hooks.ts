@@ -20,6 +20,15 @@ function hookOf(mw: unknown, hook: string): Hook | null {
 }
 
 /**
+ * Whether any of `middleware` has the hook `hook` (a function under that name): the model
+ * node skips the call, an async call and an await, of a hook none has.
+ */
+export function hasHook(middleware: readonly unknown[], hook: string): boolean {
+  for (const mw of middleware) if (hookOf(mw, hook) !== null) return true;
+  return false;
+}
+
+/**
  * The name a middleware is called by in error messages: its `name`, else its class name,
  * else `#<index>` in the list.
  * @example middlewareName(ToolLimitMiddleware({ maxToolCalls: 3 }), 0) // "ToolLimitMiddleware"

@@ -4,9 +4,10 @@
  * @module
  */
 import type { Message } from "../chat/messages.js";
-import { chatSchemas } from "../chat/schemas.js";
+import { chatSchemas, chatSchemasNoCycles } from "../chat/schemas.js";
 import { ValueError } from "../errors/index.js";
 import { lazyObject, memo, nodeCrypto } from "../lazy.js";
+import { buildWithoutCycleMemo, registerTwin } from "../zod-cycles.js";
 import { zod } from "../zod-runtime.js";
 
 /** Marker that removes the message with `id` when merged by {@link addMessages}. Plain data. */
@@ -33,7 +34,15 @@ const schemas = memo(() => {
   const z = zod();
   const remove = z.strictObject({ type: z.literal("remove"), id: z.string().min(1) });
   const item = z.union([chatSchemas().message, remove]);
-  return { remove, update: z.union([z.array(item), item]) };
+  const update = z.union([z.array(item), item]);
+  // nodestep's own parse of an update: the same schema without zod's cycle memoizer (a value
+  // with a cycle is parsed by `update` itself: zod-cycles.ts).
+  const twin = buildWithoutCycleMemo(() => {
+    const twinItem = z.union([chatSchemasNoCycles().message, remove]);
+    return z.union([z.array(twinItem), twinItem]);
+  });
+  registerTwin(update, twin);
+  return { remove, update };
 });
 
 /** Zod schema of a {@link RemoveMessage} (built on first use). */

@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import { StateStoreError, StateUpdateError } from "../errors/index.js";
 import { findNonJson } from "../json/index.js";
+import { safeParseTwin } from "../zod-cycles.js";
 import type { FieldSpec } from "./define-state.js";
 import { issueText } from "./issue-text.js";
 
@@ -22,7 +23,7 @@ export function parseOrThrow(
   what: string,
   send = false,
 ): unknown {
-  const r = schema.safeParse(value);
+  const r = safeParseTwin(schema, value);
   if (r.success) return r.data;
   // The texts of an error are built only when there is one (this runs for every field written).
   const writer = send ? describeSend(node) : describeWriter(node);

@@ -36,7 +36,8 @@ export function appendEvents(
   expectedLastSeq: number,
   createdAt: () => number,
 ): StoredEvent[] {
-  const rows = storeEvents(data, threadId, branchId, events, expectedLastSeq, createdAt);
+  const rows: EventRow[] = [];
+  storeEvents(data, threadId, branchId, events, expectedLastSeq, createdAt, rows);
   const out: StoredEvent[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) out[i] = decodeEvent(threadId, branchId, rows[i]!);
   return out;
@@ -44,7 +45,8 @@ export function appendEvents(
 
 /**
  * {@link appendEvents} without the stored events made back from the rows (no parse of their
- * data): the rows stored, in order.
+ * data): how many events it stored; the rows stored, in order, are added to `rows` when given
+ * (without it, no row object is kept: the counted append's case).
  * @throws as {@link appendEvents}; nothing is written when it throws.
  */
 export function storeEvents(
@@ -54,7 +56,8 @@ export function storeEvents(
   events: NewEvent[],
   expectedLastSeq: number,
   createdAt: () => number,
-): EventRow[] {
+  rows: EventRow[] | null = null,
+): number {
   checkThreadId(threadId);
   checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
   const encoded = encodeEvents(threadId, branchId, events);
@@ -63,7 +66,7 @@ export function storeEvents(
   if (!branch) {
     if (branchId !== MAIN_BRANCH) throw unknownBranch(threadId, branchId);
     if (expectedLastSeq !== 0) throw concurrentWrite(threadId, branchId, expectedLastSeq, 0);
-    if (encoded.length === 0) return [];
+    if (encoded.length === 0) return 0;
     branch = newBranch(branchId, null);
     if (thread) thread.push(branch);
     else data.threads.set(threadId, [branch]);
@@ -72,29 +75,31 @@ export function storeEvents(
   if (lastSeq !== expectedLastSeq) {
     throw concurrentWrite(threadId, branchId, expectedLastSeq, lastSeq);
   }
-  if (encoded.length === 0) return [];
+  if (encoded.length === 0) return 0;
   const at = createdAt();
-  const out: EventRow[] = new Array(encoded.length);
   for (let i = 0; i < encoded.length; i++) {
     const e = encoded[i]!;
-    const row: EventRow = {
-      seq: lastSeq + 1 + i,
-      type: e.type,
-      runId: e.runId,
-      step: e.step,
-      taskId: e.taskId,
-      node: e.node,
-      data: e.data,
-      createdAt: at,
-    };
-    pushRow(branch, row);
+    // (The counted append keeps no row: the encoded event is pushed as it is.)
+    pushRow(branch, e, at);
+    if (rows) {
+      const { type, runId, step, taskId, node } = e;
+      rows.push({
+        seq: lastSeq + 1 + i,
+        type,
+        runId,
+        step,
+        taskId,
+        node,
+        data: e.data,
+        createdAt: at,
+      });
+    }
     const bytes = eventRowBytes(threadId, branchId, e);
     branch.bytes += bytes;
     data.eventBytes += bytes;
-    out[i] = row;
   }
   branch.updatedAt = at;
-  return out;
+  return encoded.length;
 }
 
 /**

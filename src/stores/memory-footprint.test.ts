@@ -15,24 +15,30 @@ const heapAfterGc = (): number => {
 describe("MemoryStateStore's footprint", () => {
   it("keeps a branch's events as records in joined segments and gives each back as it was appended", () => {
     const log = emptyRows();
-    pushRow(log, {
-      type: "run_started",
-      runId: "r1",
-      step: 0,
-      taskId: null,
-      node: null,
-      data: '{"a":1}',
-      createdAt: 1_700_000_000_000,
-    });
-    pushRow(log, {
-      type: "task_finished",
-      runId: "r1",
-      step: 3,
-      taskId: "3:0",
-      node: "act",
-      data: "null",
-      createdAt: 1_700_000_000_250,
-    });
+    pushRow(
+      log,
+      {
+        type: "run_started",
+        runId: "r1",
+        step: 0,
+        taskId: null,
+        node: null,
+        data: '{"a":1}',
+      },
+      1_700_000_000_000,
+    );
+    pushRow(
+      log,
+      {
+        type: "task_finished",
+        runId: "r1",
+        step: 3,
+        taskId: "3:0",
+        node: "act",
+        data: "null",
+      },
+      1_700_000_000_250,
+    );
     expect(rowCount(log)).toBe(2);
     // One segment of two records: a head, U+0001, the data in its short form ("null" is one
     // character, U+001B), U+0002; the run id once.

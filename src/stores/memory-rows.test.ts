@@ -21,7 +21,10 @@ describe("memory-rows", () => {
   it("keeps O(log n) segments and gives back every event, alone and in ranges", () => {
     const log = emptyRows();
     const n = 100;
-    for (let i = 0; i < n; i++) pushRow(log, row(i, JSON.stringify({ i, s: "]\u0002\n" })));
+    for (let i = 0; i < n; i++) {
+      const r = row(i, JSON.stringify({ i, s: "]\u0002\n" }));
+      pushRow(log, r, r.createdAt);
+    }
     expect(rowCount(log)).toBe(n);
     // 100 = 64 + 32 + 4 events.
     expect(log.firsts).toEqual([0, 64, 96]);
@@ -41,7 +44,10 @@ describe("memory-rows", () => {
   it("stops joining segments at SEGMENT_CHARS of text", () => {
     const log = emptyRows();
     const big = JSON.stringify("x".repeat(SEGMENT_CHARS / 2 - 100));
-    for (let i = 0; i < 4; i++) pushRow(log, row(i, big));
+    for (let i = 0; i < 4; i++) {
+      const r = row(i, big);
+      pushRow(log, r, r.createdAt);
+    }
     // Two events fit in one segment; a third would pass the bound.
     expect(log.firsts).toEqual([0, 2]);
     expect(log.segments.every((s) => s.length <= SEGMENT_CHARS)).toBe(true);
@@ -56,32 +62,41 @@ describe("memory-rows", () => {
   it("writes each record as its head's JSON items, U+0001, the packed data, U+0002", () => {
     const log = emptyRows();
     const at = { taskId: null, node: null };
-    pushRow(log, {
-      ...at,
-      type: "run_started",
-      runId: 'r "1"',
-      step: null,
-      data: '{"input":null}',
-      createdAt: 1000,
-    });
-    pushRow(log, {
-      ...at,
-      type: "task_finished",
-      runId: 'r "1"',
-      step: 0,
-      taskId: "0:0",
-      data: "null",
-      createdAt: 1012,
-    });
-    pushRow(log, {
-      ...at,
-      type: "step_committed",
-      runId: "r2",
-      step: 12,
-      node: "n\u0001",
-      data: "{}",
-      createdAt: 1012.5,
-    });
+    pushRow(
+      log,
+      {
+        ...at,
+        type: "run_started",
+        runId: 'r "1"',
+        step: null,
+        data: '{"input":null}',
+      },
+      1000,
+    );
+    pushRow(
+      log,
+      {
+        ...at,
+        type: "task_finished",
+        runId: 'r "1"',
+        step: 0,
+        taskId: "0:0",
+        data: "null",
+      },
+      1012,
+    );
+    pushRow(
+      log,
+      {
+        ...at,
+        type: "step_committed",
+        runId: "r2",
+        step: 12,
+        node: "n\u0001",
+        data: "{}",
+      },
+      1012.5,
+    );
     // Type code, step, ms after the first event, run (its id, or the index of the event that
     // holds it), then task and node when either is set; "null" and '{"input":' packed.
     expect(log.segments).toEqual([

@@ -58,9 +58,12 @@ export function rowCount(log: RowLog): number {
   return log.count;
 }
 
-/** Add the event `row` (its `seq` is the next one: not stored). */
-export function pushRow(log: RowLog, row: Omit<EventRow, "seq">): void {
-  if (log.count === 0) log.epoch = row.createdAt;
+/** An event's columns a record holds besides its time (its `seq` is its place: not stored). */
+export type RowColumns = Pick<EventRow, "type" | "runId" | "step" | "taskId" | "node" | "data">;
+
+/** Add the event `row`, created at `createdAt` (ms), as the next one. */
+export function pushRow(log: RowLog, row: RowColumns, createdAt: number): void {
+  if (log.count === 0) log.epoch = createdAt;
   let run: string | number;
   if (row.runId === log.lastRun) run = log.lastRunAt;
   else {
@@ -69,33 +72,53 @@ export function pushRow(log: RowLog, row: Omit<EventRow, "seq">): void {
     log.lastRunAt = log.count;
   }
   // The text JSON.stringify makes of the head array, without the array (a third of pushRow's time).
-  let head = `${item(TYPE_CODE.get(row.type) ?? row.type)},${item(row.step)},${item(row.createdAt - log.epoch)},${item(run)}`;
+  let head = `${item(TYPE_CODE.get(row.type) ?? row.type)},${item(row.step)},${item(createdAt - log.epoch)},${item(run)}`;
   if (row.taskId !== null || row.node !== null) head += `,${item(row.taskId)},${item(row.node)}`;
-  // New arrays of the exact length (`concat`, `slice`): a pushed-to array keeps room for 16
-  // more elements, about 270 bytes a branch for the two.
-  const segments = log.segments.concat(record(head, row.data));
-  const firsts = log.firsts.concat(log.count);
-  log.count++;
-  let n = segments.length;
-  for (; n >= 2; n--) {
-    const last = log.count - firsts[n - 1]!;
-    const before = firsts[n - 1]! - firsts[n - 2]!;
-    if (last < before || segments[n - 1]!.length + segments[n - 2]!.length > SEGMENT_CHARS) break;
-    // join, not +: a flat string, not a tree of concatenations.
-    segments[n - 2] = [segments[n - 2], segments[n - 1]].join("");
+  // The record: the head, U+0001, the data in its short form, U+0002 (joined below).
+  const packed = packJson(row.data);
+  // The segments the new record is joined with (from `at` on): while the record and those
+  // after `at` hold at least as many events as segment `at − 1`, and their text stays within
+  // SEGMENT_CHARS, that one too (the binary counter of the module's description, found first
+  // so that the record and the segments it joins are copied once, in one join).
+  const { segments, firsts } = log;
+  const count = log.count + 1;
+  let at = segments.length;
+  let first = log.count;
+  let chars = head.length + packed.length + 2;
+  while (at >= 1) {
+    const before = first - firsts[at - 1]!;
+    if (count - first < before || chars + segments[at - 1]!.length > SEGMENT_CHARS) break;
+    at--;
+    first = firsts[at]!;
+    chars += segments[at]!.length;
   }
-  log.segments = n === segments.length ? segments : segments.slice(0, n);
-  log.firsts = n === firsts.length ? firsts : firsts.slice(0, n);
+  // join, not +: a flat string, not a tree of concatenations.
+  const tail = segments.length - at;
+  const parts: string[] = new Array(tail + 4);
+  for (let i = 0; i < tail; i++) parts[i] = segments[at + i]!;
+  parts[tail] = head;
+  parts[tail + 1] = HEAD_END;
+  parts[tail + 2] = packed;
+  parts[tail + 3] = RECORD_END;
+  const joined = parts.join("");
+  // New arrays of the exact length: a pushed-to array keeps room for 16 more elements, about
+  // 270 bytes a branch for the two.
+  const nextSegments: string[] = new Array(at + 1);
+  const nextFirsts: number[] = new Array(at + 1);
+  for (let i = 0; i < at; i++) {
+    nextSegments[i] = segments[i]!;
+    nextFirsts[i] = firsts[i]!;
+  }
+  nextSegments[at] = joined;
+  nextFirsts[at] = first;
+  log.segments = nextSegments;
+  log.firsts = nextFirsts;
+  log.count = count;
 }
 
 /** An item of a head as JSON text (what `JSON.stringify` writes for it inside an array). */
 function item(v: string | number | null): string {
   return typeof v === "number" && Number.isFinite(v) ? `${v}` : JSON.stringify(v);
-}
-
-/** One record: the head (JSON array items, without brackets), U+0001, the data in its short form, U+0002. */
-function record(head: string, data: string): string {
-  return [head, HEAD_END, packJson(data), RECORD_END].join("");
 }
 
 /** The head of the record at `pos` of `text`, whose head ends at `h`. */

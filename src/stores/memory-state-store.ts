@@ -84,8 +84,7 @@ export class MemoryStateStore implements StateStore {
       if (!(#data in store) || store.append !== MemoryStateStore.prototype.append) return null;
       return (threadId, branchId, events, expectedLastSeq) => {
         store.#open();
-        return storeEvents(store.#data, threadId, branchId, events, expectedLastSeq, store.#now)
-          .length;
+        return storeEvents(store.#data, threadId, branchId, events, expectedLastSeq, store.#now);
       };
     };
   }

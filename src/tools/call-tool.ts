@@ -11,7 +11,7 @@ import { ValidationError } from "../errors/index.js";
 import { isGraphInterrupt } from "../graph/context.js";
 import { findNonJson, type JsonObject, type JsonValue } from "../json/index.js";
 import { memo } from "../lazy.js";
-import { runBeforeTool, runOnToolError } from "../middleware/run-hooks.js";
+import { hasHook, runBeforeTool, runOnToolError } from "../middleware/run-hooks.js";
 import type { ToolMiddlewareContext } from "../middleware/types.js";
 import { runWrapToolCall } from "../middleware/wrap-hooks.js";
 import { zod } from "../zod-runtime.js";
@@ -86,7 +86,10 @@ export async function callTool<I, O, C>(
     toolContext: tctx as ToolContext,
   };
   const middleware = tctx.middleware;
-  const finalArgs = await runBeforeTool(middleware, args, mctx);
+  // (Without a beforeTool hook it is not called: an async call and an await per tool call.)
+  const finalArgs = hasHook(middleware, "beforeTool")
+    ? await runBeforeTool(middleware, args, mctx)
+    : args;
 
   const parsed = tool.input.safeParse(finalArgs);
   if (!parsed.success) {
