@@ -253,4 +253,52 @@ describe("SqliteStateStore group commit, adversarial", () => {
     expect(await cold.acquireLease("t", "main", "b", 60_000)).toBe(false);
     await cold.close();
   });
+
+  it("stores the events as they were at the call, though the caller changes them before the batch runs", async () => {
+    const store = new SqliteStateStore({ path: fresh() });
+    const events = [ev({ n: 1, list: [1] })];
+    const p = store.append("t", "main", events, 0);
+    (events[0]!.data as { n: number }).n = 99;
+    ((events[0]!.data as { list: number[] }).list as number[]).push(2);
+    events[0]!.runId = "changed";
+    events.push(ev({ n: 2 }));
+    const stored = await p;
+    expect(stored.map((e) => [e.seq, e.runId, e.data])).toEqual([[1, "r1", { n: 1, list: [1] }]]);
+    expect((await store.read("t", "main")).map((e) => [e.seq, e.runId, e.data])).toEqual([
+      [1, "r1", { n: 1, list: [1] }],
+    ]);
+    await store.close();
+  });
+
+  it("checks a fork's seq against the writes before it in the batch; an empty append changes nothing", async () => {
+    const store = new SqliteStateStore({ path: fresh() });
+    await store.append("t", "main", [ev({ n: 1 }), ev({ n: 2 })], 0);
+    await store.createBranch("t", "t/main/1", "fk");
+    const results = await Promise.allSettled([
+      store.append("t", "fk", [], 1),
+      store.append("t", "fk", [ev({ f: 2 })], 1),
+      store.append("t", "fk", [ev({ f: 9 })], 1),
+      store.append("t", "fk", [], 2),
+      store.append("t", "fk", [], 1),
+      store.append("t", "fk", [ev({ f: 3 })], 2),
+      store.append("u", "main", [], 0),
+      store.append("u", "main", [ev({ u: 1 })], 0),
+    ]);
+    expect(results.map(outcome)).toEqual([
+      [],
+      [expect.objectContaining({ seq: 2, branchId: "fk", data: { f: 2 } })],
+      `ConcurrentWriteError: ${stale("t", 2, 1).replace('"main"', '"fk"')}`,
+      [],
+      `ConcurrentWriteError: ${stale("t", 2, 1).replace('"main"', '"fk"')}`,
+      [expect.objectContaining({ seq: 3, branchId: "fk", data: { f: 3 } })],
+      [],
+      [expect.objectContaining({ seq: 1, threadId: "u", data: { u: 1 } })],
+    ]);
+    expect((await store.read("t", "fk")).map((e) => [e.seq, e.data])).toEqual([
+      [1, { n: 1 }],
+      [2, { f: 2 }],
+      [3, { f: 3 }],
+    ]);
+    await store.close();
+  });
 });
