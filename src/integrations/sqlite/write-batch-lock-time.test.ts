@@ -1,0 +1,73 @@
+/**
+ * Adversarial review of SqliteStateStore's group commit: how long one batch holds the file's
+ * write lock. Every write waiting at the tick goes in one transaction, however many and however
+ * large, so another process writing the file waits for all of them at once; with a
+ * busyTimeoutMs shorter than that batch it fails with SQLITE_BUSY, where one transaction per
+ * append let it in between two appends.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { SOURCE_LOADER } from "../../../test/source-loader.js";
+import { SqliteStateStore } from "./index.js";
+
+vi.setConfig({ testTimeout: 120_000 });
+const dir = mkdtempSync(join(tmpdir(), "nodestep-sqlite-locktime-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("SqliteStateStore group commit: the write lock", () => {
+  it("lets another process (busyTimeoutMs 250) write while 2,000 conversations append 64 KB each at once", async () => {
+    const path = join(dir, "store.db");
+    const store = new SqliteStateStore({ path });
+    const script = fileURLToPath(new URL("./busy-writer.fixture.ts", import.meta.url));
+    const child = spawn(process.execPath, [...SOURCE_LOADER, script, path, "other", "250"], {
+      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    // (On "close": all of its output read.)
+    const closed = new Promise<void>((r) => child.on("close", () => r()));
+    // Wait until the other process writes.
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("ok 3\n")) resolve();
+      });
+      child.on("exit", () => reject(new Error(`writer exited early: ${out} ${stderr}`)));
+    });
+    const pad = "x".repeat(64_000);
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(
+        Array.from({ length: 2000 }, (_, i) =>
+          store.append(
+            `c${round}-${i}`,
+            "main",
+            [
+              {
+                type: "task_finished",
+                runId: "r",
+                step: 0,
+                taskId: null,
+                node: null,
+                data: { pad },
+              },
+            ],
+            0,
+          ),
+        ),
+      );
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    child.kill("SIGKILL");
+    await closed;
+    await store.close();
+    expect(out.split("\n").filter((l) => l.startsWith("failed"))).toEqual([]);
+  });
+});
