@@ -301,4 +301,33 @@ describe("SqliteStateStore group commit, adversarial", () => {
     ]);
     await store.close();
   });
+
+  it("counts the same bytes for writes made in one batch as made one at a time", async () => {
+    const batched = new SqliteStateStore({ path: fresh() });
+    const single = new SqliteStateStore({ path: fresh() });
+    const writes: [string, NewEvent[], number][] = [
+      ["t", [ev({ n: 1, s: "é" })], 0],
+      ["t", [ev({ stale: true })], 0],
+      ["t", [ev({ n: 2 }), ev({ n: 3, s: "𝄞" })], 1],
+      ["u", [ev({ m: 1 })], 0],
+      ["t", [ev({ n: 4 })], 3],
+    ];
+    await Promise.allSettled(writes.map(([t, e, after]) => batched.append(t, "main", e, after)));
+    for (const [t, e, after] of writes) await single.append(t, "main", e, after).catch(() => {});
+    expect(await batched.sizeBytes()).toBe(await single.sizeBytes());
+    const rows = (path: string) => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db
+          .prepare("SELECT thread_id, seq, total_bytes FROM events ORDER BY 1, 2")
+          .raw()
+          .all();
+      } finally {
+        db.close();
+      }
+    };
+    expect(rows(batched.path)).toEqual(rows(single.path));
+    await batched.close();
+    await single.close();
+  });
 });
