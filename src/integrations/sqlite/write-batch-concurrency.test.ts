@@ -72,7 +72,7 @@ describe("SqliteStateStore group commit under load", () => {
     await cold.close();
   });
 
-  it("runs two runs on one thread through one store object: enqueue waits, interrupt stops the first", async () => {
+  it("runs two runs on one thread through one store object: enqueue waits, interrupt stops the first, rollback undoes it", async () => {
     const store = new SqliteStateStore({ path: fresh() });
     let release!: () => void;
     let entered!: () => void;
@@ -122,6 +122,29 @@ describe("SqliteStateStore group commit under load", () => {
     const [stopped, d] = await Promise.all([third, fourth]);
     expect(stopped).toBeInstanceOf(RunStoppedError);
     expect(d.state).toEqual({ log: ["c", "one", "d", "one", "two"] });
+    // rollback: the stopped run's work is undone; the new input runs on the state before it.
+    calls = 0;
+    const inside3 = new Promise<void>((r) => {
+      entered = r;
+    });
+    const fifth = make()
+      .invoke({ log: ["e"] }, { threadId: "u" })
+      .catch((e: unknown) => e);
+    await inside3;
+    const sixth = make().invoke({ log: ["f"] }, { threadId: "u", onBusy: "rollback" });
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    const [rolled, f] = await Promise.all([fifth, sixth]);
+    expect(rolled).toBeInstanceOf(RunStoppedError);
+    expect(f.state).toEqual({ log: ["c", "one", "d", "one", "two", "f", "one", "two"] });
+    const cold = new SqliteStateStore({ path: store.path });
+    const coldGraph = new Graph(State, { name: "busy", stateStore: cold }).flow(
+      START.to(one),
+      one.to(two),
+      two.to(END),
+    );
+    expect((await coldGraph.getState("u")).state).toEqual(f.state);
+    await cold.close();
     await store.close();
   });
 
