@@ -71,7 +71,7 @@ function randomCall(
     case 5:
       return [`release ${t}/${b} ${o}`, (s) => s.releaseLease(t, b, o)];
     case 6:
-      return [`renew ${t}/${b} ${o}`, (s) => s.renewLease(t, b, o, 60_000)];
+      return [`renew ${t}/${b} ${o}`, (s) => s.renewLease!(t, b, o, 60_000)];
     case 7:
       return [`requestStop ${t}/${b}`, (s) => s.requestStop!(t, b, "x")];
     case 8:
