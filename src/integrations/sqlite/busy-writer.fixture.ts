@@ -1,7 +1,7 @@
 /**
  * Test fixture (not part of the API): appends one small event at a time to thread `<thread>`
  * branch "main" of the SQLite store at `<path>`, opened with `busyTimeoutMs: <ms>`, printing
- * `ok <seq>` after each append and, when one fails, `failed <message>` and exiting 1.
+ * `ok <seq>` after each append and, when one fails, `failed <message>`, and ending with exit code 1.
  * Run with `node --import tsx <this file> <path> <thread> <ms>`.
  *
  * @module
@@ -24,8 +24,10 @@ for (;;) {
     last = stored[0]!.seq;
     process.stdout.write(`ok ${last}\n`);
   } catch (e) {
+    // (No process.exit: it can cut the line off before the pipe took it.)
     process.stdout.write(`failed ${(e as Error).message}\n`);
-    process.exit(1);
+    process.exitCode = 1;
+    break;
   }
   await new Promise((r) => setTimeout(r, 1));
 }

@@ -34,6 +34,10 @@ describe("SqliteStateStore group commit: the write lock", () => {
     });
     // (On "close": all of its output read.)
     const closed = new Promise<void>((r) => child.on("close", () => r()));
+    let exit: [number | null, NodeJS.Signals | null] | undefined;
+    child.on("exit", (code, signal) => {
+      exit = [code, signal];
+    });
     // Wait until the other process writes.
     await new Promise<void>((resolve, reject) => {
       child.stdout.on("data", (d: Buffer) => {
@@ -69,5 +73,7 @@ describe("SqliteStateStore group commit: the write lock", () => {
     await closed;
     await store.close();
     expect(out.split("\n").filter((l) => l.startsWith("failed"))).toEqual([]);
+    // It was still writing when killed: it did not end by itself.
+    expect(exit).toEqual([null, "SIGKILL"]);
   });
 });
