@@ -3,7 +3,8 @@
  * store at `process.argv[2]` in a loop, printing `acked <lastSeq>` after each append resolves,
  * until it is killed. Run with `node --import tsx <this file> <path> [--exclusive]` (the store
  * opened with `exclusive: true`), or `<path> --threads N`: N such loops at once, on threads
- * "t0" … "t<N-1>" (so their appends are committed in batches), printing `acked <thread> <lastSeq>`.
+ * "t0" … "t<N-1>" (so their appends are committed in batches), printing `acked <thread> <lastSeq>`;
+ * `<path> --threads N --prefix P` names them "P0" … "P<N-1>" (several writer processes on one file).
  *
  * @module
  */
@@ -15,6 +16,7 @@ if (!path)
     "usage: append-until-killed.fixture.ts <database file> [--exclusive | --threads N]",
   );
 const threads = process.argv[3] === "--threads" ? Number(process.argv[4]) : 0;
+const prefix = process.argv[5] === "--prefix" ? process.argv[6]! : "t";
 const store = new SqliteStateStore({ path, exclusive: process.argv[3] === "--exclusive" });
 
 async function appendLoop(threadId: string, say: (last: number) => string): Promise<never> {
@@ -39,6 +41,6 @@ if (threads === 0) await appendLoop("t", (last) => `acked ${last}\n`);
 else
   await Promise.all(
     Array.from({ length: threads }, (_, i) =>
-      appendLoop(`t${i}`, (last) => `acked t${i} ${last}\n`),
+      appendLoop(`${prefix}${i}`, (last) => `acked ${prefix}${i} ${last}\n`),
     ),
   );
