@@ -205,7 +205,12 @@ export function queueAppend(
   checkThreadId(threadId);
   checkSeq(expectedLastSeq, "expectedLastSeq", threadId, branchId);
   const encoded = encodeEvents(threadId, branchId, events);
-  return batch.enqueue(threadId, branchId, () =>
-    append(threadId, branchId, encoded, expectedLastSeq),
+  let bytes = 0;
+  for (const e of encoded) bytes += e.bytes;
+  return batch.enqueue(
+    threadId,
+    branchId,
+    () => append(threadId, branchId, encoded, expectedLastSeq),
+    bytes,
   );
 }

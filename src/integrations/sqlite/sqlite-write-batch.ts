@@ -24,10 +24,26 @@ interface Op {
   run: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** Its events' bytes (0 for a lease or stop request), counted against {@link BATCH_MAX_BYTES}. */
+  bytes: number;
   /** After it ran: its result, or what it threw when `failed`. */
   value: unknown;
   failed: boolean;
 }
+
+/**
+ * The most writes one transaction takes; those waiting beyond it go in the next transaction.
+ * With {@link BATCH_MAX_BYTES}, it bounds how long one transaction holds the file's write lock
+ * and blocks the event loop, and how far the write-ahead log grows before SQLite can
+ * checkpoint it (between transactions, never inside one).
+ */
+export const BATCH_MAX_WRITES = 1_000;
+
+/**
+ * The most event bytes (the events' JSON, as counted by `sizeBytes`) one transaction takes,
+ * 1 MiB; a single larger write still goes alone in one transaction.
+ */
+export const BATCH_MAX_BYTES = 1_048_576;
 
 /**
  * The write operations of one SQLite connection waiting for their batch, and the batch's
@@ -50,9 +66,27 @@ export class SqliteWriteBatch {
   /** The threads of the queued operations. */
   readonly #threads = new Set<string>();
   #scheduled = false;
+  /**
+   * The scheduled commit: one transaction of the first waiting writes (up to the caps); when
+   * more wait, the next after `setImmediate`, so that the event loop (timers, I/O) runs
+   * between the transactions of a burst.
+   */
   readonly #tick = (): void => {
     this.#scheduled = false;
-    this.flush();
+    const ops = this.#ops;
+    if (ops.length === 0) return;
+    const end = chunkEnd(ops, 0);
+    if (end === ops.length) {
+      this.flush();
+      return;
+    }
+    this.#ops = ops.slice(end);
+    this.#threads.clear();
+    for (const op of this.#ops) this.#threads.add(op.threadId);
+    this.#scheduled = true;
+    setImmediate(this.#tick);
+    let next = 0;
+    while (next < end) next = this.#commitFrom(ops, next, end);
   };
 
   /**
@@ -78,12 +112,13 @@ export class SqliteWriteBatch {
    * committed; what it threw when it threw, or the batch's error when the batch's transaction
    * could not begin or commit (as `StateStoreError`, but the store's own errors).
    */
-  enqueue<T>(threadId: string, branchId: string | undefined, run: () => T): Promise<T> {
+  enqueue<T>(threadId: string, branchId: string | undefined, run: () => T, bytes = 0): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#ops.push({
         threadId,
         branchId,
         run,
+        bytes,
         resolve: resolve as (value: unknown) => void,
         reject,
         value: undefined,
@@ -109,8 +144,9 @@ export class SqliteWriteBatch {
 
   /**
    * Run the waiting operations now, in the order they were queued, and commit them: one
-   * transaction (more only when SQLite rolled one back by itself, after a disk error).
-   * Their promises settle after it.
+   * transaction up to {@link BATCH_MAX_WRITES} writes and {@link BATCH_MAX_BYTES}, the next
+   * ones at once after it (and one more when SQLite rolled one back by itself, after a disk
+   * error). Their promises settle after their transaction.
    */
   flush(): void {
     const ops = this.#ops;
@@ -118,15 +154,14 @@ export class SqliteWriteBatch {
     this.#ops = [];
     this.#threads.clear();
     let next = 0;
-    while (next < ops.length) next = this.#commitFrom(ops, next);
+    while (next < ops.length) next = this.#commitFrom(ops, next, chunkEnd(ops, next));
   }
 
   /**
-   * One transaction of the operations from `start` on: the index of the first one it did not
-   * take (`ops.length` but when SQLite rolled the transaction back by itself).
+   * One transaction of the operations from `start` to `end` (excluded): the index of the first
+   * one it did not take (`end` but when SQLite rolled the transaction back by itself).
    */
-  #commitFrom(ops: Op[], start: number): number {
-    const end = ops.length;
+  #commitFrom(ops: Op[], start: number, end: number): number {
     // A lone operation needs no savepoint: the transaction is rolled back when it throws.
     const alone = end - start === 1;
     let i = start;
@@ -194,6 +229,19 @@ export class SqliteWriteBatch {
       else op.resolve(op.value);
     }
   }
+}
+
+/** Where the transaction of the operations from `start` ends (excluded): the caps' limit. */
+function chunkEnd(ops: readonly Op[], start: number): number {
+  const last = Math.min(ops.length, start + BATCH_MAX_WRITES);
+  let bytes = ops[start]!.bytes;
+  let end = start + 1;
+  while (end < last) {
+    bytes += ops[end]!.bytes;
+    if (bytes > BATCH_MAX_BYTES) break;
+    end++;
+  }
+  return end;
 }
 
 function failWith(op: Op, e: unknown): void {

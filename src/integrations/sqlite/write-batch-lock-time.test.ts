@@ -1,10 +1,9 @@
 /**
- * Adversarial review of SqliteStateStore's group commit: how long one batch holds the file's
- * write lock. Every write waiting at the tick goes in one transaction, however many and however
- * large, so another process writing the file waits for all of them at once; with a
- * busyTimeoutMs shorter than that batch it fails with SQLITE_BUSY, where one transaction per
- * append let it in between two appends. And the write-ahead log cannot be checkpointed inside
- * the transaction, so it grows to the batch's size and keeps it on disk.
+ * SqliteStateStore's group commit under a burst (found by an adversarial review, when a batch
+ * took every write waiting at the tick in one transaction): another process writing the file
+ * must still get the write lock between the burst's transactions (at most BATCH_MAX_WRITES
+ * writes and BATCH_MAX_BYTES each, the event loop turning between them), and the write-ahead
+ * log, which SQLite checkpoints between transactions only, must keep about its usual size.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";

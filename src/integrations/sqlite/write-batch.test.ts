@@ -19,7 +19,7 @@ import type { NewEvent, StoredEvent } from "../../stores/types.js";
 import { SqliteStateStore } from "./index.js";
 import { appendOperation, BranchHeads } from "./sqlite-state-append.js";
 import { prepare } from "./sqlite-state-sql.js";
-import { SqliteWriteBatch } from "./sqlite-write-batch.js";
+import { BATCH_MAX_BYTES, BATCH_MAX_WRITES, SqliteWriteBatch } from "./sqlite-write-batch.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-sqlite-batch-"));
 let n = 0;
@@ -312,6 +312,40 @@ describe("SqliteStateStore group commit", () => {
     }
     expect((await cold.listThreads()).length).toBe(50);
     await cold.close();
+  });
+
+  it("splits a burst into transactions of at most BATCH_MAX_WRITES writes and BATCH_MAX_BYTES, the event loop running between them", async () => {
+    expect([BATCH_MAX_WRITES, BATCH_MAX_BYTES]).toEqual([1_000, 1_048_576]);
+    const store = new SqliteStateStore({ path: fresh() });
+    let done = 0;
+    // Appends resolved when each turn of the event loop's check phase came (immediates queued
+    // before the store's own, so each sees the transactions committed before it).
+    const seen: number[] = [];
+    const watch = (turns: number) =>
+      setImmediate(() => {
+        seen.push(done);
+        if (turns > 1) watch(turns - 1);
+      });
+    const small = Array.from({ length: 2_500 }, (_, i) =>
+      store.append(`s${i}`, "main", [ev({ i })], 0).then(() => done++),
+    );
+    watch(3);
+    await Promise.all(small);
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual([1_000, 2_000, 2_500]);
+    // By bytes: events of about 300 kB, three to a transaction of at most 1 MiB.
+    const pad = "x".repeat(300_000);
+    done = 0;
+    seen.length = 0;
+    const big = Array.from({ length: 7 }, (_, i) =>
+      store.append(`b${i}`, "main", [ev({ pad })], 0).then(() => done++),
+    );
+    watch(3);
+    await Promise.all(big);
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual([3, 6, 7]);
+    expect((await store.read("b6", "main")).map((e) => e.seq)).toEqual([1]);
+    await store.close();
   });
 
   it("keeps every acknowledged append of 8 threads writing at once when the process is killed", async () => {
