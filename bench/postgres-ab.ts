@@ -141,8 +141,10 @@ async function nodestep(
 async function langgraph(k: number): Promise<Sample> {
   statements = 0;
   const f = await runLanggraph({ workload: "react", store: "postgres", param: k }, 0);
-  // Its statements include the saver's setup and the size query; its time is the run's own.
-  return { statements, ms: f.totalMs, cpuMs: f.cpuMs };
+  // Its statements include the saver's setup and the size query, over the runs its child
+  // measured (one or more: bench/common.ts measureRuns), so per run; its time is the median
+  // run's.
+  return { statements: statements / (f.runsMeasured ?? 1), ms: f.totalMs, cpuMs: f.cpuMs };
 }
 
 /** nodestep's warm-up runs of each mode before the measured ones (see {@link postgresAB}). */
