@@ -15,9 +15,10 @@
  * not under tsx: tsx's loader thread added 35–55 MB to each child's peak RSS and 1.5 s (nodestep)
  * to 2.4 s (LangGraph.js) of CPU to each child's start, over some 135 children.
  *
- * Duration of the full run: 14.5 minutes (872.7 s) on a quiet 2-core AMD EPYC on 2026-12-06
- * (cases 740 s, memory 70, import 16, postgres-ab 17, workers 11, cold 9, streaming 6, models 4;
- * docs/performance.md, "Latest run"). LangGraph.js's 12 slow cases are most of the cases' time;
+ * Duration of the full run: 15.6 minutes (933.0 s) on a quiet 2-core AMD EPYC on 2026-12-06
+ * (cases 787 s, memory 77, import 17, postgres-ab 22, workers 11, cold 9, streaming 6, models 5;
+ * docs/performance.md, "Latest run"; 14.5 minutes in the run before, LangGraph.js's slow cases
+ * 5–15% faster that time). LangGraph.js's 12 slow cases are most of the cases' time;
  * on the slower machine of the run of 2026-12-02 (both sides about twice as slow per operation)
  * the same plan is estimated at about 25 minutes (1,485 s; the basis, per part and per case, in
  * docs/performance.md, "How long a run takes"), over issue 20's 15 by LangGraph.js's slow cases
