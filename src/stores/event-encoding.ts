@@ -234,6 +234,34 @@ export function decodeEvent(threadId: string, branchId: string, row: EventRow): 
   };
 }
 
+/**
+ * The event `e` as stored at `seq`, built from what the store wrote (as {@link decodeEvent}
+ * builds it from a row: same fields, same order; the type is one {@link encodeEvents}
+ * checked), its data parsed back from its JSON so that the caller's objects and the stored
+ * event share nothing. For the stores' answer to an append (no row read back).
+ */
+export function encodedAsStored(
+  threadId: string,
+  branchId: string,
+  seq: number,
+  createdAt: number,
+  e: EncodedEvent,
+): StoredEvent {
+  return {
+    id: eventId(threadId, branchId, seq),
+    threadId,
+    branchId,
+    seq,
+    createdAt,
+    type: e.type,
+    runId: e.runId,
+    step: e.step,
+    taskId: e.taskId,
+    node: e.node,
+    data: JSON.parse(e.data),
+  };
+}
+
 /** The error of a damaged stored row (a function of its own: no closure per event read). */
 function damagedEvent(
   threadId: string,

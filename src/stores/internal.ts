@@ -21,6 +21,7 @@ export {
   type EncodedEvent,
   EVENT_TYPES,
   type EventRow,
+  encodedAsStored,
   encodeEvents,
   encodeSnapshot,
   eventRowBytes,

@@ -8,7 +8,7 @@
 import {
   concurrentWrite,
   type EncodedEvent,
-  eventId,
+  encodedAsStored,
   eventRowBytes,
   MAIN_BRANCH,
   unknownBranch,
@@ -101,11 +101,7 @@ export async function appendPostgres(
   };
 }
 
-/**
- * The appended events as stored, built from what was sent (as `decodeEvent` builds them from
- * rows: same fields, same order; the type is one `encodeEvents` checked, the time a number),
- * the data parsed back from its JSON so that the caller's objects and the answer share nothing.
- */
+/** The appended events as stored (`encodedAsStored` each, from `after + 1` on). */
 function storedEvents(
   threadId: string,
   branchId: string,
@@ -114,23 +110,8 @@ function storedEvents(
   createdAt: number,
 ): StoredEvent[] {
   const out: StoredEvent[] = new Array(encoded.length);
-  for (let i = 0; i < encoded.length; i++) {
-    const e = encoded[i]!;
-    const seq = after + 1 + i;
-    out[i] = {
-      id: eventId(threadId, branchId, seq),
-      threadId,
-      branchId,
-      seq,
-      createdAt,
-      type: e.type,
-      runId: e.runId,
-      step: e.step,
-      taskId: e.taskId,
-      node: e.node,
-      data: JSON.parse(e.data),
-    };
-  }
+  for (let i = 0; i < encoded.length; i++)
+    out[i] = encodedAsStored(threadId, branchId, after + 1 + i, createdAt, encoded[i]!);
   return out;
 }
 

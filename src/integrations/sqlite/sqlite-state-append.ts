@@ -11,8 +11,8 @@ import {
   checkSeq,
   checkThreadId,
   concurrentWrite,
+  encodedAsStored,
   encodeEvents,
-  eventId,
   MAIN_BRANCH,
   unknownBranch,
   utf8Bytes,
@@ -168,21 +168,7 @@ export function appendOperation(
         createdAt,
         total,
       );
-      // As decodeEvent builds it from the row (same fields, same order); the data parsed
-      // back from its JSON, so the caller's objects and the stored event share nothing.
-      out[i] = {
-        id: eventId(threadId, branchId, seq),
-        threadId,
-        branchId,
-        seq,
-        createdAt,
-        type: e.type,
-        runId: e.runId,
-        step: e.step,
-        taskId: e.taskId,
-        node: e.node,
-        data: JSON.parse(e.data),
-      };
+      out[i] = encodedAsStored(threadId, branchId, seq, createdAt, e);
     }
     // Last: an operation that threw before here left no head.
     if (n > 0) heads.set(threadId, branchId, [expected + n, total]);
