@@ -12,16 +12,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ConcurrentWriteError, StateStoreError } from "../../errors/index.js";
 import type { NewEvent, StoredEvent } from "../../stores/types.js";
 import { SqliteStateStore } from "./index.js";
+import { ev, seqData } from "./write-batch.fixture.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-sqlite-batchx-"));
 let n = 0;
 const fresh = () => join(dir, `store-${++n}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function ev(data: NewEvent["data"]): NewEvent {
-  return { type: "task_finished", runId: "r1", step: 0, taskId: null, node: null, data };
-}
-const seqData = (events: StoredEvent[]) => events.map((e) => [e.seq, e.data]);
 const outcome = (r: PromiseSettledResult<unknown>) =>
   r.status === "fulfilled"
     ? r.value

@@ -1,24 +1,15 @@
-/**
- * Adversarial review of SqliteStateStore's group commit, under load: many graph runs with
- * interrupts on one store object (their writes batched together) read back cold; two runs on
- * one thread through one store object with onBusy "enqueue" and "interrupt"; two writer
- * processes on different threads of one file, both killed; a write lock held past
- * busyTimeoutMs during a batch of leases and stop requests.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { SOURCE_LOADER } from "../../../test/source-loader.js";
 import { RunStoppedError, StateStoreError } from "../../errors/index.js";
 import { Graph, node, START } from "../../graph/index.js";
 import { END } from "../../graph/routing.js";
 import { defineState, reducer } from "../../state/define-state.js";
 import { SqliteStateStore } from "./index.js";
+import { expectAckedKept, startWriters } from "./write-batch.fixture.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 const dir = mkdtempSync(join(tmpdir(), "nodestep-sqlite-batchc-"));
@@ -152,59 +143,16 @@ describe("SqliteStateStore group commit under load", () => {
     const path = fresh();
     new Database(path).close();
     await new SqliteStateStore({ path }).close();
-    const script = fileURLToPath(new URL("./append-until-killed.fixture.ts", import.meta.url));
-    const acked = new Map<string, number>();
-    const children: ChildProcess[] = [];
-    let stderr = "";
-    const total = () => [...acked.values()].reduce((x, y) => x + y, 0);
-    await new Promise<void>((resolve, reject) => {
-      for (const prefix of ["a", "b"]) {
-        const child = spawn(
-          process.execPath,
-          [...SOURCE_LOADER, script, path, "--threads", "4", "--prefix", prefix],
-          {
-            cwd: fileURLToPath(new URL("../../..", import.meta.url)),
-            stdio: ["ignore", "pipe", "pipe"],
-          },
-        );
-        children.push(child);
-        let buffer = "";
-        child.stderr!.on("data", (d: Buffer) => {
-          stderr += d.toString();
-        });
-        child.stdout!.on("data", (d: Buffer) => {
-          buffer += d.toString();
-          const lines = buffer.split("\n");
-          buffer = lines.pop()!;
-          for (const line of lines) {
-            const [, threadId, seq] = line.split(" ");
-            acked.set(threadId!, Math.max(acked.get(threadId!) ?? 0, Number(seq)));
-          }
-          const a = [0, 1, 2, 3].some((i) => (acked.get(`a${i}`) ?? 0) > 300);
-          const b = [0, 1, 2, 3].some((i) => (acked.get(`b${i}`) ?? 0) > 300);
-          if (a && b && total() > 3000) resolve();
-        });
-        child.on("exit", (code, signal) =>
-          reject(new Error(`writer ${prefix} exited early (${code} ${signal}): ${stderr}`)),
-        );
-      }
+    const writers = startWriters(path, ["a", "b"], 4);
+    const four = [0, 1, 2, 3];
+    await writers.killWhen((acked) => {
+      const total = [...acked.values()].reduce((x, y) => x + y, 0);
+      const a = four.some((i) => (acked.get(`a${i}`) ?? 0) > 300);
+      const b = four.some((i) => (acked.get(`b${i}`) ?? 0) > 300);
+      return a && b && total > 3000;
     });
-    for (const c of children) c.kill("SIGKILL");
-    await Promise.all(
-      children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.on("exit", r)))),
-    );
-    const db = new Database(path);
-    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-    db.close();
-    const store = new SqliteStateStore({ path });
-    for (const t of ["a0", "a1", "a2", "a3", "b0", "b1", "b2", "b3"]) {
-      const events = await store.read(t, "main");
-      expect(events.length).toBeGreaterThanOrEqual(acked.get(t) ?? 0);
-      events.forEach((e, i) => {
-        expect([e.seq, (e.data as { seq: number }).seq]).toEqual([i + 1, i + 1]);
-      });
-    }
-    await store.close();
+    const threads = ["a", "b"].flatMap((p) => four.map((i) => `${p}${i}`));
+    await expectAckedKept(path, threads, writers.acked);
   });
 
   it("rejects a whole batch of leases and stop requests when the write lock is held past busyTimeoutMs, and leaves them as they were", async () => {

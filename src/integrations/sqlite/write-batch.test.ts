@@ -1,18 +1,8 @@
-/**
- * SqliteStateStore's group commit (sqlite-write-batch.ts): writes called while others wait are
- * committed in one transaction, each in its own savepoint; one that throws rejects alone; a
- * batch whose transaction cannot begin or commit rejects every write and leaves the branch-heads
- * cache as it was; calls apply in the order they were made; close() commits what waits; and a
- * process killed mid-batch leaves every acknowledged append and a consistent file.
- */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { SOURCE_LOADER } from "../../../test/source-loader.js";
 import { ConcurrentWriteError, StateStoreError, UnknownBranchError } from "../../errors/index.js";
 import { encodeEvents } from "../../stores/internal.js";
 import type { NewEvent, StoredEvent } from "../../stores/types.js";
@@ -20,18 +10,12 @@ import { SqliteStateStore } from "./index.js";
 import { appendOperation, BranchHeads } from "./sqlite-state-append.js";
 import { prepare } from "./sqlite-state-sql.js";
 import { BATCH_MAX_BYTES, BATCH_MAX_WRITES, SqliteWriteBatch } from "./sqlite-write-batch.js";
+import { ev, expectAckedKept, seqData, startWriters } from "./write-batch.fixture.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-sqlite-batch-"));
 let n = 0;
 const fresh = () => join(dir, `store-${++n}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function ev(data: NewEvent["data"]): NewEvent {
-  return { type: "task_finished", runId: "r1", step: 0, taskId: null, node: null, data };
-}
-
-/** seq and data of each event, as read back. */
-const seqData = (events: StoredEvent[]) => events.map((e) => [e.seq, e.data]);
 
 /** Events of a thread's "main" as another connection sees the file: [seq, data JSON]. */
 function fileRows(path: string, threadId: string): [number, string][] {
@@ -350,50 +334,9 @@ describe("SqliteStateStore group commit", () => {
 
   it("keeps every acknowledged append of 8 threads writing at once when the process is killed", async () => {
     const path = fresh();
-    const script = fileURLToPath(new URL("./append-until-killed.fixture.ts", import.meta.url));
-    const child = spawn(process.execPath, [...SOURCE_LOADER, script, path, "--threads", "8"], {
-      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const acked = new Map<string, number>();
-    let buffer = "";
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on("exit", (_code, signal) => resolve(signal)),
-    );
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (d: Buffer) => {
-        buffer += d.toString();
-        const lines = buffer.split("\n");
-        buffer = lines.pop()!;
-        for (const line of lines) {
-          const [, threadId, seq] = line.split(" ");
-          acked.set(threadId!, Math.max(acked.get(threadId!) ?? 0, Number(seq)));
-        }
-        if ([...acked.values()].reduce((a, b) => a + b, 0) >= 1600) {
-          child.kill("SIGKILL");
-          resolve();
-        }
-      });
-      child.on("exit", () => reject(new Error(`writer exited early: ${stderr}`)));
-    });
-    expect(await exited).toBe("SIGKILL");
-    const db = new Database(path);
-    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-    db.close();
-    const store = new SqliteStateStore({ path });
-    for (let t = 0; t < 8; t++) {
-      const events = await store.read(`t${t}`, "main");
-      expect(events.length).toBeGreaterThanOrEqual(acked.get(`t${t}`) ?? 0);
-      expect((await store.getBranch(`t${t}`, "main"))?.lastSeq ?? 0).toBe(events.length);
-      events.forEach((e, i) => {
-        expect(e.seq).toBe(i + 1);
-        expect((e.data as { seq: number }).seq).toBe(i + 1);
-      });
-    }
-    await store.close();
+    const writers = startWriters(path, ["t"], 8);
+    await writers.killWhen((acked) => [...acked.values()].reduce((a, b) => a + b, 0) >= 1600);
+    const threads = Array.from({ length: 8 }, (_, t) => `t${t}`);
+    await expectAckedKept(path, threads, writers.acked);
   });
 });
