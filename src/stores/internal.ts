@@ -38,7 +38,7 @@ export {
   newBranchId,
   parseEventId,
 } from "./ids.js";
-export { checkLease, checkStopArgs, MAX_LEASE_TTL_MS } from "./lease-checks.js";
+export { checkLease, checkReleaseArgs, checkStopArgs, MAX_LEASE_TTL_MS } from "./lease-checks.js";
 export { byCodePoint, byUpdatedAt, checkOptions, listBounds } from "./list-options.js";
 export {
   type ChainLink,

@@ -44,6 +44,23 @@ export function checkLease(threadId: string, branchId: string, owner: string, tt
 }
 
 /**
+ * Check `releaseLease`'s arguments.
+ * @throws StateStoreError for a bad thread or branch id, or an owner that is not a non-empty
+ *   string (as `acquireLease` says it).
+ */
+export function checkReleaseArgs(threadId: string, branchId: string, owner: string): void {
+  checkThreadId(threadId);
+  checkBranchId(threadId, branchId);
+  if (typeof owner !== "string" || owner === "") {
+    throw new StateStoreError(`A lease owner must be a non-empty string, got ${show(owner)}`, {
+      threadId,
+      branchId,
+      field: "owner",
+    });
+  }
+}
+
+/**
  * Check the arguments of `requestStop` (`by`) and `stopRequested` (`owner`).
  * @throws StateStoreError for a bad thread id, branch id or run id.
  */

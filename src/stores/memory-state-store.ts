@@ -5,7 +5,7 @@
  */
 
 import type { CountedAppend } from "./counted-append.js";
-import { checkLease, checkStopArgs, closedError } from "./internal.js";
+import { checkLease, checkReleaseArgs, checkStopArgs, closedError } from "./internal.js";
 import { branchInfo, emptyData, findBranch, type MemData } from "./memory-data.js";
 import { appendEvents, eventById, readEvents, storeEvents } from "./memory-events.js";
 import { acquire, askStop, release, renew, stopAsked } from "./memory-leases.js";
@@ -238,9 +238,10 @@ export class MemoryStateStore implements StateStore {
     return stopAsked(this.#data, threadId, branchId, owner);
   }
 
-  /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
+  /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for an empty owner, a bad id or a closed store. */
   async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
     this.#open();
+    checkReleaseArgs(threadId, branchId, owner);
     release(this.#data, threadId, branchId, owner);
   }
 

@@ -269,7 +269,11 @@ export interface StateStore {
     lease: { owner: string; ttlMs: number },
   ): Promise<LeasedAppend>;
 
-  /** Give the lease back; a no-op when `owner` does not hold it. */
+  /**
+   * Give the lease back; a no-op when `owner` does not hold it.
+   * @throws StateStoreError for a bad thread or branch id, or an owner that is not a non-empty
+   *   string.
+   */
   releaseLease(threadId: string, branchId: string, owner: string): Promise<void>;
 
   /**

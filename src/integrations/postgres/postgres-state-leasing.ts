@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { checkLease, checkStopArgs } from "../../stores/internal.js";
+import { checkLease, checkReleaseArgs, checkStopArgs } from "../../stores/internal.js";
 import { PostgresLeases, postgresStopRequested, requestPostgresStop } from "./postgres-leases.js";
 import { PostgresCore, storeCores } from "./postgres-state-core.js";
 import type { PostgresStateStoreOptions } from "./postgres-state-options.js";
@@ -124,6 +124,7 @@ export class PostgresLeasing {
   async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
     const c = this.#core;
     c.open();
+    checkReleaseArgs(threadId, branchId, owner);
     await c.ready();
     await c.run(threadId, branchId, () => this.#leases.release(threadId, branchId, owner));
   }

@@ -10,6 +10,7 @@ import type Database from "better-sqlite3";
 import {
   checkBranchId,
   checkLease,
+  checkReleaseArgs,
   checkStopArgs,
   checkThreadId,
   closedError,
@@ -272,9 +273,10 @@ export class SqliteStateStore implements StateStore {
     );
   }
 
-  /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for a closed store. */
+  /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for an empty owner, a bad id or a closed store. */
   async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
     this.#open();
+    checkReleaseArgs(threadId, branchId, owner);
     await this.#batch.enqueue(threadId, branchId, () => {
       this.#s.releaseLease.run(threadId, branchId, owner);
     });

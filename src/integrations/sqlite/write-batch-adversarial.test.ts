@@ -104,8 +104,6 @@ describe("SqliteStateStore group commit, adversarial", () => {
       store.append("t", "main", bad(null) as unknown as NewEvent[], 2),
     ]);
     // As before group commit (each call its own transaction): same outcomes, same messages.
-    // (releaseLease checks no argument: an undefined owner is a no-op, an object one a
-    // binding error; so it was before too.)
     expect(
       results.map((r) =>
         r.status === "fulfilled"
@@ -120,8 +118,8 @@ describe("SqliteStateStore group commit, adversarial", () => {
       'StateStoreError: expectedLastSeq must be an integer ≥ 0, got "1"',
       'StateStoreError: A lease owner must be a non-empty string, got ""',
       "StateStoreError: A lease ttlMs must be a positive number of ms up to 2147483647, got -1",
-      "ok",
-      `StateStoreError: SQLite state store ${path} failed on thread "t": Too few parameter values were provided.`,
+      "StateStoreError: A lease owner must be a non-empty string, got undefined",
+      'StateStoreError: A lease owner must be a non-empty string, got {"owner":"a"}',
       "StateStoreError: A stop request's by must be a non-empty string, got 7",
       [[2, { n: 2 }]],
       "StateStoreError: events must be an array, got null",

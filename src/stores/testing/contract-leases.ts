@@ -71,6 +71,12 @@ export function describeLeasesContract(ctx: ContractContext): void {
       await rejects(store.acquireLease("t1", "main", "", 100), StateStoreError);
       await rejects(store.acquireLease("t1", "main", "a", 0), StateStoreError);
       await rejects(store.acquireLease("t1", "main", "a", Number.NaN), StateStoreError);
+      const e = await rejects(store.releaseLease("t1", "main", ""), StateStoreError);
+      expect(e.message).toBe('A lease owner must be a non-empty string, got ""');
+      await rejects(
+        store.releaseLease("t1", "main", undefined as unknown as string),
+        StateStoreError,
+      );
     });
 
     it("holds across two connections to the same storage", async () => {
