@@ -15,17 +15,12 @@ import { show } from "./show-value.js";
  */
 export const MAX_LEASE_TTL_MS = 2_147_483_647;
 
-/** Check a lease's owner and ttl. */
+/**
+ * Check the arguments of `acquireLease` and `renewLease`: {@link checkReleaseArgs}'s, and the ttl.
+ * @throws StateStoreError for a bad thread or branch id, owner, or ttl.
+ */
 export function checkLease(threadId: string, branchId: string, owner: string, ttlMs: number): void {
-  checkThreadId(threadId);
-  checkBranchId(threadId, branchId);
-  if (typeof owner !== "string" || owner === "") {
-    throw new StateStoreError(`A lease owner must be a non-empty string, got ${show(owner)}`, {
-      threadId,
-      branchId,
-      field: "owner",
-    });
-  }
+  checkReleaseArgs(threadId, branchId, owner);
   if (
     typeof ttlMs !== "number" ||
     !Number.isFinite(ttlMs) ||
@@ -44,9 +39,9 @@ export function checkLease(threadId: string, branchId: string, owner: string, tt
 }
 
 /**
- * Check `releaseLease`'s arguments.
+ * Check `releaseLease`'s arguments (the thread, the branch and the owner of every lease call).
  * @throws StateStoreError for a bad thread or branch id, or an owner that is not a non-empty
- *   string (as `acquireLease` says it).
+ *   string.
  */
 export function checkReleaseArgs(threadId: string, branchId: string, owner: string): void {
   checkThreadId(threadId);
