@@ -9,29 +9,11 @@
 import { expect, it } from "vitest";
 import { ThreadBusyError } from "../errors/index.js";
 import { MAX_DELETE_ATTEMPTS } from "./internal.js";
+import { ev as contractEv, onFirstLease } from "./testing/contract-helpers.js";
 import type { NewEvent, StateStore } from "./types.js";
 
-const ev: NewEvent = {
-  type: "state_updated",
-  runId: "r1",
-  step: null,
-  taskId: null,
-  node: null,
-  data: { x: 1 },
-};
-
-/** Make `store.acquireLease` run `before` once, the first time the deletion calls it. */
-function onFirstLease(store: StateStore, before: () => Promise<void>): void {
-  const own = store.acquireLease!.bind(store);
-  let done = false;
-  store.acquireLease = async (threadId, branchId, owner, ttlMs) => {
-    if (!done && owner.startsWith("delete-")) {
-      done = true;
-      await before();
-    }
-    return own(threadId, branchId, owner, ttlMs);
-  };
-}
+/** The event the cases append (exported for the stores' own race tests). */
+export const ev: NewEvent = contractEv("state_updated", { x: 1 });
 
 /**
  * The shared cases (threads `t1`–`t4`), inside the caller's `describe`; `open` makes a new

@@ -18,6 +18,20 @@ const events: NewEvent[] = [
   { type: "step_committed", runId: "r1", step: 0, taskId: null, node: null, data: { next: [] } },
 ];
 
+/** A MemoryStateStore whose own append (overriding the built-in one) logs the event types. */
+class Logged extends MemoryStateStore {
+  readonly seen: string[] = [];
+  override async append(
+    threadId: string,
+    branchId: string,
+    evs: NewEvent[],
+    expectedLastSeq: number,
+  ): Promise<StoredEvent[]> {
+    this.seen.push(...evs.map((e) => e.type));
+    return super.append(threadId, branchId, evs, expectedLastSeq);
+  }
+}
+
 describe("countedAppendOf (the journal's append on a MemoryStateStore)", () => {
   it("stores what append stores and answers how many events it stored", async () => {
     const a = new MemoryStateStore({ now: () => 7 });
@@ -59,16 +73,6 @@ describe("countedAppendOf (the journal's append on a MemoryStateStore)", () => {
   });
 
   it("is null for a store that is not a MemoryStateStore or overrides append", () => {
-    class Logged extends MemoryStateStore {
-      override async append(
-        threadId: string,
-        branchId: string,
-        evs: NewEvent[],
-        expectedLastSeq: number,
-      ): Promise<StoredEvent[]> {
-        return super.append(threadId, branchId, evs, expectedLastSeq);
-      }
-    }
     class Plain extends MemoryStateStore {}
     expect(countedAppendOf(new Logged())).toBeNull();
     expect(countedAppendOf({ append: MemoryStateStore.prototype.append })).toBeNull();
@@ -91,24 +95,10 @@ describe("countedAppendOf (the journal's append on a MemoryStateStore)", () => {
   });
 
   it("leaves a subclass's own append to be called by a run", async () => {
-    const seen: string[] = [];
-    class Logged extends MemoryStateStore {
-      override async append(
-        threadId: string,
-        branchId: string,
-        evs: NewEvent[],
-        expectedLastSeq: number,
-      ): Promise<StoredEvent[]> {
-        seen.push(...evs.map((e) => e.type));
-        return super.append(threadId, branchId, evs, expectedLastSeq);
-      }
-    }
+    const logged = new Logged();
     const a = node(() => ({}), { name: "a" });
-    const graph = new Graph(null, { name: "g", stateStore: new Logged() }).flow(
-      START.to(a),
-      a.to(END),
-    );
+    const graph = new Graph(null, { name: "g", stateStore: logged }).flow(START.to(a), a.to(END));
     await graph.invoke({}, { threadId: "t" });
-    expect(seen).toEqual(["run_started", "step_committed", "run_finished"]);
+    expect(logged.seen).toEqual(["run_started", "step_committed", "run_finished"]);
   });
 });

@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import type { NewEvent } from "../../stores/index.js";
+import { ev } from "../../stores/delete-fork.fixture.js";
 import { PostgresStateStore } from "./index.js";
 
 const URL = "postgres://postgres@127.0.0.1:5432/test";
@@ -29,15 +29,6 @@ function open(): PostgresStateStore {
   stores.push(s);
   return s;
 }
-
-const ev: NewEvent = {
-  type: "state_updated",
-  runId: "r1",
-  step: null,
-  taskId: null,
-  node: null,
-  data: { x: 1 },
-};
 
 /** Wait until a session of the test database waits on a lock while running `like`. */
 async function waiting(like: string): Promise<void> {

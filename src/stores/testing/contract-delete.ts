@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { StateStoreError, ThreadBusyError, UnknownBranchError } from "../../errors/index.js";
 import type { StateStore } from "../types.js";
-import { type ContractContext, ev, rejects, sleep } from "./contract-helpers.js";
+import { type ContractContext, ev, onFirstLease, rejects, sleep } from "./contract-helpers.js";
 
 /** Register the contract tests of `deleteThread`. */
 export function describeDeleteContract(ctx: ContractContext): void {
@@ -99,22 +99,9 @@ export function describeDeleteContract(ctx: ContractContext): void {
   });
 
   describe("deleteThread meeting calls made after it listed the branches", () => {
-    /** Make `store.acquireLease` run `before` once, the first time a deletion calls it. */
-    function onFirstLease(before: () => Promise<void>): void {
-      const own = store.acquireLease.bind(store);
-      let done = false;
-      store.acquireLease = async (threadId, branchId, owner, ttlMs) => {
-        if (!done && owner.startsWith("delete-")) {
-          done = true;
-          await before();
-        }
-        return own(threadId, branchId, owner, ttlMs);
-      };
-    }
-
     it("refuses with ThreadBusyError a thread whose new fork a run holds; deletes it once the run ends", async () => {
       await store.append("d1", "main", [ev("run_started", 1), ev("task_finished", 2)], 0);
-      onFirstLease(async () => {
+      onFirstLease(store, async () => {
         await store.createBranch("d1", "d1/main/1", "fk");
         expect(await store.acquireLease("d1", "fk", "run-1", 60_000)).toBe(true);
       });
@@ -134,7 +121,7 @@ export function describeDeleteContract(ctx: ContractContext): void {
 
     it("returns [] when another deletion deleted the thread first", async () => {
       await store.append("d2", "main", [ev("run_started", 1)], 0);
-      onFirstLease(async () => {
+      onFirstLease(store, async () => {
         expect(await store.deleteThread("d2")).toEqual(["d2"]);
       });
       expect(await store.deleteThread("d2")).toEqual([]);

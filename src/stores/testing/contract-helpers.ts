@@ -23,6 +23,23 @@ export function ev(
   return { type, runId: "r1", step: null, taskId: null, node: null, ...more, data };
 }
 
+/**
+ * Make `store.acquireLease` run `before` once, the first time a deletion calls it (an owner
+ * "delete-…": after the deletion listed the branches, before its transaction), so that another
+ * connection acts at that point.
+ */
+export function onFirstLease(store: StateStore, before: () => Promise<void>): void {
+  const own = store.acquireLease!.bind(store);
+  let done = false;
+  store.acquireLease = async (threadId, branchId, owner, ttlMs) => {
+    if (!done && owner.startsWith("delete-")) {
+      done = true;
+      await before();
+    }
+    return own(threadId, branchId, owner, ttlMs);
+  };
+}
+
 /** Await `p`, expect it to reject with an instance of `cls`, and return the error. */
 export async function rejects<E extends Error>(
   p: Promise<unknown>,
