@@ -9,12 +9,8 @@
  */
 import type { Context } from "@opentelemetry/api";
 import { GraphConfigError, GraphExecutionError } from "../errors/index.js";
-import {
-  applyUpdate,
-  initialState,
-  prepareUpdate,
-  type StateDefinition,
-} from "../state/define-state.js";
+import { applyRunInput } from "../state/apply-update.js";
+import { initialState, prepareUpdate, type StateDefinition } from "../state/define-state.js";
 import { copyState } from "../state/state-copy.js";
 import type { StateStore } from "../stores/types.js";
 import { childBreakpoint } from "./breakpoints.js";
@@ -98,7 +94,7 @@ export async function runGraph<D extends StateDefinition | null>(
   if (!command) checkInputFields(graph.name, input, graph.inputFields);
   if (threadId === null) {
     const prepared = prepareUpdate(graph.state, input, "__input__", false);
-    const state = applyUpdate(graph.state, initialState(graph.state), prepared, "__input__");
+    const state = applyRunInput(graph.state, initialState(graph.state), prepared, true);
     const pos: RunPosition = {
       state,
       step: 0,

@@ -9,7 +9,8 @@
  */
 import { StateStoreError, UnknownBranchError, ValueError } from "../errors/index.js";
 import { findNonJson, type JsonObject } from "../json/index.js";
-import { applyUpdate, prepareUpdate, type StateDefinition } from "../state/define-state.js";
+import { applyRunInput } from "../state/apply-update.js";
+import { prepareUpdate, type StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
 import type { EngineGraph, RunPosition } from "./engine.js";
 import { setWaiting } from "./joins.js";
@@ -72,7 +73,7 @@ export async function startThreadRun(
   if (rollback) tp = positionAfter(rollback, tp.lastSeq, tp.lastEventId);
   if (input !== null && input !== undefined && !command) {
     const prepared = prepareUpdate(def, input, "__input__", false);
-    const state = applyUpdate(def, tp.state, prepared, "__input__");
+    const state = applyRunInput(def, tp.state, prepared, false);
     const pos: RunPosition = {
       state,
       step: tp.step,

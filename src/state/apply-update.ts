@@ -9,6 +9,7 @@ import type { FieldSpec, PreparedUpdate, StateDefinition } from "./define-state.
 import { describeWriter } from "./field-checks.js";
 import { defaultOf } from "./initial-state.js";
 import { isReplacement } from "./replace.js";
+import { noteWrites, trackedCopy } from "./state-copy.js";
 
 /**
  * Apply a prepared update to a state and return the new state (the old one is not changed).
@@ -24,6 +25,33 @@ export function applyUpdate(
 ): Record<string, unknown> {
   const next = { ...state };
   applyUpdateTo(def, next, update, node, owned);
+  return next;
+}
+
+/**
+ * Apply a prepared update to a copy of `state` made for a run that goes on from it (the
+ * state a run starts from, its input applied): {@link applyUpdate}, with a copy that
+ * copyState (state-copy.ts) knows from the start, so that a state of many fields is not
+ * looked at key by key on the run's first copy. `fresh`: `state` itself is new and nothing
+ * else holds it (a run's initial state), so it is written in place.
+ *
+ * @throws StateUpdateError as {@link applyUpdate}.
+ */
+export function applyRunInput(
+  def: StateDefinition | null,
+  state: Record<string, unknown>,
+  update: PreparedUpdate,
+  fresh: boolean,
+): Record<string, unknown> {
+  const next = fresh ? state : trackedCopy(state);
+  const keys: string[] = [];
+  let added = false;
+  for (const key in update) {
+    keys.push(key);
+    if (!Object.hasOwn(next, key)) added = true;
+  }
+  applyUpdateTo(def, next, update, "__input__");
+  noteWrites(next, keys, added);
   return next;
 }
 

@@ -5,6 +5,17 @@ import type { z } from "zod";
 import { StateUpdateError } from "../errors/index.js";
 import type { FieldSpec, StateDefinition } from "./define-state.js";
 import { checkJson } from "./field-checks.js";
+import { type Copier, copierForKeys, type Maker, makerForKeys } from "./shallow-copy.js";
+import { knownState } from "./state-copy.js";
+
+/** How a definition's initial states are made: the fields that had a default last time, in order. */
+interface Layout {
+  keys: string[];
+  make: Maker;
+  copier: Copier;
+}
+
+const layouts = new WeakMap<StateDefinition, Layout>();
 
 /**
  * The initial state of a definition: every field with a default, others absent. Plain `{}` without a definition.
@@ -12,13 +23,42 @@ import { checkJson } from "./field-checks.js";
  *   `field`, the path) when a default is not JSON (a `Date`, a function, `NaN` …).
  */
 export function initialState(def: StateDefinition | null): Record<string, unknown> {
-  const state: Record<string, unknown> = {};
-  if (!def) return state;
+  if (!def) return {};
+  const keys: string[] = [];
+  const values: unknown[] = [];
   for (const spec of def.fields.values()) {
     const value = defaultOf(spec);
-    if (value !== undefined) state[spec.name] = value;
+    if (value === undefined) continue;
+    keys.push(spec.name);
+    values.push(value);
   }
+  // Made by a constructor of these keys (a state of many fields set one key at a time would
+  // be one of V8's slow dictionary objects), and known to copyState (state-copy.ts).
+  let layout = layouts.get(def);
+  if (layout === undefined || !sameKeys(layout.keys, keys)) {
+    const make = makerForKeys(keys);
+    layout = make ? { keys, make, copier: copierForKeys(keys) } : undefined;
+    if (layout) layouts.set(def, layout);
+  }
+  if (layout === undefined) {
+    const state: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) state[keys[i]!] = values[i];
+    return state;
+  }
+  const state = layout.make(values);
+  const objects: string[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const v = values[i];
+    if (typeof v === "object" && v !== null) objects.push(keys[i]!);
+  }
+  knownState(state, layout.copier, objects);
   return state;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

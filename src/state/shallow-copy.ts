@@ -34,26 +34,58 @@ export const spreadCopy: Copier = (state) => ({ ...state });
  * added or deleted.
  */
 export function copierFor(state: Record<string, unknown>): Copier {
-  const keys = Object.keys(state);
+  return copierForKeys(Object.keys(state));
+}
+
+/** The copier for objects with exactly `keys`, in that order (see {@link copierFor}). */
+export function copierForKeys(keys: readonly string[]): Copier {
   if (!canGenerate || keys.length > MAX_KEYS || keys.length === 0) return spreadCopy;
   const id = keys.join("\u0000");
   const known = copiers.get(id);
   if (known) return known;
   if (copiers.size >= MAX_COPIERS || keys.includes("__proto__")) return spreadCopy;
-  let copier: Copier;
+  // A constructor, not an object literal: V8 makes an object of many properties from a
+  // literal several times slower than a constructor fills one (whose prototype is set to
+  // Object.prototype, so that what it makes is a plain object, as a spread's copy is).
+  const copier = generate<Copier>(keys, (k) => `s[${JSON.stringify(k)}]`, "copy(s)");
+  if (copier === null) return spreadCopy;
+  copiers.set(id, copier);
+  return copier;
+}
+
+/**
+ * Makes a plain object of the keys it was made for from their values, in the same order
+ * (`values[i]` for the i-th key).
+ */
+export type Maker = (values: readonly unknown[]) => Record<string, unknown>;
+
+/**
+ * A {@link Maker} for `keys`, or `null` where no code can be made (as for {@link copierForKeys};
+ * the caller then sets the keys one by one). Not cached: the caller keeps it (a state
+ * definition's initial state, initial-state.ts). What it makes has V8's fast properties
+ * however many keys there are; an object given more than a dozen or so keys one at a time
+ * becomes a dictionary, several times slower to read and to copy.
+ */
+export function makerForKeys(keys: readonly string[]): Maker | null {
+  if (!canGenerate || keys.length > MAX_KEYS || keys.length === 0 || keys.includes("__proto__"))
+    return null;
+  return generate<Maker>(keys, (_, i) => `s[${i}]`, "make(s)");
+}
+
+/** A function `fn` (`"copy(s)"`) returning `new Make(s)`, Make setting each key to `read(key, i)`. */
+function generate<F>(
+  keys: readonly string[],
+  read: (key: string, i: number) => string,
+  fn: string,
+): F | null {
+  const body = keys.map((k, i) => `this[${JSON.stringify(k)}] = ${read(k, i)};`);
   try {
-    // A constructor, not an object literal: V8 makes an object of many properties from a
-    // literal several times slower than a constructor fills one (whose prototype is set to
-    // Object.prototype, so that what it makes is a plain object, as a spread's copy is).
-    const body = keys.map((k) => `this[${JSON.stringify(k)}] = s[${JSON.stringify(k)}];`);
-    copier = new Function(
-      `"use strict";\nfunction Make(s) {\n${body.join("\n")}\n}\nMake.prototype = Object.prototype;\nreturn function copy(s) { return new Make(s); };`,
-    )() as Copier;
+    return new Function(
+      `"use strict";\nfunction Make(s) {\n${body.join("\n")}\n}\nMake.prototype = Object.prototype;\nreturn function ${fn} { return new Make(s); };`,
+    )() as F;
   } catch {
     // No code from strings in this process: every copy is a spread.
     canGenerate = false;
-    return spreadCopy;
+    return null;
   }
-  copiers.set(id, copier);
-  return copier;
 }

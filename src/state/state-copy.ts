@@ -40,6 +40,19 @@ function knownOf(state: Record<string, unknown>): Known {
 }
 
 /**
+ * Tell {@link copyState} what is known of a state object just made (initial-state.ts): its
+ * copier and the keys of its fields that hold an object, so its first copy skips the pass
+ * over its keys.
+ */
+export function knownState(
+  state: Record<string, unknown>,
+  copier: Copier,
+  objects: string[],
+): void {
+  known.set(state, { objects, copier });
+}
+
+/**
  * Tell {@link copyState} that `keys` of `state` were written in place (the engine's commit
  * writes the run's own copy of the state; `added`: some of them were added or deleted). Every
  * in-place write of a state object that may have been copied before must be told here.
@@ -67,6 +80,19 @@ export function shallowCopy(state: Record<string, unknown>): Record<string, unkn
   const k = knownOf(state);
   k.copier ??= copierFor(state);
   return k.copier(state);
+}
+
+/**
+ * A shallow copy of `state`, as {@link shallowCopy}, that {@link copyState} knows as it knows
+ * `state` (no pass over its keys on its first copy): for a copy that is then written in place,
+ * each write told to {@link noteWrites}.
+ */
+export function trackedCopy(state: Record<string, unknown>): Record<string, unknown> {
+  const k = knownOf(state);
+  k.copier ??= copierFor(state);
+  const out = k.copier(state);
+  known.set(out, { objects: k.objects.slice(), copier: k.copier });
+  return out;
 }
 
 /**

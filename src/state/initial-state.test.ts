@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { applyRunInput } from "./apply-update.js";
+import { defineState, prepareUpdate } from "./define-state.js";
+import { initialState } from "./initial-state.js";
+import { makerForKeys } from "./shallow-copy.js";
+import { copyState, shallowCopy } from "./state-copy.js";
+
+/** A state of `n` number fields f0 … f(n-1), each defaulting to its index. */
+function wide(n: number) {
+  const shape: Record<string, z.ZodDefault<z.ZodNumber>> = {};
+  for (let i = 0; i < n; i++) shape[`f${i}`] = z.number().default(i);
+  return defineState(shape);
+}
+
+describe("initialState of many fields", () => {
+  it("is a plain object of every default, in the fields' order, each call its own", () => {
+    const State = wide(200);
+    const a = initialState(State);
+    const b = initialState(State);
+    expect(Object.getPrototypeOf(a)).toBe(Object.prototype);
+    expect(Object.keys(a)).toEqual(Array.from({ length: 200 }, (_, i) => `f${i}`));
+    expect(a.f0).toBe(0);
+    expect(a.f199).toBe(199);
+    expect(b).toEqual(a);
+    expect(b).not.toBe(a);
+    a.f5 = 50;
+    expect(b.f5).toBe(5);
+    expect(JSON.stringify(shallowCopy(a))).toBe(JSON.stringify(a));
+  });
+
+  it("calls a default made by a function for each state, and follows the fields it leaves out", () => {
+    let calls = 0;
+    const State = defineState({
+      id: z.string().default(() => `id-${++calls}`),
+      // A default that is sometimes undefined: the field is absent from that state.
+      maybe: z
+        .number()
+        .optional()
+        .default(() => (calls % 2 === 0 ? 7 : undefined)),
+      list: z.array(z.number()).default([1]),
+      n: z.number().default(3),
+    });
+    expect(initialState(State)).toEqual({ id: "id-1", list: [1], n: 3 });
+    expect(Object.keys(initialState(State))).toEqual(["id", "maybe", "list", "n"]);
+    const third = initialState(State);
+    expect(third).toEqual({ id: "id-3", list: [1], n: 3 });
+    // copyState knows the list field of a state made this way: its copy has its own list.
+    const copy = copyState(third);
+    expect(copy).toEqual(third);
+    expect(copy.list).not.toBe(third.list);
+  });
+
+  it("makes objects with makerForKeys' keys and values, and refuses keys it cannot set", () => {
+    const make = makerForKeys(["b", "a", 'q"\n']);
+    expect(make).not.toBeNull();
+    const made = make!([1, [2], null]);
+    expect(Object.keys(made)).toEqual(["b", "a", 'q"\n']);
+    expect(made).toEqual({ b: 1, a: [2], 'q"\n': null });
+    expect(Object.getPrototypeOf(made)).toBe(Object.prototype);
+    expect(makerForKeys(["__proto__", "a"])).toBeNull();
+    expect(makerForKeys([])).toBeNull();
+  });
+});
+
+describe("applyRunInput", () => {
+  const State = defineState({
+    n: z.number().default(0),
+    items: z.array(z.number()).default([]),
+    note: z.string().optional(),
+  });
+
+  it("writes a fresh state in place, and a loaded one into a copy that copyState knows", () => {
+    const fresh = initialState(State);
+    const update = prepareUpdate(State, { n: 2, note: "hi" }, "__input__");
+    const a = applyRunInput(State, fresh, update, true);
+    expect(a).toBe(fresh);
+    expect(a).toEqual({ n: 2, items: [], note: "hi" });
+    // The field added by the input is in the state's copies.
+    expect(Object.keys(copyState(a))).toEqual(["n", "items", "note"]);
+
+    const loaded = { n: 5, items: [1] };
+    const b = applyRunInput(
+      State,
+      loaded,
+      prepareUpdate(State, { items: [9] }, "__input__"),
+      false,
+    );
+    expect(loaded).toEqual({ n: 5, items: [1] });
+    expect(b).toEqual({ n: 5, items: [9] });
+    const copy = copyState(b);
+    expect(copy).toEqual({ n: 5, items: [9] });
+    expect(copy.items).not.toBe(b.items);
+  });
+
+  it("copies a field the input turned into a list one level, and one it turned into a number not", () => {
+    const Loose = defineState({ v: z.union([z.number(), z.array(z.number())]).default(1) });
+    const s = applyRunInput(
+      Loose,
+      initialState(Loose),
+      prepareUpdate(Loose, { v: [4] }, "i"),
+      true,
+    );
+    const copy = copyState(s);
+    expect(copy.v).toEqual([4]);
+    expect(copy.v).not.toBe(s.v);
+    const t = applyRunInput(Loose, s, prepareUpdate(Loose, { v: 3 }, "i"), false);
+    expect(copyState(t)).toEqual({ v: 3 });
+    expect(s).toEqual({ v: [4] });
+  });
+});
