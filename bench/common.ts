@@ -71,6 +71,8 @@ export interface Figures {
   /** wide / long: fields of the state, nodes of the graph. */
   fields?: number;
   nodes?: number;
+  /** wide / long: invokes in each measured run (each run goes on for {@link SHAPES}.minRunMs). */
+  invokes?: number;
   /** threads: how many threads, turns per second over the whole run. */
   threads?: number;
   turnsPerSec?: number;
@@ -125,8 +127,35 @@ export interface Figures {
   imageCopies?: number;
 }
 
-/** Issue 20's graph shapes: `wide` runs this many nodes, `long` this many fields. */
-export const SHAPES = { wideNodes: 300, longFields: 1 } as const;
+/**
+ * Issue 20's graph shapes: `wide` runs this many nodes, `long` this many fields; each measured
+ * run invokes the graph (on a new thread each time) until `minRunMs` have gone, at least
+ * once, and reports the mean per step and per invoke. One invoke of 300 supersteps takes under
+ * a millisecond on nodestep: five runs of one invoke each were at the mercy of where a garbage
+ * collection landed (the 200-field figure varied by 40% between full runs). LangGraph.js's
+ * invokes take longer than `minRunMs`, so its runs stay one invoke each.
+ */
+export const SHAPES = { wideNodes: 300, longFields: 1, minRunMs: 20 } as const;
+
+/**
+ * Call `once` until `minMs` have gone (at least once); its time summed over the calls, their
+ * count, and the last call's answer.
+ */
+export async function repeatFor<T>(
+  minMs: number,
+  once: () => Promise<T>,
+): Promise<{ totalMs: number; count: number; last: T }> {
+  let totalMs = 0;
+  let count = 0;
+  let last: T;
+  do {
+    const t0 = performance.now();
+    last = await once();
+    totalMs += performance.now() - t0;
+    count++;
+  } while (totalMs < minMs);
+  return { totalMs, count, last };
+}
 
 /** Issue 20's `threads` workload: turns per conversation, conversations at a time, the texts. */
 export const SCRIPT_THREADS = {

@@ -14,7 +14,7 @@ import {
   StateGraph,
 } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { type Figures, SHAPES, type StoreKind, tempDir } from "./common.js";
+import { type Figures, repeatFor, SHAPES, type StoreKind, tempDir } from "./common.js";
 
 let threadNo = 0;
 
@@ -71,20 +71,22 @@ async function sequential(
   // The initial values, as nodestep's defaults (0 for every field).
   const input: Record<string, number> = {};
   for (let f = 0; f < fields; f++) input[`f${f}`] = 0;
-  const t0 = performance.now();
-  const state = await graph.invoke(input, {
-    recursionLimit: nodes + 10,
-    configurable: { thread_id: `t${++threadNo}` },
-  });
-  const totalMs = performance.now() - t0;
+  const run = await repeatFor(SHAPES.minRunMs, () =>
+    graph.invoke(input, {
+      recursionLimit: nodes + 10,
+      configurable: { thread_id: `t${++threadNo}` },
+    }),
+  );
+  const state = run.last;
   const f = `f${(nodes - 1) % fields}`;
   if (state[f] !== nodes) throw new Error(`${what}: field ${f} is ${state[f]}, expected ${nodes}`);
   return {
-    totalMs,
-    usPerStep: (totalMs * 1000) / nodes,
-    usPerInvoke: totalMs * 1000,
+    totalMs: run.totalMs / run.count,
+    usPerStep: (run.totalMs * 1000) / (nodes * run.count),
+    usPerInvoke: (run.totalMs * 1000) / run.count,
     fields,
     nodes,
+    invokes: run.count,
   };
 }
 

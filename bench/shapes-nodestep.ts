@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { type Figures, SHAPES, type StoreKind } from "./common.js";
+import { type Figures, repeatFor, SHAPES, type StoreKind } from "./common.js";
 import { type OpenStore, openStore } from "./impl-nodestep.js";
 import { defineState, END, Graph, node, START } from "./nodestep-api.js";
 
@@ -50,9 +50,10 @@ function build(what: string, fields: number, nodes: number, kind: StoreKind): Pr
 
 /**
  * A sequential graph of `nodes` nodes over a state of `fields` number fields (`f0` … ): node i
- * writes field i mod `fields` (the value i + 1). One invoke per run, on a new thread of the
- * store (the graph and the store are built once per process); figures: µs per superstep (each
- * node is one superstep), µs per invoke, and the store's logical bytes that invoke added.
+ * writes field i mod `fields` (the value i + 1). Invokes for {@link SHAPES}.minRunMs per run, each
+ * on a new thread of the store (the graph and the store are built once per process); figures:
+ * µs per superstep (each node is one superstep), µs per invoke, and the store's logical bytes
+ * an invoke added (means over the run's invokes).
  */
 async function sequential(
   what: "wide" | "long",
@@ -65,19 +66,21 @@ async function sequential(
   const g = graph as unknown as {
     invoke(i: object, o: object): Promise<{ state: Record<string, number> }>;
   };
-  const t0 = performance.now();
-  const { state } = await g.invoke({}, store.store ? { threadId: `t${++threadNo}` } : {});
-  const totalMs = performance.now() - t0;
+  const run = await repeatFor(SHAPES.minRunMs, () =>
+    g.invoke({}, store.store ? { threadId: `t${++threadNo}` } : {}),
+  );
+  const { state } = run.last;
   const f = `f${(nodes - 1) % fields}`;
   if (state[f] !== nodes) throw new Error(`${what}: field ${f} is ${state[f]}, expected ${nodes}`);
   const out: Partial<Figures> = {
-    totalMs,
-    usPerStep: (totalMs * 1000) / nodes,
-    usPerInvoke: totalMs * 1000,
+    totalMs: run.totalMs / run.count,
+    usPerStep: (run.totalMs * 1000) / (nodes * run.count),
+    usPerInvoke: (run.totalMs * 1000) / run.count,
     fields,
     nodes,
+    invokes: run.count,
   };
-  if (store.store) out.logicalBytes = (await store.logical()) - before;
+  if (store.store) out.logicalBytes = ((await store.logical()) - before) / run.count;
   return out;
 }
 
