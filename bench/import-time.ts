@@ -4,9 +4,13 @@
  * (`node -e 0`), zod alone (which the root loads only on first use) and `@langchain/langgraph`. Each
  * case is its own process (`node --input-type=module -e 'await import(…)'`), timed from spawn to
  * exit; the cases alternate, `reps` rounds ({@link IMPORT_ROUNDS} by default), and the medians
- * are reported with their ratio to the bare start. The compiled modules are built first (`npm run build` into dist/) unless
- * `build: false`; nodestep is imported through the package's own export map, as a user's
- * project imports it.
+ * are reported with their ratio to the bare start. The compiled modules are built first, as
+ * dist/ is built but without the studio and the types (`scripts/build.mjs --js-only`, a third
+ * of a second instead of 15–40), into a package of their own under node_modules/.cache/ (the
+ * project's package.json, dist/, and node_modules linked to the project's), removed after;
+ * nodestep is imported there through the package's own export map, as a user's project
+ * imports it. With `build: false` (`--no-build`) the processes run in the project itself and
+ * import its dist/ as it is.
  *
  * Run alone: `node --import tsx bench/import-time.ts [--reps N] [--no-build] [--json FILE]`,
  * or in `npm run bench` (`--only import`).
@@ -14,8 +18,9 @@
  * @module
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { median } from "./common.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -55,31 +60,71 @@ export const IMPORT_ROUNDS = 9;
 /** Target of issue 12: `import("nodestep")` within this many times a bare Node.js start. */
 export const IMPORT_TARGET_RATIO = 1.5;
 
-function timeOnce(spec: string | null): number {
+function timeOnce(spec: string | null, cwd: string): number {
   const args =
     spec === null
       ? ["-e", "0"]
       : ["--input-type=module", "-e", `await import(${JSON.stringify(spec)})`];
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  const r = spawnSync(process.execPath, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0)
     throw new Error(`import ${spec} failed: ${r.stderr.toString().slice(0, 400)}`);
   return ms;
 }
 
-/** Build dist/ (unless told not to), then time every case `reps` times, alternating. */
+/**
+ * The compiled modules in a package of their own: a new directory under
+ * node_modules/.cache/nodestep-import/ holding the project's package.json, the JavaScript of
+ * dist/ (`scripts/build.mjs --js-only`) and a link to the project's node_modules.
+ * @throws Error when the build fails.
+ */
+export function stageCompiled(): { dir: string; remove: () => void } {
+  const parent = join(ROOT, "node_modules", ".cache", "nodestep-import");
+  mkdirSync(parent, { recursive: true });
+  const dir = mkdtempSync(join(parent, "pkg-"));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    copyFileSync(join(ROOT, "package.json"), join(dir, "package.json"));
+    symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+    execFileSync(
+      process.execPath,
+      [join(ROOT, "scripts/build.mjs"), "--js-only", "--outdir", join(dir, "dist")],
+      { cwd: ROOT, stdio: "inherit" },
+    );
+    // What the timed processes import: the staged build, not the project's dist/ or src/.
+    const resolved = execFileSync(
+      process.execPath,
+      ["--input-type=module", "-e", 'process.stdout.write(import.meta.resolve("nodestep"))'],
+      { cwd: dir, encoding: "utf8" },
+    );
+    if (resolved !== pathToFileURL(join(dir, "dist", "index.js")).href)
+      throw new Error(`import-time: "nodestep" resolves to ${resolved}, not to the staged build`);
+  } catch (e) {
+    remove();
+    throw e;
+  }
+  return { dir, remove };
+}
+
+/**
+ * Build the compiled modules into a package of their own ({@link stageCompiled}; with
+ * `build: false`, the project's dist/ as it is), then time every case `reps` times, alternating.
+ */
 export function measureImportTime(
   options: { reps?: number; build?: boolean } = {},
 ): ImportTimeRow[] {
   const reps = options.reps ?? IMPORT_ROUNDS;
-  if (options.build !== false) {
-    execFileSync(process.execPath, [`${ROOT}scripts/build.mjs`], { cwd: ROOT, stdio: "inherit" });
-  }
-  for (const c of IMPORT_CASES) timeOnce(c); // warm the file cache once
+  const staged = options.build !== false ? stageCompiled() : null;
+  const cwd = staged?.dir ?? ROOT;
   const times = new Map<string | null, number[]>(IMPORT_CASES.map((c) => [c, []]));
-  for (let i = 0; i < reps; i++) {
-    for (const c of IMPORT_CASES) times.get(c)!.push(timeOnce(c));
+  try {
+    for (const c of IMPORT_CASES) timeOnce(c, cwd); // warm the file cache once
+    for (let i = 0; i < reps; i++) {
+      for (const c of IMPORT_CASES) times.get(c)!.push(timeOnce(c, cwd));
+    }
+  } finally {
+    staged?.remove();
   }
   const bare = median(times.get(null)!);
   return IMPORT_CASES.map((c) => {

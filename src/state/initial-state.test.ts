@@ -37,7 +37,8 @@ describe("initialState of many fields", () => {
       maybe: z
         .number()
         .optional()
-        .default(() => (calls % 2 === 0 ? 7 : undefined)),
+        // (zod's types take a default of the inner type; the engine leaves out an undefined one.)
+        .default(() => (calls % 2 === 0 ? 7 : undefined) as number),
       list: z.array(z.number()).default([1]),
       n: z.number().default(3),
     });
