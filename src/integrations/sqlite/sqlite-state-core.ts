@@ -10,6 +10,7 @@ import type Database from "better-sqlite3";
 import { closedError } from "../../stores/internal.js";
 import { appendOperation, BranchHeads } from "./sqlite-state-append.js";
 import { leaseTransaction } from "./sqlite-state-leases.js";
+import { listTransaction } from "./sqlite-state-list.js";
 import { openSqliteStateDb, sqliteStoreError } from "./sqlite-state-open.js";
 import type { SqliteStateStoreOptions } from "./sqlite-state-options.js";
 import { readTransaction } from "./sqlite-state-read.js";
@@ -38,6 +39,7 @@ export class SqliteCore {
   readonly batch: SqliteWriteBatch;
   readonly leaseTx: ReturnType<typeof leaseTransaction>;
   readonly readTx: ReturnType<typeof readTransaction>;
+  readonly listTx: ReturnType<typeof listTransaction>;
 
   /**
    * Open (or create) the store's file and its tables.
@@ -53,6 +55,7 @@ export class SqliteCore {
     this.batch = new SqliteWriteBatch(db, this.heads, this.path);
     this.leaseTx = leaseTransaction(db, s);
     this.readTx = readTransaction(db, s);
+    this.listTx = listTransaction(db, s);
   }
 
   /** The connection; only called after {@link open} or {@link openAll} passed. */

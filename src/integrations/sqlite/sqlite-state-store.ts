@@ -39,7 +39,7 @@ import {
 } from "./sqlite-state-file.js";
 import { SqliteLeasing } from "./sqlite-state-leasing.js";
 import type { SqliteStateStoreOptions } from "./sqlite-state-options.js";
-import { getSqliteEvent, listSqliteThreads } from "./sqlite-state-read.js";
+import { getSqliteEvent } from "./sqlite-state-read.js";
 import { loadSqliteSnapshot, saveSqliteSnapshot } from "./sqlite-state-snapshots.js";
 import { type BranchRow, toBranchInfo } from "./sqlite-state-sql.js";
 
@@ -216,13 +216,15 @@ export class SqliteStateStore extends SqliteLeasing implements StateStore {
 
   /**
    * Threads with their branch ids (creation order), most recently updated first (ties by
-   * thread id); all of them, or the page `options` asks for (one query for the page).
+   * thread id); all of them, or the page `options` asks for. After committing the waiting
+   * writes, it reads in one deferred transaction, so a page is one state of the file: a commit
+   * of another connection meanwhile is in all of it or none (sqlite-state-list.ts).
    * @throws StateStoreError for a bad `limit` or `offset`, or a closed store.
    */
   async listThreads(options?: ListThreadsOptions): Promise<ThreadInfo[]> {
     this.#c.openAll();
     const { limit, offset } = listBounds(options);
-    return this.#c.run(undefined, undefined, () => listSqliteThreads(this.#c.s, limit, offset));
+    return this.#c.run(undefined, undefined, () => this.#c.listTx(limit, offset));
   }
 
   /**
