@@ -30,6 +30,7 @@ export function listTransaction(
     .deferred.bind(null);
 }
 
+/** The listing's statements (see {@link listTransaction}), run inside its transaction. */
 function listSqliteThreads(s: SqliteStatements, limit: number, offset: number): ThreadInfo[] {
   if (limit !== Number.POSITIVE_INFINITY || offset !== 0) {
     const page = s.listPage.all(limit === Number.POSITIVE_INFINITY ? -1 : limit, offset) as {
