@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { StateStoreError } from "../../errors/index.js";
+import { ConcurrentWriteError, StateStoreError } from "../../errors/index.js";
 import { encodeEvents, eventRowBytes } from "../../stores/internal.js";
 import type { NewEvent } from "../../stores/types.js";
 import { SqliteStateStore } from "./index.js";
@@ -192,6 +192,43 @@ describe("SqliteStateStore on a version 1 file", () => {
       eventRowBytes("t-ü", "empty", encodeEvents("t-ü", "empty", [ev(1, "e")])[0]!);
     expect(await store.sizeBytes()).toBe(v1Bytes + 40 + more);
     expect((await store.getBranch("t-ü", "main"))!.lastSeq).toBe(4);
+    // The rows keep version 1's last_seq and updated_at ("main"'s stale now, at 3 and 2,000);
+    // what is read and checked comes from the events (see sqlite-state-migrate.ts).
+    const raw = new Database(path, { readonly: true });
+    expect(
+      raw
+        .prepare(
+          "SELECT branch_id, last_seq, updated_at FROM branches WHERE thread_id = 't-ü' ORDER BY rowid",
+        )
+        .raw(true)
+        .all(),
+    ).toEqual([
+      ["main", 3, 2_000],
+      ["fork", 3, 3_000],
+      ["empty", 1, 0],
+    ]);
+    raw.close();
+    expect((await store.listBranches("t-ü")).map((b) => [b.branchId, b.lastSeq])).toEqual([
+      ["main", 4],
+      ["fork", 3],
+      ["empty", 2],
+    ]);
+    expect((await store.read("t-ü", "empty")).map((e) => [e.seq, e.data])).toEqual([
+      [1, { a: "é" }],
+      [2, "e"],
+    ]);
+    expect(await store.listThreads({ limit: 1 })).toEqual([
+      {
+        threadId: "t-ü",
+        branches: ["main", "fork", "empty"],
+        updatedAt: Math.max(e4!.createdAt, f2!.createdAt),
+      },
+    ]);
+    const stale = await store.append("t-ü", "main", [ev(4, "five")], 3).catch((e: unknown) => e);
+    expect(stale).toBeInstanceOf(ConcurrentWriteError);
+    expect((stale as Error).message).toBe(
+      'Branch "main" of thread "t-ü" is at seq 4, not 3: another writer appended since this one read it. Nothing was written; reload the branch and retry.',
+    );
     await store.close();
 
     // Opened again: version 2 as it is, nothing migrated twice.

@@ -6,6 +6,20 @@
  * running `total_bytes` per branch, and `branches` loses `bytes` (a branch's size is its last
  * event's `total_bytes`); an append then writes the events' B-tree alone.
  *
+ * `branches.last_seq` and `updated_at` are kept as version 1 left them, on purpose. Version 1
+ * advanced them with every append (in the append's transaction, and only when it inserted
+ * events: "main" was made by its first append, already at its last seq); version 2 writes them
+ * once, when the branch is made (a fork: the seq it starts after, and 0; "main": 0 and its
+ * first append's time), and reads them only for a branch with no events of its own: a
+ * branch's last seq and update time are its last event's `seq` and `created_at`, else the
+ * row's (`BRANCH_LAST_SEQ`, a `coalesce`, in sqlite-state-sql.ts). So a
+ * migrated branch with events of its own holds its version 1 last seq and time, stale from its
+ * next append on and never read while it has events (which only a deletion of the whole thread
+ * removes, with the row); one with none holds what version 2 would have written, its fork's
+ * seq and time 0, as version 1 never advanced a branch without inserting its events. Every
+ * value read is the one worked out from the events (migrate.test.ts checks them, before and
+ * after an append). Rewriting the columns to version 2's values would change nothing read.
+ *
  * @module
  */
 import type Database from "better-sqlite3";

@@ -1,13 +1,12 @@
 /**
  * The SQLite state store's reads: a branch's events through its parent chain (one deferred
- * transaction), one event by id, and the thread listing.
+ * transaction) and one event by id. The thread listing is sqlite-state-list.ts.
  *
  * @module
  */
 import type Database from "better-sqlite3";
 import { StateStoreError } from "../../errors/index.js";
 import {
-  byUpdatedAt,
   type ChainLink,
   checkContiguous,
   decodeEvent,
@@ -16,7 +15,7 @@ import {
   unknownBranch,
 } from "../../stores/internal.js";
 import { unpackEvents } from "../../stores/packed-events.js";
-import type { StoredEvent, ThreadInfo } from "../../stores/types.js";
+import type { StoredEvent } from "../../stores/types.js";
 import {
   type BranchRow,
   type DbEventRow,
@@ -102,42 +101,6 @@ export function getSqliteEvent(
 ): StoredEvent | null {
   const row = s.getEvent.get(p.threadId, p.branchId, p.seq) as DbEventRow | undefined;
   return row ? decodeEvent(p.threadId, p.branchId, toEventRow(row)) : null;
-}
-
-/**
- * Threads with their branch ids, most recently updated first; the page `limit`/`offset` asks
- * for in one query, or all of them (`limit` infinite and `offset` 0).
- */
-export function listSqliteThreads(
-  s: SqliteStatements,
-  limit: number,
-  offset: number,
-): ThreadInfo[] {
-  if (limit !== Number.POSITIVE_INFINITY || offset !== 0) {
-    const page = s.listPage.all(limit === Number.POSITIVE_INFINITY ? -1 : limit, offset) as {
-      thread_id: string;
-      updated_at: number;
-    }[];
-    return page.map((r) => ({
-      threadId: r.thread_id,
-      branches: (s.threadBranches.all(r.thread_id, 0, 0, "") as { branch_id: string }[]).map(
-        (b) => b.branch_id,
-      ),
-      updatedAt: r.updated_at,
-    }));
-  }
-  const threads = new Map<string, ThreadInfo>();
-  for (const r of s.listBranches.iterate()) {
-    const row = r as { thread_id: string; branch_id: string; updated_at: number };
-    let t = threads.get(row.thread_id);
-    if (!t) {
-      t = { threadId: row.thread_id, branches: [], updatedAt: 0 };
-      threads.set(row.thread_id, t);
-    }
-    t.branches.push(row.branch_id);
-    t.updatedAt = Math.max(t.updatedAt, row.updated_at);
-  }
-  return [...threads.values()].sort(byUpdatedAt);
 }
 
 /** The branch and its parents, branch first; `null` when the branch does not exist. */

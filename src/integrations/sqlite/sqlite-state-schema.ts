@@ -46,7 +46,8 @@ function eventsTable(name: string): string {
  * `branches`: a branch's parent, and its `last_seq` and `updated_at` when it was made (a fork:
  * the parent's seq it starts after; "main": 0 and its first append's time). Once the branch
  * has events of its own, its last event's `seq` and `created_at` are its last seq and update
- * time (see sqlite-state-sql.ts).
+ * time (see sqlite-state-sql.ts). (A branch with events in a file migrated from version 1
+ * keeps the values version 1 last wrote there, never read; see sqlite-state-migrate.ts.)
  */
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1,19 +1,17 @@
 /**
  * `SqliteStateStore`: the event log in one SQLite file (better-sqlite3), the embedded default
- * on disk. The class checks arguments and turns SQLite errors into `StateStoreError`; the work
- * is in sqlite-state-*.ts (open, schema, sql, append, read, leases, snapshots, delete, file) and
- * sqlite-branches.ts.
+ * on disk. This class holds the event log's methods (append, reads, branches, snapshots,
+ * threads, deletion, the file's size and upkeep) and checks their arguments; its base class
+ * (sqlite-state-leasing.ts) opening, closing, leases and stop requests; the plumbing
+ * (connection, statements, write batch, error mapping) is sqlite-state-core.ts. The work is in
+ * sqlite-state-*.ts (open, schema, sql, append, read, list, leases, snapshots, delete, file),
+ * sqlite-write-batch.ts and sqlite-branches.ts.
  *
  * @module
  */
-import type Database from "better-sqlite3";
 import {
   checkBranchId,
-  checkLease,
-  checkReleaseArgs,
-  checkStopArgs,
   checkThreadId,
-  closedError,
   encodeSnapshot,
   listBounds,
   parseEventId,
@@ -31,26 +29,19 @@ import type {
   ThreadInfo,
 } from "../../stores/types.js";
 import { createSqliteBranch, listSqliteBranches } from "./sqlite-branches.js";
-import { appendOperation, BranchHeads, queueAppend } from "./sqlite-state-append.js";
+import { queueAppend } from "./sqlite-state-append.js";
+import { type SqliteCore, storeCores } from "./sqlite-state-core.js";
 import { deleteSqliteThread } from "./sqlite-state-delete.js";
 import {
   checkpointSqliteFile,
   compactSqliteFile,
   sqliteFileSizeBytes,
 } from "./sqlite-state-file.js";
-import {
-  leaseTransaction,
-  renewSqliteLease,
-  requestSqliteStop,
-  sqliteStopRequested,
-  takeSqliteLease,
-} from "./sqlite-state-leases.js";
-import { openSqliteStateDb, sqliteStoreError } from "./sqlite-state-open.js";
+import { SqliteLeasing } from "./sqlite-state-leasing.js";
 import type { SqliteStateStoreOptions } from "./sqlite-state-options.js";
-import { getSqliteEvent, listSqliteThreads, readTransaction } from "./sqlite-state-read.js";
+import { getSqliteEvent } from "./sqlite-state-read.js";
 import { loadSqliteSnapshot, saveSqliteSnapshot } from "./sqlite-state-snapshots.js";
-import { type BranchRow, prepare, toBranchInfo } from "./sqlite-state-sql.js";
-import { SqliteWriteBatch } from "./sqlite-write-batch.js";
+import { type BranchRow, toBranchInfo } from "./sqlite-state-sql.js";
 
 export { SQLITE_SCHEMA_VERSION } from "./sqlite-versions.js";
 export type { SqliteStateStoreOptions };
@@ -92,33 +83,17 @@ export type { SqliteStateStoreOptions };
  * await store.close();
  * ```
  */
-export class SqliteStateStore implements StateStore {
-  /** The database file this store was opened on. */
-  readonly path: string;
-  #db: Database.Database | null;
-  readonly #s: ReturnType<typeof prepare>;
-  /** The heads of the branches this store appended to (a cache; see BranchHeads). */
-  readonly #heads = new BranchHeads();
-  readonly #append: ReturnType<typeof appendOperation>;
-  /** The write operations waiting to be committed together (see sqlite-write-batch.ts). */
-  readonly #batch: SqliteWriteBatch;
-  readonly #leaseTx: ReturnType<typeof leaseTransaction>;
-  readonly #readTx: ReturnType<typeof readTransaction>;
+export class SqliteStateStore extends SqliteLeasing implements StateStore {
+  /** The connection, statements, write batch and error mapping (the base class's). */
+  readonly #c: SqliteCore;
 
   /**
    * Open (or create) the store's file and its tables.
    * @throws StateStoreError when the file cannot be opened or holds an incompatible schema.
    */
   constructor(options: SqliteStateStoreOptions) {
-    const db = openSqliteStateDb(options);
-    this.path = options.path;
-    this.#db = db;
-    const s = prepare(db);
-    this.#s = s;
-    this.#append = appendOperation(s, this.#heads);
-    this.#batch = new SqliteWriteBatch(db, this.#heads, this.path);
-    this.#leaseTx = leaseTransaction(db, s);
-    this.#readTx = readTransaction(db, s);
+    super(options);
+    this.#c = storeCores.get(this)!;
   }
 
   /**
@@ -136,8 +111,15 @@ export class SqliteStateStore implements StateStore {
   ): Promise<StoredEvent[]> {
     // (Not async: its promise is the batch's own, one hop fewer for the caller's await.)
     try {
-      this.#open();
-      return queueAppend(this.#batch, this.#append, threadId, branchId, events, expectedLastSeq);
+      this.#c.open();
+      return queueAppend(
+        this.#c.batch,
+        this.#c.append,
+        threadId,
+        branchId,
+        events,
+        expectedLastSeq,
+      );
     } catch (e) {
       return Promise.reject(e);
     }
@@ -154,25 +136,27 @@ export class SqliteStateStore implements StateStore {
     branchId: string,
     options?: { afterSeq?: number; uptoSeq?: number },
   ): Promise<StoredEvent[]> {
-    this.#open(threadId);
+    this.#c.open(threadId);
     checkThreadId(threadId);
     const { afterSeq, uptoSeq } = readBounds(threadId, branchId, options);
-    return this.#run(threadId, branchId, () => this.#readTx(threadId, branchId, afterSeq, uptoSeq));
+    return this.#c.run(threadId, branchId, () =>
+      this.#c.readTx(threadId, branchId, afterSeq, uptoSeq),
+    );
   }
 
   /** The branch, or `null` when it does not exist. @throws StateStoreError for a closed store. */
   async getBranch(threadId: string, branchId: string): Promise<BranchInfo | null> {
-    this.#open(threadId);
-    return this.#run(threadId, branchId, () => {
-      const row = this.#s.getBranch.get(threadId, branchId) as BranchRow | undefined;
+    this.#c.open(threadId);
+    return this.#c.run(threadId, branchId, () => {
+      const row = this.#c.s.getBranch.get(threadId, branchId) as BranchRow | undefined;
       return row ? toBranchInfo(threadId, branchId, row) : null;
     });
   }
 
   /** The thread's branches, in creation order; see {@link StateStore.listBranches}. */
   async listBranches(threadId: string): Promise<BranchInfo[]> {
-    this.#open(threadId);
-    return this.#run(threadId, undefined, () => listSqliteBranches(this.#db!, threadId));
+    this.#c.open(threadId);
+    return this.#c.run(threadId, undefined, () => listSqliteBranches(this.#c.db, threadId));
   }
 
   /**
@@ -180,11 +164,11 @@ export class SqliteStateStore implements StateStore {
    * @throws StateStoreError for a damaged row or a closed store.
    */
   async getEvent(eventId: string): Promise<StoredEvent | null> {
-    this.#open();
+    this.#c.open();
     const p = parseEventId(eventId);
     if (!p) return null;
-    this.#open(p.threadId);
-    return this.#run(p.threadId, p.branchId, () => getSqliteEvent(this.#s, p));
+    this.#c.open(p.threadId);
+    return this.#c.run(p.threadId, p.branchId, () => getSqliteEvent(this.#c.s, p));
   }
 
   /**
@@ -197,12 +181,12 @@ export class SqliteStateStore implements StateStore {
     fromEventId: string,
     newBranchIdArg?: string,
   ): Promise<BranchInfo> {
-    this.#open(threadId);
+    this.#c.open(threadId);
     checkThreadId(threadId);
     if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
     const p = parseEventId(fromEventId);
-    return this.#run(threadId, newBranchIdArg, () =>
-      createSqliteBranch(this.#db!, this.#s, threadId, fromEventId, p, newBranchIdArg),
+    return this.#c.run(threadId, newBranchIdArg, () =>
+      createSqliteBranch(this.#c.db, this.#c.s, threadId, fromEventId, p, newBranchIdArg),
     );
   }
 
@@ -212,12 +196,12 @@ export class SqliteStateStore implements StateStore {
    *   (with `field`), a seq past the branch's last event, or a closed store.
    */
   async saveSnapshot(threadId: string, branchId: string, snapshot: Snapshot): Promise<void> {
-    this.#open(threadId);
+    this.#c.open(threadId);
     checkThreadId(threadId);
     const data = encodeSnapshot(threadId, branchId, snapshot);
     const bytes = snapshotRowBytes(threadId, branchId, data);
-    this.#run(threadId, branchId, () =>
-      saveSqliteSnapshot(this.#s, threadId, branchId, snapshot, data, bytes),
+    this.#c.run(threadId, branchId, () =>
+      saveSqliteSnapshot(this.#c.s, threadId, branchId, snapshot, data, bytes),
     );
   }
 
@@ -226,95 +210,21 @@ export class SqliteStateStore implements StateStore {
    * @throws StateStoreError for a damaged snapshot or a closed store.
    */
   async loadSnapshot(threadId: string, branchId: string): Promise<Snapshot | null> {
-    this.#open(threadId);
-    return this.#run(threadId, branchId, () => loadSqliteSnapshot(this.#s, threadId, branchId));
-  }
-
-  /**
-   * Take the branch's lease for `owner` for `ttlMs` ms; `true` when taken or extended (same
-   * owner), `false` when another owner holds an unexpired lease. Expiry uses this machine's
-   * clock; processes sharing a file share the clock. The branch need not exist yet.
-   *
-   * The lease records the holder's machine and process: a lease whose holder ran on this
-   * machine and is gone (killed, crashed) is taken over at once, without waiting for it to
-   * expire. A holder on another machine sharing the file (a network file system) waits for
-   * its time to live.
-   * @throws StateStoreError for an empty owner, a ttl ≤ 0 or a closed store.
-   */
-  async acquireLease(
-    threadId: string,
-    branchId: string,
-    owner: string,
-    ttlMs: number,
-  ): Promise<boolean> {
-    this.#open();
-    checkLease(threadId, branchId, owner, ttlMs);
-    return this.#batch.enqueue(threadId, branchId, () =>
-      takeSqliteLease(this.#s, this.#leaseTx, threadId, branchId, owner, ttlMs),
-    );
-  }
-
-  /**
-   * Extend `owner`'s lease to `ttlMs` ms from now, also one that expired, when it is still
-   * `owner`'s (one `UPDATE … WHERE owner = ?`); `false` when another owner holds it or nobody
-   * does (see {@link StateStore.renewLease}).
-   * @throws StateStoreError for an empty owner, a ttl ≤ 0 or a closed store.
-   */
-  async renewLease(
-    threadId: string,
-    branchId: string,
-    owner: string,
-    ttlMs: number,
-  ): Promise<boolean> {
-    this.#open();
-    checkLease(threadId, branchId, owner, ttlMs);
-    return this.#batch.enqueue(threadId, branchId, () =>
-      renewSqliteLease(this.#s, threadId, branchId, owner, ttlMs),
-    );
-  }
-
-  /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for an empty owner, a bad id or a closed store. */
-  async releaseLease(threadId: string, branchId: string, owner: string): Promise<void> {
-    this.#open();
-    checkReleaseArgs(threadId, branchId, owner);
-    await this.#batch.enqueue(threadId, branchId, () => {
-      this.#s.releaseLease.run(threadId, branchId, owner);
-    });
-  }
-
-  /**
-   * Ask the holder of the branch's unexpired lease to stop at its next superstep boundary
-   * (see {@link StateStore.requestStop}): one UPDATE of its `leases` row, which every process
-   * sharing the file reads.
-   * @returns the owner asked, or `null` when no unexpired lease is held.
-   * @throws StateStoreError for an empty `by` or a closed store.
-   */
-  async requestStop(threadId: string, branchId: string, by: string): Promise<string | null> {
-    this.#open();
-    checkStopArgs(threadId, branchId, "by", by);
-    return this.#batch.enqueue(threadId, branchId, () =>
-      requestSqliteStop(this.#s, threadId, branchId, by),
-    );
-  }
-
-  /** The run that asked `owner` to stop, or `null` (see {@link StateStore.stopRequested}). */
-  async stopRequested(threadId: string, branchId: string, owner: string): Promise<string | null> {
-    this.#open(threadId);
-    checkStopArgs(threadId, branchId, "owner", owner);
-    return this.#run(threadId, branchId, () =>
-      sqliteStopRequested(this.#s, threadId, branchId, owner),
-    );
+    this.#c.open(threadId);
+    return this.#c.run(threadId, branchId, () => loadSqliteSnapshot(this.#c.s, threadId, branchId));
   }
 
   /**
    * Threads with their branch ids (creation order), most recently updated first (ties by
-   * thread id); all of them, or the page `options` asks for (one query for the page).
+   * thread id); all of them, or the page `options` asks for. After committing the waiting
+   * writes, it reads in one deferred transaction, so a page is one state of the file: a commit
+   * of another connection meanwhile is in all of it or none (sqlite-state-list.ts).
    * @throws StateStoreError for a bad `limit` or `offset`, or a closed store.
    */
   async listThreads(options?: ListThreadsOptions): Promise<ThreadInfo[]> {
-    this.#openAll();
+    this.#c.openAll();
     const { limit, offset } = listBounds(options);
-    return this.#run(undefined, undefined, () => listSqliteThreads(this.#s, limit, offset));
+    return this.#c.run(undefined, undefined, () => this.#c.listTx(limit, offset));
   }
 
   /**
@@ -326,18 +236,18 @@ export class SqliteStateStore implements StateStore {
    *   StateStoreError for an invalid thread id or a closed store.
    */
   async deleteThread(threadId: string, options?: DeleteThreadOptions): Promise<string[]> {
-    this.#open();
+    this.#c.open();
     return deleteSqliteThread(
       this,
-      this.#db!,
-      this.#s,
+      this.#c.db,
+      this.#c.s,
       (fn) => {
-        this.#openAll(); // (writes called before a step of the deletion come before it)
-        return this.#run(threadId, undefined, fn);
+        this.#c.openAll(); // (writes called before a step of the deletion come before it)
+        return this.#c.run(threadId, undefined, fn);
       },
       threadId,
       options,
-      () => this.#heads.clear(),
+      () => this.#c.heads.clear(),
     );
   }
 
@@ -349,8 +259,8 @@ export class SqliteStateStore implements StateStore {
    * @throws StateStoreError for a closed store or when another connection is writing.
    */
   async compact(): Promise<void> {
-    this.#openAll();
-    this.#run(undefined, undefined, () => compactSqliteFile(this.#db!));
+    this.#c.openAll();
+    this.#c.run(undefined, undefined, () => compactSqliteFile(this.#c.db));
   }
 
   /**
@@ -359,8 +269,8 @@ export class SqliteStateStore implements StateStore {
    * branch). Page slack, indexes and the WAL are not counted; see {@link fileSizeBytes}.
    */
   async sizeBytes(): Promise<number> {
-    this.#openAll();
-    return this.#run(undefined, undefined, () => (this.#s.sizeBytes.get() as { n: number }).n);
+    this.#c.openAll();
+    return this.#c.run(undefined, undefined, () => (this.#c.s.sizeBytes.get() as { n: number }).n);
   }
 
   /**
@@ -368,7 +278,7 @@ export class SqliteStateStore implements StateStore {
    * @throws StateStoreError for a closed store.
    */
   async fileSizeBytes(): Promise<number> {
-    this.#openAll();
+    this.#c.openAll();
     return sqliteFileSizeBytes(this.path);
   }
 
@@ -380,40 +290,7 @@ export class SqliteStateStore implements StateStore {
    * @throws StateStoreError for a closed store.
    */
   async checkpoint(): Promise<void> {
-    this.#openAll();
-    this.#run(undefined, undefined, () => checkpointSqliteFile(this.#db!));
-  }
-
-  /** Close the file (checkpointing the WAL); later calls throw `StateStoreError`. Closing twice is a no-op. */
-  async close(): Promise<void> {
-    const db = this.#db;
-    if (!db) return;
-    this.#batch.flush();
-    this.#db = null;
-    db.close();
-  }
-
-  /**
-   * Throw when closed; with `threadId`, first commit the waiting writes when one is of that
-   * thread, so that calls apply in the order they were made.
-   */
-  #open(threadId?: string): void {
-    if (!this.#db) throw closedError("SqliteStateStore");
-    if (threadId !== undefined && this.#batch.pending(threadId)) this.#batch.flush();
-  }
-
-  /** Throw when closed, else commit every waiting write. */
-  #openAll(): void {
-    this.#open();
-    this.#batch.flush();
-  }
-
-  /** Run `fn`, turning a SQLite error into `StateStoreError` (ours pass through). */
-  #run<T>(threadId: string | undefined, branchId: string | undefined, fn: () => T): T {
-    try {
-      return fn();
-    } catch (e) {
-      throw sqliteStoreError(this.path, threadId, branchId, e);
-    }
+    this.#c.openAll();
+    this.#c.run(undefined, undefined, () => checkpointSqliteFile(this.#c.db));
   }
 }
