@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { applyRunInput } from "./apply-update.js";
 import { defineState, prepareUpdate } from "./define-state.js";
 import { initialState } from "./initial-state.js";
-import { makerForKeys } from "./shallow-copy.js";
+import { MAX_COPIERS, makerForKeys } from "./shallow-copy.js";
 import { copyState, shallowCopy } from "./state-copy.js";
 
 /** A state of `n` number fields f0 … f(n-1), each defaulting to its index. */
@@ -62,6 +62,34 @@ describe("initialState of many fields", () => {
     expect(makerForKeys(["__proto__", "a"])).toBeNull();
     expect(makerForKeys([])).toBeNull();
   });
+
+  it("makes each key list's constructor once, for a definition whose defaulted fields change", () => {
+    let calls = 0;
+    const State = defineState({
+      alt1: z.number().default(1),
+      // (zod's types take a default of the inner type; the engine leaves out an undefined one.)
+      alt2: z
+        .number()
+        .optional()
+        .default(() => (++calls % 2 === 0 ? 7 : undefined) as number),
+      alt3: z.number().default(3),
+    });
+    // Code made from strings: a maker and a copier for each of the two key lists, not a maker
+    // per state (half a millisecond each at 200 fields).
+    const made = vi.spyOn(globalThis, "Function");
+    const states = Array.from({ length: 6 }, () => initialState(State));
+    expect(made).toHaveBeenCalledTimes(4);
+    made.mockRestore();
+    expect(states).toEqual([
+      { alt1: 1, alt3: 3 },
+      { alt1: 1, alt2: 7, alt3: 3 },
+      { alt1: 1, alt3: 3 },
+      { alt1: 1, alt2: 7, alt3: 3 },
+      { alt1: 1, alt3: 3 },
+      { alt1: 1, alt2: 7, alt3: 3 },
+    ]);
+    expect(makerForKeys(["alt1", "alt3"])).toBe(makerForKeys(["alt1", "alt3"]));
+  });
 });
 
 describe("applyRunInput", () => {
@@ -108,5 +136,29 @@ describe("applyRunInput", () => {
     const t = applyRunInput(Loose, s, prepareUpdate(Loose, { v: 3 }, "i"), false);
     expect(copyState(t)).toEqual({ v: 3 });
     expect(s).toEqual({ v: [4] });
+  });
+});
+
+describe("makerForKeys' limit", () => {
+  it(`keeps makers for ${MAX_COPIERS} key lists; past them it makes none`, async () => {
+    // A fresh instance of the modules, with no key list kept yet.
+    vi.resetModules();
+    const copies = await import("./shallow-copy.js");
+    const initial = await import("./initial-state.js");
+    const define = await import("./define-state.js");
+    for (let i = 0; i < MAX_COPIERS; i++) {
+      expect(copies.makerForKeys([`limit-${i}`])).not.toBeNull();
+    }
+    expect(copies.makerForKeys(["limit-new"])).toBeNull();
+    // The ones kept are still given out.
+    expect(copies.makerForKeys(["limit-0"])?.(["v"])).toEqual({ "limit-0": "v" });
+    // initialState then sets the fields one by one: the same state.
+    const Late = define.defineState({
+      late1: z.number().default(1),
+      late2: z.array(z.number()).default([]),
+    });
+    const late = initial.initialState(Late);
+    expect(late).toEqual({ late1: 1, late2: [] });
+    expect(Object.keys(late)).toEqual(["late1", "late2"]);
   });
 });

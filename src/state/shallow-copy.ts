@@ -17,12 +17,16 @@
 /** Makes a copy of a state object with exactly the keys, in the order, it was made for. */
 export type Copier = (state: Record<string, unknown>) => Record<string, unknown>;
 
-/** How many key lists get their own copier (later ones copy by spread). */
+/**
+ * How many key lists get their own copier (later ones copy by spread), and how many their own
+ * {@link Maker} (later ones get none: the caller sets the keys one by one).
+ */
 export const MAX_COPIERS = 512;
 /** Key lists longer than this copy by spread. */
 export const MAX_KEYS = 2000;
 
 const copiers = new Map<string, Copier>();
+const makers = new Map<string, Maker>();
 let canGenerate = true;
 
 /** The spread copy, for what gets no copier of its own. */
@@ -60,16 +64,25 @@ export function copierForKeys(keys: readonly string[]): Copier {
 export type Maker = (values: readonly unknown[]) => Record<string, unknown>;
 
 /**
- * A {@link Maker} for `keys`, or `null` where no code can be made (as for {@link copierForKeys};
- * the caller then sets the keys one by one). Not cached: the caller keeps it (a state
- * definition's initial state, initial-state.ts). What it makes has V8's fast properties
- * however many keys there are; an object given more than a dozen or so keys one at a time
- * becomes a dictionary, several times slower to read and to copy.
+ * The {@link Maker} for `keys`, made once per key list and kept (as copiers are: at most
+ * {@link MAX_COPIERS} key lists), or `null` where no code can be made (as for
+ * {@link copierForKeys}) or past that limit: the caller then sets the keys one by one. Kept,
+ * because a definition whose defaults are sometimes `undefined` (initial-state.ts) asks for
+ * two key lists in turn, and making a constructor of 200 keys takes about half a millisecond.
+ * What it makes has V8's fast properties however many keys there are; an object given more
+ * than a dozen or so keys one at a time becomes a dictionary, several times slower to read and
+ * to copy.
  */
 export function makerForKeys(keys: readonly string[]): Maker | null {
   if (!canGenerate || keys.length > MAX_KEYS || keys.length === 0 || keys.includes("__proto__"))
     return null;
-  return generate<Maker>(keys, (_, i) => `s[${i}]`, "make(s)");
+  const id = keys.join("\u0000");
+  const known = makers.get(id);
+  if (known) return known;
+  if (makers.size >= MAX_COPIERS) return null;
+  const maker = generate<Maker>(keys, (_, i) => `s[${i}]`, "make(s)");
+  if (maker !== null) makers.set(id, maker);
+  return maker;
 }
 
 /** A function `fn` (`"copy(s)"`) returning `new Make(s)`, Make setting each key to `read(key, i)`. */
