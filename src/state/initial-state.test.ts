@@ -63,6 +63,19 @@ describe("initialState of many fields", () => {
     expect(makerForKeys([])).toBeNull();
   });
 
+  it("gives definitions whose field names join to the same string their own states", () => {
+    const Joined = defineState({ "j\u0000k": z.number().default(1) });
+    const Split = defineState({ j: z.number().default(2), k: z.array(z.number()).default([3]) });
+    expect(initialState(Joined)).toEqual({ "j\u0000k": 1 });
+    const split = initialState(Split);
+    expect(split).toEqual({ j: 2, k: [3] });
+    expect(Object.keys(split)).toEqual(["j", "k"]);
+    const copy = copyState(split);
+    expect(copy).toEqual({ j: 2, k: [3] });
+    expect(copy.k).not.toBe(split.k);
+    expect(initialState(Joined)).toEqual({ "j\u0000k": 1 });
+  });
+
   it("makes each key list's constructor once, for a definition whose defaulted fields change", () => {
     let calls = 0;
     const State = defineState({

@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { StateUpdateError } from "../errors/index.js";
 import type { FieldSpec, StateDefinition } from "./define-state.js";
 import { checkJson } from "./field-checks.js";
-import { type Copier, copierForKeys, type Maker, makerForKeys } from "./shallow-copy.js";
+import { type Copier, copierForKeys, type Maker, makerForKeys, sameKeys } from "./shallow-copy.js";
 import { knownState } from "./state-copy.js";
 
 /** How a definition's initial states are made: the fields that had a default last time, in order. */
@@ -53,12 +53,6 @@ export function initialState(def: StateDefinition | null): Record<string, unknow
   }
   knownState(state, layout.copier, objects);
   return state;
-}
-
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**

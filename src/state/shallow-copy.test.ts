@@ -31,6 +31,16 @@ describe("copierFor", () => {
     expect(copierFor({ q: 1, p: 2 })({ q: 7, p: 8 })).toEqual({ q: 7, p: 8 });
   });
 
+  it("gives key lists that join to the same string (a key holding \\u0000) their own copies", () => {
+    const joined = { "a\u0000b": 1 };
+    expect(copierFor(joined)(joined)).toEqual({ "a\u0000b": 1 });
+    const split = { a: 2, b: 3 };
+    const copy = copierFor(split)(split);
+    expect(copy).toEqual({ a: 2, b: 3 });
+    expect(Object.keys(copy)).toEqual(["a", "b"]);
+    expect(Object.keys(copierFor(joined)(joined))).toEqual(["a\u0000b"]);
+  });
+
   it("copies by spread a state with a __proto__ key, and an empty one", () => {
     const state = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<
       string,

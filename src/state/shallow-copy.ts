@@ -8,8 +8,9 @@
  * prototype is `Object.prototype` (what it makes is a plain object with those keys in that
  * order, as `{ ...s }` is), made once with `new Function` and kept (at most {@link MAX_COPIERS} key lists, up to {@link MAX_KEYS} keys
  * each), so every copy site stays monomorphic. Where code cannot be made from strings
- * (`--disallow-code-generation-from-strings`), a key list it cannot take (`__proto__`), or past
- * those limits, the copy is a spread.
+ * (`--disallow-code-generation-from-strings`), a key list it cannot take (`__proto__`; a list
+ * that joins to another one's id, by a key holding "\u0000"), or past those limits, the copy is a
+ * spread.
  *
  * @module
  */
@@ -25,8 +26,14 @@ export const MAX_COPIERS = 512;
 /** Key lists longer than this copy by spread. */
 export const MAX_KEYS = 2000;
 
-const copiers = new Map<string, Copier>();
-const makers = new Map<string, Maker>();
+/** A function made for a key list, with the list (two lists may join to one id: see {@link kept}). */
+interface Kept<F> {
+  keys: readonly string[];
+  fn: F;
+}
+
+const copiers = new Map<string, Kept<Copier>>();
+const makers = new Map<string, Kept<Maker>>();
 let canGenerate = true;
 
 /** The spread copy, for what gets no copier of its own. */
@@ -45,15 +52,15 @@ export function copierFor(state: Record<string, unknown>): Copier {
 export function copierForKeys(keys: readonly string[]): Copier {
   if (!canGenerate || keys.length > MAX_KEYS || keys.length === 0) return spreadCopy;
   const id = keys.join("\u0000");
-  const known = copiers.get(id);
-  if (known) return known;
+  const known = kept(copiers, id, keys);
+  if (known !== undefined) return known ?? spreadCopy;
   if (copiers.size >= MAX_COPIERS || keys.includes("__proto__")) return spreadCopy;
   // A constructor, not an object literal: V8 makes an object of many properties from a
   // literal several times slower than a constructor fills one (whose prototype is set to
   // Object.prototype, so that what it makes is a plain object, as a spread's copy is).
   const copier = generate<Copier>(keys, (k) => `s[${JSON.stringify(k)}]`, "copy(s)");
   if (copier === null) return spreadCopy;
-  copiers.set(id, copier);
+  copiers.set(id, { keys: keys.slice(), fn: copier });
   return copier;
 }
 
@@ -77,12 +84,34 @@ export function makerForKeys(keys: readonly string[]): Maker | null {
   if (!canGenerate || keys.length > MAX_KEYS || keys.length === 0 || keys.includes("__proto__"))
     return null;
   const id = keys.join("\u0000");
-  const known = makers.get(id);
-  if (known) return known;
+  const known = kept(makers, id, keys);
+  if (known !== undefined) return known;
   if (makers.size >= MAX_COPIERS) return null;
   const maker = generate<Maker>(keys, (_, i) => `s[${i}]`, "make(s)");
-  if (maker !== null) makers.set(id, maker);
+  if (maker !== null) makers.set(id, { keys: keys.slice(), fn: maker });
   return maker;
+}
+
+/**
+ * The function kept under `id` (`keys` joined by "\u0000") when it was made for `keys`;
+ * `undefined` when none is kept; `null` when the one kept was made for another list that joins
+ * to the same id (a key holding "\u0000", as `["a\u0000b"]` and `["a", "b"]`): `keys` gets none.
+ */
+function kept<F>(
+  map: Map<string, Kept<F>>,
+  id: string,
+  keys: readonly string[],
+): F | null | undefined {
+  const k = map.get(id);
+  if (k === undefined) return undefined;
+  return sameKeys(k.keys, keys) ? k.fn : null;
+}
+
+/** Whether two key lists are the same keys in the same order. */
+export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** A function `fn` (`"copy(s)"`) returning `new Make(s)`, Make setting each key to `read(key, i)`. */
