@@ -45,6 +45,7 @@ import type {
   SearchItem,
   SearchOptions,
 } from "../../memory/types.js";
+import { chunkedSearch, chunkedSearchWorks, prepareChunks } from "./sqlite-memory-scan.js";
 import { prepare, type Ranked, registerScore, scoring, setUp, TOP } from "./sqlite-memory-sql.js";
 
 import { SQLITE_MEMORY_SCHEMA_VERSION } from "./sqlite-versions.js";
@@ -127,6 +128,8 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly #max: number;
   readonly #now: () => number;
   readonly #s: ReturnType<typeof prepare>;
+  /** The chunk statement of a search without a filter, or `null` when chunks cannot be read. */
+  readonly #chunks: Database.Statement | null;
 
   constructor(options: SqliteMemoryStoreOptions) {
     const prefix = tablePrefixOf(options?.tablePrefix, NAME);
@@ -166,6 +169,7 @@ export class SqliteMemoryStore implements MemoryStore {
       setUp(this.#db, prefix, this.#index?.dimensions ?? null);
       registerScore(this.#db);
       this.#s = prepare(this.#db, prefix);
+      this.#chunks = chunkedSearchWorks(this.#db) ? prepareChunks(this.#db, prefix) : null;
     } catch (e) {
       if (this.#own) this.#db.close();
       if (e instanceof MemoryStoreError) throw e;
@@ -251,8 +255,16 @@ export class SqliteMemoryStore implements MemoryStore {
       return row ? rowItem(row) : null;
     };
     const score = (r: { s: number }) => r.s;
-    // One pass over the vectors under the prefix, scored in SQL by nodestep_memory_score;
-    // without a filter SQLite keeps only the best offset + limit as it goes.
+    // Without a filter: the vectors read in chunks and scored here (sqlite-memory-scan.ts),
+    // unless one is not of the index's dimensions. Else one pass over them, scored in SQL by
+    // nodestep_memory_score; without a filter SQLite keeps only the best offset + limit.
+    const db = this.#db as Database.Database;
+    const chunks = this.#chunks;
+    const best =
+      test || !chunks
+        ? null
+        : this.#run(() => chunkedSearch(db, chunks, q, args, offset + limit, this.#max, prefix));
+    if (best) return takePage(best.slice(offset), item, (r) => r.score, null, 0, limit);
     return this.#run(() =>
       scoring(q, this.#max, prefix, () => {
         if (!test) {
