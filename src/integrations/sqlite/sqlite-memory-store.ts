@@ -106,8 +106,9 @@ interface Row {
  * the state store's file: give both the same `path`. Values are JSON text; vectors are float32
  * blobs (4 bytes a dimension) normalized to length 1, in their own compact table (written in
  * the item's transaction), so a query reads no values. A query scores every indexed vector
- * under the prefix in one pass inside SQLite (the SQL function `nodestep_memory_score`) and
- * keeps the best `offset + limit` (exact search, no approximate index), so its time grows with
+ * under the prefix in one pass (without a filter, read in chunks of about 1 MiB and scored in
+ * this process; with one, inside SQLite by the SQL function `nodestep_memory_score`) and keeps
+ * the best `offset + limit` (exact search, no approximate index), so its time grows with
  * the items under the prefix; at most `maxSearchItems`. A file's index dimensions are fixed by
  * the first store opened on it with an `index`. Files of schema version 1 (vectors in the
  * items table) are moved to version 2 when opened.
