@@ -19,7 +19,8 @@ export interface PostgresPoolClient {
   /**
    * Run one SQL statement with `$1`, `$2`, … bound to `values`. `PostgresMemoryStore`'s exact
    * search also passes it a pg `Query` (a submittable whose rows are handed over as they
-   * arrive, pg's `client.query(new pg.Query(...))`).
+   * arrive, pg's `client.query(new pg.Query(...))`), or on a pg-native client (no
+   * `connection`) a config `{ text, values, rowMode: "array" }`.
    */
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
   /** Give the connection back; with an error (or `true`), the pool closes it instead. */

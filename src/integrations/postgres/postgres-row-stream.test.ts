@@ -82,4 +82,35 @@ describe("streamRows", () => {
       await own.end();
     }
   });
+
+  it("on a client without pg's protocol connection (pg-native): reads the rows, then hands them over", async () => {
+    const client = await pool.connect();
+    try {
+      // The pool's client seen as a pg-native one is: no `connection`, and queries by config.
+      const native = {
+        query: (config: unknown) => client.query(config as pg.QueryArrayConfig),
+        on: () => undefined,
+        removeListener: () => undefined,
+      };
+      const rows: unknown[][] = [];
+      const sql = "SELECT i, 'k' || i FROM generate_series(1, $1::int) AS i";
+      expect(await streamRows(native, sql, [3], (row) => rows.push(row))).toBe(3);
+      expect(rows).toEqual([
+        [1, "k1"],
+        [2, "k2"],
+        [3, "k3"],
+      ]);
+      const seen: unknown[] = [];
+      const error = await streamRows(native, sql, [3], (row) => {
+        seen.push(row[0]);
+        if (row[0] === 2) throw new Error("row 2");
+      }).catch((e: unknown) => e);
+      expect(error).toEqual(new Error("row 2"));
+      expect(seen).toEqual([1, 2]);
+      const failed = await streamRows(native, "SELECT nope", [], () => {}).catch((e: unknown) => e);
+      expect((failed as Error).message).toBe('column "nope" does not exist');
+    } finally {
+      client.release();
+    }
+  });
 });

@@ -10,9 +10,11 @@ import pg from "pg";
 
 /** A connection as {@link streamRows} uses it: pg's `PoolClient`. */
 export interface StreamClient {
-  query(query: pg.Query): unknown;
+  query(query: pg.Query | { text: string; values: unknown[]; rowMode: "array" }): unknown;
   on(event: "error", listener: (error: Error) => void): unknown;
   removeListener(event: "error", listener: (error: Error) => void): unknown;
+  /** pg's protocol connection: a pg-native client has none, and runs no pg `Query`. */
+  connection?: unknown;
 }
 
 /**
@@ -29,6 +31,7 @@ export function streamRows(
   values: unknown[],
   each: (row: unknown[]) => void,
 ): Promise<number> {
+  if (!client.connection) return allRows(client, text, values, each);
   return new Promise((resolve, reject) => {
     // pg's types leave rowMode out of Query's config; pg reads it (rows as arrays).
     const query = new pg.Query({ text, values, rowMode: "array" } as pg.QueryConfig);
@@ -56,6 +59,30 @@ export function streamRows(
     });
     client.query(query);
   });
+}
+
+/**
+ * {@link streamRows} on a client without pg's protocol connection (pg-native): the rows all
+ * read first (as arrays), then handed over in order.
+ */
+async function allRows(
+  client: StreamClient,
+  text: string,
+  values: unknown[],
+  each: (row: unknown[]) => void,
+): Promise<number> {
+  const res = (await client.query({ text, values, rowMode: "array" })) as { rows: unknown[][] };
+  let thrown: { error: unknown } | null = null;
+  for (const row of res.rows) {
+    try {
+      each(row);
+    } catch (e) {
+      thrown = { error: e };
+      break;
+    }
+  }
+  if (thrown) throw thrown.error;
+  return res.rows.length;
 }
 
 /**
