@@ -83,14 +83,14 @@ describe("streamRows", () => {
     }
   });
 
-  it("on a client without pg's protocol connection (pg-native): reads the rows, then hands them over", async () => {
+  it("on a client without pg's protocol connection (pg-native, another driver): reads the rows with query(text, values), then hands them over", async () => {
     const client = await pool.connect();
     try {
-      // The pool's client seen as a pg-native one is: no `connection`, and queries by config.
+      // The pool's client seen as another driver's: no `connection`, no `removeListener`,
+      // only the PostgresPoolClient interface's query(text, values).
       const native = {
-        query: (config: unknown) => client.query(config as pg.QueryArrayConfig),
+        query: (text: string, values?: unknown[]) => client.query(text, values),
         on: () => undefined,
-        removeListener: () => undefined,
       };
       const rows: unknown[][] = [];
       const sql = "SELECT i, 'k' || i FROM generate_series(1, $1::int) AS i";

@@ -8,12 +8,15 @@
  */
 import pg from "pg";
 
-/** A connection as {@link streamRows} uses it: pg's `PoolClient`. */
+/**
+ * A connection as {@link streamRows} uses it: pg's `PoolClient` (a pg `Query` passed to its
+ * `query`), or any client of the `PostgresPoolClient` interface (`query(text, values)`).
+ */
 export interface StreamClient {
-  query(query: pg.Query | { text: string; values: unknown[]; rowMode: "array" }): unknown;
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   on(event: "error", listener: (error: Error) => void): unknown;
-  removeListener(event: "error", listener: (error: Error) => void): unknown;
-  /** pg's protocol connection: a pg-native client has none, and runs no pg `Query`. */
+  removeListener?(event: "error", listener: (error: Error) => void): unknown;
+  /** pg's protocol connection: a pg-native client, or another one, has none, and runs no pg `Query`. */
   connection?: unknown;
 }
 
@@ -31,14 +34,15 @@ export function streamRows(
   values: unknown[],
   each: (row: unknown[]) => void,
 ): Promise<number> {
-  if (!client.connection) return allRows(client, text, values, each);
+  const off = client.removeListener?.bind(client);
+  if (!client.connection || off === undefined) return allRows(client, text, values, each);
   return new Promise((resolve, reject) => {
     // pg's types leave rowMode out of Query's config; pg reads it (rows as arrays).
     const query = new pg.Query({ text, values, rowMode: "array" } as pg.QueryConfig);
     let count = 0;
     let thrown: { error: unknown } | null = null;
     const failed = (e: Error) => {
-      client.removeListener("error", failed);
+      off("error", failed);
       reject(e);
     };
     client.on("error", failed);
@@ -53,17 +57,19 @@ export function streamRows(
     });
     query.on("error", failed);
     query.on("end", () => {
-      client.removeListener("error", failed);
+      off("error", failed);
       if (thrown) reject(thrown.error);
       else resolve(count);
     });
-    client.query(query);
+    (client.query as unknown as (q: pg.Query) => unknown)(query);
   });
 }
 
 /**
- * {@link streamRows} on a client without pg's protocol connection (pg-native): the rows all
- * read first (as arrays), then handed over in order.
+ * {@link streamRows} on a client without pg's protocol connection (pg-native, or a client of
+ * another driver behind the `PostgresPoolClient` interface): the rows all read first with
+ * `query(text, values)`, then handed over in order, each as its columns' values in the order
+ * the row object holds them (the statement's column order: its column names are distinct).
  */
 async function allRows(
   client: StreamClient,
@@ -71,11 +77,11 @@ async function allRows(
   values: unknown[],
   each: (row: unknown[]) => void,
 ): Promise<number> {
-  const res = (await client.query({ text, values, rowMode: "array" })) as { rows: unknown[][] };
+  const res = await client.query(text, values);
   let thrown: { error: unknown } | null = null;
   for (const row of res.rows) {
     try {
-      each(row);
+      each(Object.values(row as Record<string, unknown>));
     } catch (e) {
       thrown = { error: e };
       break;
