@@ -16,12 +16,22 @@ export interface PostgresQueryResult {
 
 /** A connection checked out of the pool (pg's `PoolClient`). */
 export interface PostgresPoolClient {
-  /** Run one SQL statement with `$1`, `$2`, … bound to `values`. */
+  /**
+   * Run one SQL statement with `$1`, `$2`, … bound to `values`. On pg's own client (one with
+   * pg's protocol `connection` and `removeListener`), `PostgresMemoryStore`'s exact search
+   * passes a pg `Query` instead, whose rows are handed over as they arrive
+   * (`client.query(new pg.Query(...))`); on any other client it calls this.
+   */
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
   /** Give the connection back; with an error (or `true`), the pool closes it instead. */
   release(error?: Error | boolean): void;
   /** The connection failed while idle (the state store's lease session listens for it). */
   on(event: "error", listener: (error: Error) => void): unknown;
+  /**
+   * Stop listening (pg's clients have it: the memory store's exact search listens for
+   * `"error"` while it streams rows, and reads them all first on a client without it).
+   */
+  removeListener?(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /**

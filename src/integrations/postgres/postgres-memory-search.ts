@@ -5,9 +5,10 @@
  * @module
  */
 import { MemoryStoreError } from "../../errors/index.js";
+import { BlobScorer } from "../../memory/blob-scorer.js";
 import type { ValueTest } from "../../memory/filter.js";
 import { tooMany } from "../../memory/in-memory-store.js";
-import { blobToVector, dot, prefixRange, toItem } from "../../memory/internal.js";
+import { prefixRange, toItem } from "../../memory/internal.js";
 import { byNamespaceKey, TopK, takePage } from "../../memory/ranking.js";
 import type { MemoryItem, SearchItem } from "../../memory/types.js";
 import type { RowClient, VectorSql } from "./postgres-memory-schema.js";
@@ -27,6 +28,11 @@ export interface SearchContext {
   now: number;
   connect(): Promise<RowClient & { release(error?: Error | boolean): void }>;
   query<R>(sql: string, params: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+  /**
+   * Run a statement and hand each row (an array of its columns) to `each` as it arrives,
+   * keeping none; resolves with the count of rows (see `streamRows`).
+   */
+  stream(sql: string, params: unknown[], each: (row: unknown[]) => void): Promise<number>;
 }
 
 export interface Row {
@@ -126,22 +132,34 @@ export async function exactSearch(
   test: ValueTest | null,
 ): Promise<SearchItem[]> {
   const { lo, hi } = prefixRange(prefix);
-  const res = await ctx.query<Row & { embedding_f32: Uint8Array }>(
-    `SELECT ${test ? COLS : "ns, key"}, embedding_f32 FROM ${ctx.items}
-WHERE embedding_f32 IS NOT NULL AND ns >= $1 AND ns < $2 AND ${LIVE.replace("$NOW", "$3")} LIMIT $4`,
-    [lo, hi ?? TOP, ctx.now, ctx.maxSearchItems + 1],
-  );
-  if (res.rows.length > ctx.maxSearchItems) throw tooMany(ctx.maxSearchItems, prefix);
   const top = new TopK<{ ns: string; key: string; score: number; item: MemoryItem | null }>(
     offset + limit,
   );
-  for (const r of res.rows) {
-    const score = dot(q, blobToVector(r.embedding_f32));
-    if (!top.admits(score, r.ns, r.key)) continue;
-    const item = test ? rowItem(r) : null;
-    if (item && !test?.(item.value)) continue;
-    top.push({ ns: r.ns, key: r.key, score, item });
-  }
+  const scorer = new BlobScorer(q);
+  // The rows are scored as they arrive and dropped (see streamRows); an error of a row's item
+  // or filter is thrown after the scan, as it was when the rows were all read first.
+  let failed: { error: unknown } | null = null;
+  const count = await ctx.stream(
+    `SELECT ${test ? COLS : "ns, key"}, encode(embedding_f32, 'base64') AS e FROM ${ctx.items}
+WHERE embedding_f32 IS NOT NULL AND ns >= $1 AND ns < $2 AND ${LIVE.replace("$NOW", "$3")} LIMIT $4`,
+    [lo, hi ?? TOP, ctx.now, ctx.maxSearchItems + 1],
+    (row) => {
+      if (failed) return;
+      const ns = row[0] as string;
+      const key = row[1] as string;
+      try {
+        const score = scorer.base64(row[test ? 6 : 2] as string);
+        if (!top.admits(score, ns, key)) return;
+        const item = test ? rowItem(arrayRow(row)) : null;
+        if (item && !test?.(item.value)) return;
+        top.push({ ns, key, score, item });
+      } catch (e) {
+        failed = { error: e };
+      }
+    },
+  );
+  if (count > ctx.maxSearchItems) throw tooMany(ctx.maxSearchItems, prefix);
+  if (failed) throw (failed as { error: unknown }).error;
   const best = top.sorted().slice(offset);
   if (!test && best.length > 0) {
     const rows = await ctx.query<Row>(
@@ -167,6 +185,18 @@ export function wrap(e: unknown, what: string): MemoryStoreError {
     `${NAME}: the ${what} failed: ${(e as Error)?.message ?? String(e)}`,
     { cause: e },
   );
+}
+
+/** A row of {@link COLS} read as an array (in that order). */
+function arrayRow(r: unknown[]): Row {
+  return {
+    ns: r[0] as string,
+    key: r[1] as string,
+    value: r[2] as string,
+    created_at: r[3] as number,
+    updated_at: r[4] as number,
+    expires_at: r[5] as number | null,
+  };
 }
 
 export function rowItem(r: Row): MemoryItem {

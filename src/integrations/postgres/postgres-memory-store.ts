@@ -57,6 +57,7 @@ import {
   toVectorText,
   wrap,
 } from "./postgres-memory-search.js";
+import { streamOnPool } from "./postgres-row-stream.js";
 
 export {
   chooseVectorMode,
@@ -332,6 +333,10 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
       connect: () => this.#connect(),
       query: async <R>(sql: string, params: unknown[]) =>
         (await this.#q(sql, params)) as unknown as { rows: R[]; rowCount: number | null },
+      stream: (sql, params, each) =>
+        streamOnPool(this.#pool, sql, params, each).catch((e: unknown) => {
+          throw wrap(e, "query");
+        }),
     };
   }
 

@@ -45,6 +45,7 @@ import type {
   SearchItem,
   SearchOptions,
 } from "../../memory/types.js";
+import { chunkedSearch, chunkedSearchWorks, prepareChunks } from "./sqlite-memory-scan.js";
 import { prepare, type Ranked, registerScore, scoring, setUp, TOP } from "./sqlite-memory-sql.js";
 
 import { SQLITE_MEMORY_SCHEMA_VERSION } from "./sqlite-versions.js";
@@ -105,8 +106,9 @@ interface Row {
  * the state store's file: give both the same `path`. Values are JSON text; vectors are float32
  * blobs (4 bytes a dimension) normalized to length 1, in their own compact table (written in
  * the item's transaction), so a query reads no values. A query scores every indexed vector
- * under the prefix in one pass inside SQLite (the SQL function `nodestep_memory_score`) and
- * keeps the best `offset + limit` (exact search, no approximate index), so its time grows with
+ * under the prefix in one pass (without a filter, read in chunks of about 1 MiB and scored in
+ * this process; with one, inside SQLite by the SQL function `nodestep_memory_score`) and keeps
+ * the best `offset + limit` (exact search, no approximate index), so its time grows with
  * the items under the prefix; at most `maxSearchItems`. A file's index dimensions are fixed by
  * the first store opened on it with an `index`. Files of schema version 1 (vectors in the
  * items table) are moved to version 2 when opened.
@@ -127,6 +129,8 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly #max: number;
   readonly #now: () => number;
   readonly #s: ReturnType<typeof prepare>;
+  /** The chunk statement of a search without a filter, or `null` when chunks cannot be read. */
+  readonly #chunks: Database.Statement | null;
 
   constructor(options: SqliteMemoryStoreOptions) {
     const prefix = tablePrefixOf(options?.tablePrefix, NAME);
@@ -166,6 +170,7 @@ export class SqliteMemoryStore implements MemoryStore {
       setUp(this.#db, prefix, this.#index?.dimensions ?? null);
       registerScore(this.#db);
       this.#s = prepare(this.#db, prefix);
+      this.#chunks = chunkedSearchWorks(this.#db) ? prepareChunks(this.#db, prefix) : null;
     } catch (e) {
       if (this.#own) this.#db.close();
       if (e instanceof MemoryStoreError) throw e;
@@ -251,8 +256,16 @@ export class SqliteMemoryStore implements MemoryStore {
       return row ? rowItem(row) : null;
     };
     const score = (r: { s: number }) => r.s;
-    // One pass over the vectors under the prefix, scored in SQL by nodestep_memory_score;
-    // without a filter SQLite keeps only the best offset + limit as it goes.
+    // Without a filter: the vectors read in chunks and scored here (sqlite-memory-scan.ts),
+    // unless one is not of the index's dimensions. Else one pass over them, scored in SQL by
+    // nodestep_memory_score; without a filter SQLite keeps only the best offset + limit.
+    const db = this.#db as Database.Database;
+    const chunks = this.#chunks;
+    const best =
+      test || !chunks
+        ? null
+        : this.#run(() => chunkedSearch(db, chunks, q, args, offset + limit, this.#max, prefix));
+    if (best) return takePage(best.slice(offset), item, (r) => r.score, null, 0, limit);
     return this.#run(() =>
       scoring(q, this.#max, prefix, () => {
         if (!test) {
