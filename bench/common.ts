@@ -350,7 +350,8 @@ export const MEASURE = { maxRuns: 5, budgetMs: 3000 } as const;
 /**
  * The measured part of a worker, the same on both sides: after the warm-up, run the workload at
  * `param` several times (at least once, at most {@link MEASURE}.maxRuns, and no new run once
- * {@link MEASURE}.budgetMs have gone), each run timed in CPU time too, and return the
+ * {@link MEASURE}.budgetMs have gone), each run timed in CPU time too (per invoke for a run
+ * that reports `invokes`), and return the
  * elementwise median of the runs' figures (`cpuMs` the median of the runs' CPU times; `samples`
  * per sampled turn; `runsMeasured` how many runs). One run of a few ms is at the mercy of a
  * garbage collection or a JIT compilation landing in it; the median of several is not.
@@ -367,7 +368,8 @@ export async function measureRuns(
     const cpu0 = process.cpuUsage();
     const figures = await once();
     const cpu = process.cpuUsage(cpu0);
-    runs.push({ ...figures, cpuMs: (cpu.user + cpu.system) / 1000 });
+    // Per invoke, as the run's other figures are, where a run invokes several times (wide, long).
+    runs.push({ ...figures, cpuMs: (cpu.user + cpu.system) / 1000 / (figures.invokes ?? 1) });
   }
   return { ...medianFigures(runs), runsMeasured: runs.length };
 }
