@@ -82,7 +82,7 @@ export interface StateDefinition<S extends StateShape = StateShape> {
  *
  * @param shape - field name → zod schema (last write wins) or `reducer(schema, fn)` / `messagesField()`.
  *   A field's initial value is its schema's `.default(...)`; a field without one starts absent.
- * @throws TypeError if a field is neither a zod schema nor a reducer field.
+ * @throws TypeError if a field is neither a zod schema nor a reducer field, or is named `"__proto__"`.
  * @example
  * ```ts
  * const State = defineState({
@@ -101,6 +101,12 @@ export function defineState<S extends StateShape>(shape: S): StateDefinition<S> 
   }
   const fields = new Map<string, FieldSpec>();
   for (const [name, decl] of Object.entries(shape)) {
+    if (name === "__proto__") {
+      // As a key of a state object it would set the object's prototype, not hold a value.
+      throw new TypeError(
+        'defineState: a field cannot be named "__proto__" (a state object would take its value as its prototype)',
+      );
+    }
     if (isZodType(decl)) {
       fields.set(name, {
         name,

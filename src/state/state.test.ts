@@ -35,6 +35,17 @@ describe("defineState", async () => {
     );
   });
 
+  it('refuses a field named "__proto__" (a computed key: a literal one sets the shape\'s prototype)', async () => {
+    const message =
+      'defineState: a field cannot be named "__proto__" (a state object would take its value as its prototype)';
+    await expectError(
+      () => defineState({ ["__proto__"]: z.number().default(1) }),
+      TypeError,
+      message,
+    );
+    await expectError(() => State.extend({ ["__proto__"]: z.number() }), TypeError, message);
+  });
+
   it("gives each state its own copy of a default list or object", async () => {
     const Items = defineState({
       items: z.array(z.object({ done: z.boolean() })).default([{ done: false }]),
