@@ -1,18 +1,18 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { MemoryStoreError } from "../../errors/index.js";
-import { HashEmbeddings } from "../../memory/hash-embeddings.js";
 import { InMemoryStore } from "../../memory/in-memory-store.js";
 import { embedChecked, prefixRange } from "../../memory/internal.js";
-import type { SearchOptions } from "../../memory/types.js";
+import {
+  expectSameSearches,
+  expectTies,
+  index16,
+  PLAIN_SEARCHES,
+  putAlike,
+} from "../../memory/search-oracle.fixture.js";
 import { chunkedSearch, chunkedSearchWorks, prepareChunks } from "./sqlite-memory-scan.js";
 import { SqliteMemoryStore } from "./sqlite-memory-store.js";
 
-const index16 = () => ({
-  embeddings: new HashEmbeddings({ dimensions: 16 }),
-  dimensions: 16,
-  fields: ["text"],
-});
 const now = () => 1_000_000;
 
 /** A store on a private database, the same items in it and in an InMemoryStore. */
@@ -20,15 +20,7 @@ async function filled() {
   const db = new Database(":memory:");
   const store = new SqliteMemoryStore({ database: db, index: index16(), now });
   const oracle = new InMemoryStore({ index: index16(), now });
-  for (let i = 0; i < 300; i++) {
-    // Two words a text, many texts alike: exact ties, ordered by namespace and key.
-    const value = { text: `w${i % 23} v${i % 11}`, n: i, kind: i % 3 === 0 ? "a" : "b" };
-    const ns = i % 5 === 4 ? ["doc"] : ["docs", `g${i % 4}`];
-    await store.put(ns, `d${i}`, value);
-    await oracle.put(ns, `d${i}`, value);
-  }
-  await store.put(["docs", "g0"], "plain", { text: "w1 v1" }, { index: false });
-  await oracle.put(["docs", "g0"], "plain", { text: "w1 v1" }, { index: false });
+  await putAlike([store, oracle], 300);
   return { db, store, oracle };
 }
 
@@ -36,26 +28,8 @@ describe("SqliteMemoryStore search without a filter (vectors read in chunks)", (
   it("finds what InMemoryStore finds, to the last bit of each score: ties, prefixes (empty, of no items), offsets", async () => {
     const { db, store, oracle } = await filled();
     expect(chunkedSearchWorks(db)).toBe(true);
-    const cases: [string[], SearchOptions][] = [
-      [["docs"], { query: "w1 v1", limit: 10 }],
-      [["docs"], { query: "w5", limit: 25, offset: 7 }],
-      [["doc"], { query: "w5", limit: 25 }],
-      [["docs", "g2"], { query: "w2 v3", limit: 12 }],
-      [[], { query: "w3 v3", limit: 1000 }],
-      [["nothing"], { query: "w1" }],
-      [["docs"], { query: "w1", offset: 500 }],
-    ];
-    for (const [p, options] of cases) {
-      expect(await store.search(p, options)).toEqual(await oracle.search(p, options));
-    }
-    const ties = await store.search(["docs"], { query: "w1 v1", limit: 4 });
-    expect(ties.map((i) => [i.namespace[1], i.key, i.value.text])).toEqual([
-      ["g0", "d208", "w1 v10"],
-      ["g1", "d1", "w1 v1"],
-      ["g0", "d100", "w8 v1"],
-      ["g0", "d116", "w1 v6"],
-    ]);
-    expect(ties.map((i) => Math.round(i.score! * 1e5) / 1e5)).toEqual([1, 1, 0.5, 0.5]);
+    await expectSameSearches(store, oracle, PLAIN_SEARCHES);
+    await expectTies(store);
     await store.close();
     db.close();
   });
