@@ -70,6 +70,20 @@ describe("callTool", () => {
     );
   });
 
+  it("throws TypeError when ctx is given and is not a ToolContext", async () => {
+    const t = tool(({ n }) => n, {
+      name: "t",
+      description: "d",
+      input: z.object({ n: z.number() }),
+    });
+    const message = (got: string) =>
+      `callTool() expects as ctx a ToolContext (ToolContext.empty({ context, ... }) outside a graph, or the ctx a node or tool receives), got ${got}`;
+    await expectError(() => callTool(t, { n: 1 }, {} as never), TypeError, message("an object"));
+    await expectError(() => callTool(t, { n: 1 }, null as never), TypeError, message("null"));
+    await expectError(() => callTool(t, { n: 1 }, "ctx" as never), TypeError, message('a string ("ctx")'));
+    expect(await callTool(t, { n: 1 }, undefined)).toEqual({ value: 1, arguments: { n: 1 } });
+  });
+
   it("raises ValidationError for wrong arguments, with the issues", async () => {
     const e = await expectError(
       () => callTool(checkStock, { sku: 1 }, inventory),

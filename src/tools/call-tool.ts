@@ -63,7 +63,7 @@ function issueText(issues: readonly Issue[]): string {
  * @param args - the arguments, a JSON object.
  * @param ctx - run information and middleware; `ToolContext.empty({ toolName })` when omitted.
  * @returns `{ value, arguments }`: the validated result and the arguments after `beforeTool`.
- * @throws TypeError when `tool` is not a tool.
+ * @throws TypeError when `tool` is not a tool, or `ctx` is given and is not a `ToolContext`.
  * @throws ValidationError when the arguments (`Invalid arguments for tool "check_stock": sku: Invalid input: expected string, received number`)
  *   or the result (`Invalid result from tool "check_stock": ...`) do not match; `issues` lists each problem.
  * @example
@@ -78,6 +78,14 @@ export async function callTool<I, O, C>(
 ): Promise<ToolCallResult<O>> {
   if (!isTool(tool)) {
     throw new TypeError(`callTool() expects a tool made by tool(), got ${describe(tool)}`);
+  }
+  if (
+    ctx !== undefined &&
+    (ctx === null || typeof ctx !== "object" || !Array.isArray((ctx as ToolContext).middleware))
+  ) {
+    throw new TypeError(
+      `callTool() expects as ctx a ToolContext (ToolContext.empty({ context, ... }) outside a graph, or the ctx a node or tool receives), got ${describe(ctx)}`,
+    );
   }
   const tctx = (ctx ?? emptyToolContext<C>({ toolName: tool.name })) as ToolContext<C>;
   const mctx: ToolMiddlewareContext = {
