@@ -80,7 +80,11 @@ describe("callTool", () => {
       `callTool() expects as ctx a ToolContext (ToolContext.empty({ context, ... }) outside a graph, or the ctx a node or tool receives), got ${got}`;
     await expectError(() => callTool(t, { n: 1 }, {} as never), TypeError, message("an object"));
     await expectError(() => callTool(t, { n: 1 }, null as never), TypeError, message("null"));
-    await expectError(() => callTool(t, { n: 1 }, "ctx" as never), TypeError, message('a string ("ctx")'));
+    await expectError(
+      () => callTool(t, { n: 1 }, "ctx" as never),
+      TypeError,
+      message('a string ("ctx")'),
+    );
     expect(await callTool(t, { n: 1 }, undefined)).toEqual({ value: 1, arguments: { n: 1 } });
   });
 
