@@ -35,14 +35,18 @@ export async function runEngineCase(impl: Impl, c: Case, warmup: number): Promis
         : (await import("./shapes-langgraph.js")).shapeLanggraph;
     once = (param) => run(w, param, c.store);
   } else throw new Error(`${c.workload} is not an engine workload`);
-  // wide and long: a run is one invoke of 30–300 supersteps, and the engine reaches its
-  // optimized code only after some 10,000 (about 30 runs of 300 nodes: measured, 3.2 µs per
-  // step at 200 fields after them, 10–20 µs after the 5 runs that 300 ms allowed), the
-  // loop workload's warm-up; within the usual two seconds (nodestep's 34 runs take well under
-  // one; LangGraph.js's runs take up to a second each, and get fewer).
+  // wide and long: the engine reaches its optimized code only after some 10,000 supersteps
+  // (measured when a run was one invoke of 300 nodes: 3.2 µs per step at 200 fields after 30
+  // runs, 10–20 µs after the 5 runs that 300 ms allowed), the loop workload's warm-up; so at
+  // least 10,000 / nodes runs, within the usual two seconds (a run is now 20 ms of invokes:
+  // nodestep's 34 runs take about 0.7 s; LangGraph.js's runs take up to a second each, and
+  // get fewer).
   const shape = c.workload === "wide" || c.workload === "long";
   const steps = c.workload === "wide" ? SHAPES.wideNodes : c.param;
   await warmUp(once, c.param, warmup, shape ? Math.ceil(10_000 / steps) : 3);
   const figures = await measureRuns(() => once(c.param));
-  return { impl, ...c, totalMs: 0, ...figures, peakRssMb: peakRssMb() };
+  const peak = peakRssMb();
+  // (The stores the shapes opened: a SQLite one's temporary directory was left behind.)
+  if (shape && impl === "nodestep") await (await import("./shapes-nodestep.js")).closeShapeStores();
+  return { impl, ...c, totalMs: 0, ...figures, peakRssMb: peak };
 }

@@ -84,6 +84,16 @@ async function sequential(
   return out;
 }
 
+/**
+ * Close the stores {@link shapeNodestep} opened in this process (a SQLite store's file and its
+ * temporary directory are removed), once its runs are done.
+ */
+export async function closeShapeStores(): Promise<void> {
+  const all = [...built.values()];
+  built.clear();
+  for (const b of all) await (await b).store.close();
+}
+
 /** `wide`: param = fields (nodes {@link SHAPES}.wideNodes); `long`: param = nodes (fields {@link SHAPES}.longFields). */
 export function shapeNodestep(
   workload: "wide" | "long",
