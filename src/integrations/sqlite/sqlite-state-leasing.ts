@@ -52,10 +52,7 @@ export class SqliteLeasing {
     owner: string,
     ttlMs: number,
   ): Promise<boolean> {
-    const c = this.#core;
-    c.open();
-    checkLease(threadId, branchId, owner, ttlMs);
-    return c.batch.enqueue(threadId, branchId, () =>
+    return this.#leaseWrite(threadId, branchId, owner, ttlMs, (c) =>
       takeSqliteLease(c.s, c.leaseTx, threadId, branchId, owner, ttlMs),
     );
   }
@@ -72,12 +69,23 @@ export class SqliteLeasing {
     owner: string,
     ttlMs: number,
   ): Promise<boolean> {
+    return this.#leaseWrite(threadId, branchId, owner, ttlMs, (c) =>
+      renewSqliteLease(c.s, threadId, branchId, owner, ttlMs),
+    );
+  }
+
+  /** Check the store is open and the lease's arguments, then queue `write` in the write batch. */
+  #leaseWrite(
+    threadId: string,
+    branchId: string,
+    owner: string,
+    ttlMs: number,
+    write: (c: SqliteCore) => boolean,
+  ): Promise<boolean> {
     const c = this.#core;
     c.open();
     checkLease(threadId, branchId, owner, ttlMs);
-    return c.batch.enqueue(threadId, branchId, () =>
-      renewSqliteLease(c.s, threadId, branchId, owner, ttlMs),
-    );
+    return c.batch.enqueue(threadId, branchId, () => write(c));
   }
 
   /** Give the lease back; a no-op when `owner` does not hold it. @throws StateStoreError for an empty owner, a bad id or a closed store. */
