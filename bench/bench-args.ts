@@ -12,6 +12,8 @@ export interface Args {
   quick: boolean;
   impls: Impl[];
   reps: number;
+  /** LangGraph.js's 1,000-turn threads invoked turn by turn, not seeded (common.ts `seedRange`). */
+  fullThreads: boolean;
 }
 
 /** Parse the flags. @throws Error naming a flag that is unknown or has a bad value. */
@@ -22,6 +24,7 @@ export function parseArgs(argv: string[]): Args {
     quick: false,
     impls: ["nodestep", "langgraph"],
     reps: 3,
+    fullThreads: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -33,6 +36,7 @@ export function parseArgs(argv: string[]): Args {
     if (a === "--json") args.json = value();
     else if (a === "--only") args.only = value().split(",").filter(Boolean);
     else if (a === "--quick") args.quick = true;
+    else if (a === "--full-threads") args.fullThreads = true;
     else if (a === "--reps") {
       const v = value();
       args.reps = Number(v);
@@ -48,6 +52,7 @@ export function parseArgs(argv: string[]): Args {
 }
 
 /** What `--help` and a bad flag print. */
-export const USAGE = `usage: npm run bench -- [--json FILE] [--only a,b] [--quick] [--impl nodestep|langgraph] [--reps N]
+export const USAGE = `usage: npm run bench -- [--json FILE] [--only a,b] [--quick] [--impl nodestep|langgraph] [--reps N] [--full-threads]
   --only takes workloads (import, loop, react, thread, fanout, postgres, parts, memory, models, cold, streaming, postgres-ab, workers, wide, long, threads), workload/store (react/sqlite)
-  or workload/store/param (react/memory/1000); see the header of bench/run.ts`;
+  or workload/store/param (react/memory/1000); --full-threads: LangGraph.js invokes every turn of its
+  1,000-turn threads (by default turns 101-900 are written at once); see the header of bench/run.ts`;

@@ -58,7 +58,11 @@ export interface Figures {
   param: number;
   /** Wall time of the measured part, in ms (warm-up excluded). */
   totalMs: number;
-  /** CPU time (user + system) of the worker over the measured run, store setup included, in ms; less sensitive than wall time to other load on the machine. */
+  /**
+   * CPU time (user + system) of the worker over the measured run, store setup included, in ms
+   * (per invoke for wide and long; for thread, the invokes of the last 10% of turns, the turns
+   * its figure is taken from); less sensitive than wall time to other load on the machine.
+   */
   cpuMs: number;
   /** loop: µs per superstep. */
   usPerStep?: number;
@@ -115,6 +119,8 @@ export interface Figures {
   items?: number;
   /** thread: figures at turns 10, 100, 1,000 (those ≤ T) and T. */
   samples?: TurnSample[];
+  /** thread (LangGraph.js's, T ≥ 1,000): the turns written in one update, not invoked (see `seedRange`). */
+  seededTurns?: SeedRange;
   /** parts: median µs of the turns that send an image. */
   usPerImageTurn?: number;
   /** parts: median µs of the other (text-only) turns. */
@@ -368,8 +374,10 @@ export async function measureRuns(
     const cpu0 = process.cpuUsage();
     const figures = await once();
     const cpu = process.cpuUsage(cpu0);
-    // Per invoke, as the run's other figures are, where a run invokes several times (wide, long).
-    runs.push({ ...figures, cpuMs: (cpu.user + cpu.system) / 1000 / (figures.invokes ?? 1) });
+    // Per invoke, as the run's other figures are, where a run invokes several times (wide, long);
+    // a workload that measures its own (thread: the last 10% of turns) keeps it.
+    const cpuMs = figures.cpuMs ?? (cpu.user + cpu.system) / 1000 / (figures.invokes ?? 1);
+    runs.push({ ...figures, cpuMs });
   }
   return { ...medianFigures(runs), runsMeasured: runs.length };
 }
@@ -397,23 +405,81 @@ export function medianFigures<T extends Partial<Figures>>(runs: T[]): T {
 }
 
 /**
- * Drive a thread workload: `invokeTurn(t)` runs chat turn t; `size()` reads the bytes stored.
- * Returns the per-invoke times and the samples of issue 3.
+ * Turns `from` … `to` (both included) of a thread that are written in one state update, not
+ * invoked one by one (see {@link seedRange}).
+ */
+export interface SeedRange {
+  from: number;
+  to: number;
+}
+
+/** The environment variable that turns seeding off (`npm run bench -- --full-threads` sets it). */
+export const FULL_THREADS_ENV = "BENCH_FULL_THREADS";
+
+/**
+ * The turns of LangGraph.js's `thread` workload that it writes in one `updateState` (untimed)
+ * instead of invoking them: turns 101 … T − T/10 when T ≥ {@link SEED_MIN_TURNS}, none otherwise
+ * or when {@link FULL_THREADS_ENV} is `"1"`. Turns 1–100 (the samples at 10 and 100) and the
+ * last 10% (the figure, and the sample at T) are invoked and timed as always.
+ *
+ * Why: LangGraph.js's invoke on a thread costs time linear in the turn (it writes the whole
+ * message list at every superstep), so driving 1,000 turns one by one costs it 110–200 s per
+ * store, a third of `npm run bench`, for a figure taken from the last 100. Written at once, the
+ * thread holds the same messages (the same texts and types, ids from the same reducer) and
+ * fewer checkpoints of the turns before; an invoke at turn 900–1,000 then reads and writes
+ * what it would have (its latest checkpoint), with less history in the saver's memory or file
+ * (a smaller heap for its collector: if anything, faster). nodestep's side invokes every turn.
+ */
+export function seedRange(turns: number): SeedRange | null {
+  if (turns < SEED_MIN_TURNS || process.env[FULL_THREADS_ENV] === "1") return null;
+  return { from: 101, to: turns - Math.max(1, Math.round(turns / 10)) };
+}
+
+/** The shortest thread {@link seedRange} seeds. */
+export const SEED_MIN_TURNS = 1000;
+
+/**
+ * Drive a thread workload: `invokeTurn(t)` runs chat turn t; `size()` reads the bytes stored;
+ * with `seed`, turns `seed.range` are written at once by `seed.write(from, to)` (untimed; their
+ * entries of `timesMs` are NaN, and none of them is sampled).
+ * Returns the per-invoke times (one entry a turn), the samples of issue 3, the time of the
+ * invoked turns, and the CPU time of the invokes of the last 10% of turns (those
+ * {@link tailUs} takes; the size reads between them not counted).
  */
 export async function driveThread(
   turns: number,
   invokeTurn: (t: number) => Promise<void>,
   size: () => Promise<number>,
-): Promise<{ timesMs: number[]; samples: TurnSample[]; totalMs: number }> {
+  seed?: { range: SeedRange; write: (from: number, to: number) => Promise<void> },
+): Promise<{ timesMs: number[]; samples: TurnSample[]; totalMs: number; tailCpuMs: number }> {
+  const tailFrom = turns - Math.max(1, Math.round(turns / 10)) + 1;
+  let tailCpuUs = 0;
   const wanted = new Set(sampleTurns(turns));
+  if (seed) {
+    for (const w of wanted) {
+      if (w >= seed.range.from - 1 && w <= seed.range.to + 1 && w !== seed.range.from - 1)
+        throw new Error(`driveThread: sampled turn ${w} is next to the seeded turns`);
+    }
+  }
   const sizes = new Map<number, number>();
   sizes.set(0, await size());
   const timesMs: number[] = [];
   let totalMs = 0;
   for (let t = 1; t <= turns; t++) {
+    if (seed && t === seed.range.from) {
+      await seed.write(seed.range.from, seed.range.to);
+      for (; t <= seed.range.to; t++) timesMs.push(Number.NaN);
+      t = seed.range.to;
+      continue;
+    }
+    const cpu0 = t >= tailFrom ? process.cpuUsage() : undefined;
     const t0 = performance.now();
     await invokeTurn(t);
     const ms = performance.now() - t0;
+    if (cpu0) {
+      const cpu = process.cpuUsage(cpu0);
+      tailCpuUs += cpu.user + cpu.system;
+    }
     timesMs.push(ms);
     totalMs += ms;
     // Read the size outside the timed part, before and after each sampled turn.
@@ -428,5 +494,5 @@ export async function driveThread(
       bytesWritten: after - (sizes.get(turn - 1) ?? 0),
     };
   });
-  return { timesMs, samples, totalMs };
+  return { timesMs, samples, totalMs, tailCpuMs: tailCpuUs / 1000 };
 }

@@ -39,6 +39,7 @@ import {
   peakRssMb,
   SCRIPT,
   type StoreKind,
+  seedRange,
   sqliteFileBytes,
   tailUs,
   tempDir,
@@ -51,6 +52,10 @@ class FakeChatModel extends BaseChatModel {
   #calls = 0;
   constructor(readonly reply: (n: number) => AIMessage) {
     super({});
+  }
+  /** Count `n` calls as made (the turns a seeded thread did not invoke). */
+  skip(n: number): void {
+    this.#calls += n;
   }
   _llmType(): string {
     return "fake";
@@ -202,28 +207,56 @@ async function thread(turns: number, kind: StoreKind): Promise<Partial<Figures>>
   const s = await openSaver(kind);
   try {
     const agent = createReactAgent({ llm: model, tools: [lookup], checkpointSaver: s.saver });
+    const config = { configurable: { thread_id: "bench" } };
     let last: { messages: BaseMessage[] } = { messages: [] };
+    const range = seedRange(turns);
     const run = await driveThread(
       turns,
       async (t) => {
-        last = await agent.invoke(
-          { messages: [new HumanMessage(SCRIPT.userTurn(t))] },
-          { configurable: { thread_id: "bench" } },
-        );
+        last = await agent.invoke({ messages: [new HumanMessage(SCRIPT.userTurn(t))] }, config);
       },
       () => s.bytes(),
+      range
+        ? {
+            range,
+            // The turns' messages as the invoked turns make them (the user's, the model's
+            // answer), added by the agent's own reducer as if its model node had written them.
+            write: async (from, to) => {
+              const messages: BaseMessage[] = [];
+              for (let t = from; t <= to; t++) {
+                messages.push(
+                  new HumanMessage(SCRIPT.userTurn(t)),
+                  new AIMessage({ content: SCRIPT.answerTurn(t) }),
+                );
+              }
+              await agent.updateState(config, { messages }, "agent");
+              model.skip(to - from + 1);
+            },
+          }
+        : undefined,
     );
     if (last.messages.length !== 2 * turns) {
       throw new Error(`thread: ${last.messages.length} messages, expected ${2 * turns}`);
     }
-    return {
+    const texts = last.messages.map((m) => m.content);
+    for (let t = 1; t <= turns; t++) {
+      if (texts[2 * t - 2] !== SCRIPT.userTurn(t) || texts[2 * t - 1] !== SCRIPT.answerTurn(t))
+        throw new Error(`thread: turn ${t}'s messages are not the script's`);
+    }
+    const out: Partial<Figures> = {
       totalMs: run.totalMs,
       usPerInvoke: tailUs(run.timesMs),
+      cpuMs: run.tailCpuMs,
       samples: run.samples,
-      bytesStored: await s.bytes(),
       messages: last.messages.length,
       messagesJsonBytes: jsonBytes(last.messages),
     };
+    // A seeded thread holds fewer checkpoints than one invoked turn by turn: its bytes stored
+    // are not LangGraph.js's for the workload, so they are left out (its samples' bytes
+    // written by the sampled turns are).
+    if (range) out.seededTurns = range;
+    else out.bytesStored = await s.bytes();
+    return out;
   } finally {
     await s.close();
   }

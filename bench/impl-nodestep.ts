@@ -213,6 +213,7 @@ async function thread(turns: number, kind: StoreKind): Promise<Partial<Figures>>
     return {
       totalMs: run.totalMs,
       usPerInvoke: tailUs(run.timesMs),
+      cpuMs: run.tailCpuMs,
       samples: run.samples,
       bytesStored: await s.bytes(),
       logicalBytes: await s.logical(),

@@ -62,6 +62,7 @@ function medianSide(runs: Figures[]): Side | null {
       side[key] = median(runs.map((r) => (r as unknown as Record<string, number>)[key] ?? 0));
     }
   }
+  if (first.seededTurns) side.seededTurns = first.seededTurns;
   if (first.samples) {
     side.samples = first.samples.map((s, i): TurnSample => {
       const at = (f: keyof TurnSample) => median(runs.map((r) => r.samples?.[i]?.[f] ?? 0));
@@ -188,6 +189,13 @@ export function printCases(rows: Row[], args: Args): void {
       "\nConversation on one thread (issue 3): time per turn (median of 5 turns) and bytes written by that turn\n",
     );
     console.log(conversationTable(rows));
+    const seeded = rows.filter((r) => r.langgraph?.seededTurns);
+    if (seeded.length > 0) {
+      const { from, to } = seeded[0]!.langgraph!.seededTurns!;
+      console.log(
+        `\nLangGraph.js's ${seeded.map((r) => `thread/${r.store}/${r.param}`).join(", ")}: turns ${from}–${to} written in one update, not invoked (bench/common.ts seedRange; its bytes stored are left out; --full-threads invokes every turn)`,
+      );
+    }
   }
   if (rows.some((r) => r.workload === "parts")) {
     console.log(

@@ -44,6 +44,9 @@
  *   --quick            one repetition, and skip the LangGraph.js runs that take minutes
  *   --impl NAME        run only nodestep or only langgraph
  *   --reps N           repetitions of the fast cases (default 3)
+ *   --full-threads     LangGraph.js's 1,000-turn threads invoke every turn (by default turns
+ *                      101–900 are written in one update, untimed: bench/common.ts seedRange;
+ *                      adds about 5 minutes)
  *
  * @module
  */
@@ -53,6 +56,7 @@ import { availableParallelism, cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type Args, parseArgs, USAGE } from "./bench-args.js";
 import { PLAN, selected } from "./case-plan.js";
+import { FULL_THREADS_ENV } from "./common.js";
 import { IMPORT_ROUNDS, importTimeReport, measureImportTime } from "./import-time.js";
 import { checkTargets } from "./report.js";
 import {
@@ -95,6 +99,8 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  // The children inherit it (bench/common.ts seedRange).
+  if (args.fullThreads) process.env[FULL_THREADS_ENV] = "1";
   const only = args.only;
   const wants = (part: Part) => only === null || only.includes(part);
   const plan = PLAN.filter((p) => selected(p, only));
