@@ -18,8 +18,17 @@
  * @module
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { median } from "./common.js";
 
@@ -76,14 +85,23 @@ function timeOnce(spec: string | null, cwd: string): number {
 /**
  * The compiled modules in a package of their own: a new directory under
  * node_modules/.cache/nodestep-import/ holding the project's package.json, the JavaScript of
- * dist/ (`scripts/build.mjs --js-only`) and a link to the project's node_modules.
+ * dist/ (`scripts/build.mjs --js-only`) and a link to the project's node_modules. `remove`
+ * deletes it, and nodestep-import/ too when nothing else is left in it ({@link removeStaged}).
  * @throws Error when the build fails.
  */
 export function stageCompiled(): { dir: string; remove: () => void } {
   const parent = join(ROOT, "node_modules", ".cache", "nodestep-import");
-  mkdirSync(parent, { recursive: true });
-  const dir = mkdtempSync(join(parent, "pkg-"));
-  const remove = () => rmSync(dir, { recursive: true, force: true });
+  let dir: string;
+  try {
+    mkdirSync(parent, { recursive: true });
+    dir = mkdtempSync(join(parent, "pkg-"));
+  } catch (e) {
+    // Another run's removeStaged may have taken the empty parent away in between: once more.
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    mkdirSync(parent, { recursive: true });
+    dir = mkdtempSync(join(parent, "pkg-"));
+  }
+  const remove = () => removeStaged(dir);
   try {
     copyFileSync(join(ROOT, "package.json"), join(dir, "package.json"));
     symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
@@ -98,13 +116,30 @@ export function stageCompiled(): { dir: string; remove: () => void } {
       ["--input-type=module", "-e", 'process.stdout.write(import.meta.resolve("nodestep"))'],
       { cwd: dir, encoding: "utf8" },
     );
-    if (resolved !== pathToFileURL(join(dir, "dist", "index.js")).href)
+    // (Compared by real path: node_modules may be a link, as in a git worktree sharing it.)
+    if (resolved !== pathToFileURL(realpathSync(join(dir, "dist", "index.js"))).href)
       throw new Error(`import-time: "nodestep" resolves to ${resolved}, not to the staged build`);
   } catch (e) {
     remove();
     throw e;
   }
   return { dir, remove };
+}
+
+/**
+ * Delete a staged package directory `dir`, then its parent directory when that is left empty
+ * (another run's package in it keeps it; nothing above it is touched).
+ * @throws Error when `dir` cannot be deleted, or the parent for another reason than not
+ *   being empty or being gone already.
+ */
+export function removeStaged(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  try {
+    rmdirSync(dirname(dir));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT") throw e;
+  }
 }
 
 /**

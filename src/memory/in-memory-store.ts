@@ -5,6 +5,7 @@
  */
 import { MemoryStoreError } from "../errors/index.js";
 import type { JsonObject } from "../json/index.js";
+import { runBatch } from "./batch.js";
 import { compileFilter } from "./filter.js";
 import {
   type CheckedIndex,
@@ -27,7 +28,7 @@ import {
   textToEmbed,
   toItem,
 } from "./internal.js";
-import { keptTimes, namespacesPage, namespacesQuery, runBatch } from "./operations.js";
+import { keptTimes, namespacesPage, namespacesQuery } from "./operations.js";
 import { TopK, takePage } from "./ranking.js";
 import type {
   IndexConfig,

@@ -1,18 +1,12 @@
 /**
- * What every memory store shares beyond items: `listNamespaces` (checks and paging), `batch`
- * and the kept times of an import's put. Internal: the stores import it, users do not.
+ * What every memory store shares beyond items: `listNamespaces` (checks and paging) and the
+ * kept times of an import's put (`batch` is in `batch.ts`). Internal: the stores import it, users do not.
  *
  * @module
  */
 import { MemoryStoreError } from "../errors/index.js";
 import { checkNamespace, decodeNamespace, encodeNamespace, MAX_LIMIT, where } from "./internal.js";
-import type {
-  ListNamespacesOptions,
-  MemoryOperation,
-  MemoryOperationResult,
-  MemoryStore,
-  PutOptions,
-} from "./types.js";
+import type { ListNamespacesOptions, PutOptions } from "./types.js";
 
 /** Default `limit` of `listNamespaces` (LangGraph's). */
 export const DEFAULT_NAMESPACES_LIMIT = 100;
@@ -76,58 +70,6 @@ function cut(ns: string, depth: number): string {
     if (at === -1) return ns;
   }
   return ns.slice(0, at + 1);
-}
-
-/**
- * `batch`: the operations one after another on `store`.
- * @throws MemoryStoreError `batch: operation <i> (<op>): <message>` for the first that fails,
- *   or for an operation that is not one.
- */
-export async function runBatch(
-  store: MemoryStore,
-  operations: readonly MemoryOperation[],
-): Promise<MemoryOperationResult[]> {
-  if (!Array.isArray(operations)) {
-    throw new MemoryStoreError(
-      `batch: operations must be an array of { op, ... }, got ${typeof operations}`,
-    );
-  }
-  const out: MemoryOperationResult[] = [];
-  for (let i = 0; i < operations.length; i++) {
-    const o = operations[i] as MemoryOperation;
-    try {
-      out.push(await runOne(store, o));
-    } catch (e) {
-      if (!(e instanceof MemoryStoreError)) throw e;
-      throw new MemoryStoreError(`batch: operation ${i} (${String(o?.op)}): ${e.message}`, {
-        cause: e,
-        ...(e.namespace !== undefined ? { namespace: e.namespace } : {}),
-        ...(e.key !== undefined ? { key: e.key } : {}),
-      });
-    }
-  }
-  return out;
-}
-
-function runOne(store: MemoryStore, o: MemoryOperation): Promise<MemoryOperationResult> {
-  switch (o?.op) {
-    case "get":
-      return store.get(o.namespace, o.key);
-    case "put":
-      return store.put(o.namespace, o.key, o.value, o.options).then(() => undefined);
-    case "delete":
-      return store.delete(o.namespace, o.key);
-    case "list":
-      return store.list(o.namespacePrefix, o.options);
-    case "search":
-      return store.search(o.namespacePrefix, o.options);
-    case "listNamespaces":
-      return store.listNamespaces(o.options);
-    default:
-      throw new MemoryStoreError(
-        `unknown op ${JSON.stringify((o as { op?: unknown } | null)?.op ?? null)}; use "get", "put", "delete", "list", "search" or "listNamespaces"`,
-      );
-  }
 }
 
 /**

@@ -12,6 +12,14 @@
  * that joins to another one's id, by a key holding "\u0000"), or past those limits, the copy is a
  * spread.
  *
+ * When making a function fails, what is remembered depends on why (see {@link generate}): an
+ * `EvalError` is the environment refusing code from strings (Node's flag, a browser's or a
+ * worker's Content Security Policy without `unsafe-eval`), which will refuse every later list
+ * too, so no function is made again in this process (one failed try, then no cost); any other
+ * error (a `RangeError` for a call made near the stack's limit, or for keys whose source
+ * would pass V8's longest string) belongs to that key list: that list copies by spread from
+ * then on (kept as its entry, so it is not tried again), and other lists still get their own.
+ *
  * @module
  */
 
@@ -26,14 +34,18 @@ export const MAX_COPIERS = 512;
 /** Key lists longer than this copy by spread. */
 export const MAX_KEYS = 2000;
 
-/** A function made for a key list, with the list (two lists may join to one id: see {@link kept}). */
+/**
+ * A function made for a key list, with the list (two lists may join to one id: see
+ * {@link kept}); for a list whose function could not be made, `spreadCopy` or `null`.
+ */
 interface Kept<F> {
   keys: readonly string[];
   fn: F;
 }
 
 const copiers = new Map<string, Kept<Copier>>();
-const makers = new Map<string, Kept<Maker>>();
+const makers = new Map<string, Kept<Maker | null>>();
+/** False once the environment refused code from strings (an `EvalError`): see {@link generate}. */
 let canGenerate = true;
 
 /** The spread copy, for what gets no copier of its own. */
@@ -48,7 +60,11 @@ export function copierFor(state: Record<string, unknown>): Copier {
   return copierForKeys(Object.keys(state));
 }
 
-/** The copier for objects with exactly `keys`, in that order (see {@link copierFor}). */
+/**
+ * The copier for objects with exactly `keys`, in that order (see {@link copierFor});
+ * {@link spreadCopy} where none can be made (the module's TSDoc says when, and what a failure
+ * to make one turns off: the whole process for an `EvalError`, else this key list only).
+ */
 export function copierForKeys(keys: readonly string[]): Copier {
   if (!canGenerate || keys.length > MAX_KEYS || keys.length === 0) return spreadCopy;
   const id = keys.join("\u0000");
@@ -59,9 +75,9 @@ export function copierForKeys(keys: readonly string[]): Copier {
   // literal several times slower than a constructor fills one (whose prototype is set to
   // Object.prototype, so that what it makes is a plain object, as a spread's copy is).
   const copier = generate<Copier>(keys, (k) => `s[${JSON.stringify(k)}]`, "copy(s)");
-  if (copier === null) return spreadCopy;
-  copiers.set(id, { keys: keys.slice(), fn: copier });
-  return copier;
+  if (copier === null && !canGenerate) return spreadCopy; // (the environment's refusal)
+  copiers.set(id, { keys: keys.slice(), fn: copier ?? spreadCopy });
+  return copier ?? spreadCopy;
 }
 
 /**
@@ -88,7 +104,7 @@ export function makerForKeys(keys: readonly string[]): Maker | null {
   if (known !== undefined) return known;
   if (makers.size >= MAX_COPIERS) return null;
   const maker = generate<Maker>(keys, (_, i) => `s[${i}]`, "make(s)");
-  if (maker !== null) makers.set(id, { keys: keys.slice(), fn: maker });
+  if (maker !== null || canGenerate) makers.set(id, { keys: keys.slice(), fn: maker });
   return maker;
 }
 
@@ -114,20 +130,26 @@ export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-/** A function `fn` (`"copy(s)"`) returning `new Make(s)`, Make setting each key to `read(key, i)`. */
+/**
+ * A function `fn` (`"copy(s)"`) returning `new Make(s)`, Make setting each key to `read(key, i)`;
+ * `null` when it cannot be made. An `EvalError` (code from strings refused by the environment)
+ * also turns generation off for the process (`canGenerate`); any other error is this key
+ * list's alone (the caller keeps `null` for the list). The source is valid for any keys (each
+ * one a JSON string literal), so such an error is not a syntax error but a limit reached.
+ */
 function generate<F>(
   keys: readonly string[],
   read: (key: string, i: number) => string,
   fn: string,
 ): F | null {
-  const body = keys.map((k, i) => `this[${JSON.stringify(k)}] = ${read(k, i)};`);
   try {
+    const body = keys.map((k, i) => `this[${JSON.stringify(k)}] = ${read(k, i)};`);
     return new Function(
       `"use strict";\nfunction Make(s) {\n${body.join("\n")}\n}\nMake.prototype = Object.prototype;\nreturn function ${fn} { return new Make(s); };`,
     )() as F;
-  } catch {
-    // No code from strings in this process: every copy is a spread.
-    canGenerate = false;
+  } catch (e) {
+    if (e instanceof EvalError || (e as { name?: unknown } | null)?.name === "EvalError")
+      canGenerate = false;
     return null;
   }
 }

@@ -7,6 +7,7 @@
 import type pg from "pg";
 import { MemoryStoreError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
+import { type PutGroups, runBatch } from "../../memory/batch.js";
 import { compileFilter } from "../../memory/filter.js";
 import {
   type CheckedIndex,
@@ -15,16 +16,11 @@ import {
   closedStore,
   embedChecked,
   encodeNamespace,
-  encodeValue,
-  expiryOf,
   pageOf,
   prefixRange,
   queryOf,
-  textHash,
-  textToEmbed,
-  vectorToBlob,
 } from "../../memory/internal.js";
-import { keptTimes, namespacesPage, namespacesQuery, runBatch } from "../../memory/operations.js";
+import { namespacesPage, namespacesQuery } from "../../memory/operations.js";
 import type {
   ListNamespacesOptions,
   ListOptions,
@@ -40,6 +36,13 @@ import type {
 import { listRows } from "./postgres-memory-list.js";
 import { memoryStoreSettings, type PostgresMemoryStoreOptions } from "./postgres-memory-options.js";
 import {
+  checkPut,
+  MAX_PUT_SIZE_PER_STATEMENT,
+  MAX_PUTS_PER_STATEMENT,
+  type PgPut,
+  writePuts,
+} from "./postgres-memory-put.js";
+import {
   type PostgresVectorIndex,
   setUpMemoryTables,
   type VectorSql,
@@ -54,7 +57,6 @@ import {
   type SearchContext,
   searchRows,
   TOP,
-  toVectorText,
   wrap,
 } from "./postgres-memory-search.js";
 import { streamOnPool } from "./postgres-row-stream.js";
@@ -155,59 +157,7 @@ export class PostgresMemoryStore implements MemoryStore {
     options?: PutOptions,
   ): Promise<void> {
     this.#open();
-    const ns = checkNamespace(namespace, false, "put");
-    checkKey(key, ns, "put");
-    const json = encodeValue(value, ns, key);
-    const now = this.#now();
-    const expiresAt = expiryOf(options, now, ns, key);
-    const { createdAt, updatedAt } = keptTimes(options, ns, key);
-    const text = textToEmbed(value, options, this.#index, ns, key);
-    await this.ready();
-    const enc = encodeNamespace(ns);
-    const t = this.#t.items;
-    const upsert = `INSERT INTO ${t} AS t (ns, key, value, created_at, updated_at, expires_at, text_hash$V)
-VALUES ($1, $2, $3, coalesce($7::bigint, $4), coalesce($8::bigint, $4), $5, $6$VV)
-ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
-  created_at = CASE WHEN $7::bigint IS NOT NULL OR (t.expires_at IS NOT NULL AND t.expires_at <= $4)
-    THEN excluded.created_at ELSE t.created_at END,
-  updated_at = excluded.updated_at, expires_at = excluded.expires_at, text_hash = excluded.text_hash$VS`;
-    if (!this.#index) {
-      await this.#q(upsert.replace("$V", "").replace("$VV", "").replace("$VS", ""), [
-        enc,
-        key,
-        json,
-        now,
-        expiresAt,
-        null,
-        createdAt,
-        updatedAt,
-      ]);
-      return;
-    }
-    const exact = this.#mode === "exact";
-    const col = exact ? "embedding_f32" : "embedding";
-    let hash: string | null = null;
-    let vector: string | Uint8Array | null = null;
-    let keep = false;
-    if (text !== null) {
-      hash = textHash(text);
-      const old = await this.#q<{ text_hash: string | null }>(
-        `SELECT text_hash FROM ${t} WHERE ns = $1 AND key = $2 AND ${col} IS NOT NULL`,
-        [enc, key],
-      );
-      if (old.rows[0]?.text_hash === hash) keep = true;
-      else {
-        const v = (await embedChecked(this.#index, [text]))[0] as Float32Array;
-        vector = exact ? vectorToBlob(v) : toVectorText(v);
-      }
-    }
-    await this.#q(
-      upsert
-        .replace("$V", `, ${col}`)
-        .replace("$VV", `, $9::${exact ? "bytea" : this.#vec.type}`)
-        .replace("$VS", `, ${col} = CASE WHEN $10 THEN t.${col} ELSE excluded.${col} END`),
-      [enc, key, json, now, expiresAt, hash, createdAt, updatedAt, vector, keep],
-    );
+    await this.#write([checkPut(namespace, key, value, options, this.#index, this.#now)]);
   }
 
   async get(namespace: Namespace, key: string): Promise<MemoryItem | null> {
@@ -292,8 +242,43 @@ ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value,
     );
   }
 
+  /**
+   * The operations in order, as `MemoryStore.batch` says; consecutive puts go to PostgreSQL
+   * together, as one upsert of up to 1,000 rows (a key again, or a put with `createdAt` after
+   * one without or the other way round, starts the next), with their texts embedded in one
+   * call. A group that fails as a whole is put again one by one, so the outcome is the one of
+   * puts one after another.
+   * @throws MemoryStoreError `batch: operation <i> (<op>): <message>` for the first that fails.
+   */
   batch(operations: readonly MemoryOperation[]): Promise<MemoryOperationResult[]> {
-    return runBatch(this, operations);
+    return runBatch(this, operations, this.#groups);
+  }
+
+  /** How `batch` writes its puts together. */
+  readonly #groups: PutGroups<PgPut> = {
+    check: (namespace, key, value, options) => {
+      this.#open();
+      return checkPut(namespace, key, value, options, this.#index, this.#now);
+    },
+    write: (group) => this.#write(group),
+    maxPuts: MAX_PUTS_PER_STATEMENT,
+    maxSize: MAX_PUT_SIZE_PER_STATEMENT,
+  };
+
+  /** Write checked puts in one upsert, once the store is ready. */
+  async #write(group: readonly PgPut[]): Promise<void> {
+    await this.ready();
+    await writePuts(
+      {
+        items: this.#t.items,
+        index: this.#index,
+        mode: this.#mode,
+        vec: this.#vec,
+        query: async <R>(sql: string, params: unknown[]) =>
+          (await this.#q(sql, params)) as unknown as { rows: R[] },
+      },
+      group,
+    );
   }
 
   async deleteNamespace(namespacePrefix: Namespace): Promise<number> {

@@ -7,6 +7,7 @@
 import Database from "better-sqlite3";
 import { MemoryStoreError } from "../../errors/index.js";
 import type { JsonObject } from "../../json/index.js";
+import { runBatch } from "../../memory/batch.js";
 import { compileFilter } from "../../memory/filter.js";
 import {
   type CheckedIndex,
@@ -30,7 +31,7 @@ import {
   toItem,
   vectorToBlob,
 } from "../../memory/internal.js";
-import { keptTimes, namespacesPage, namespacesQuery, runBatch } from "../../memory/operations.js";
+import { keptTimes, namespacesPage, namespacesQuery } from "../../memory/operations.js";
 import { takePage } from "../../memory/ranking.js";
 import type {
   IndexConfig,

@@ -136,9 +136,10 @@ export class SqliteStateStore extends SqliteLeasing implements StateStore {
     branchId: string,
     options?: { afterSeq?: number; uptoSeq?: number },
   ): Promise<StoredEvent[]> {
-    this.#c.open(threadId);
+    this.#c.open();
     checkThreadId(threadId);
     const { afterSeq, uptoSeq } = readBounds(threadId, branchId, options);
+    this.#c.open(threadId); // after the checks: a bad call commits nothing
     return this.#c.run(threadId, branchId, () =>
       this.#c.readTx(threadId, branchId, afterSeq, uptoSeq),
     );
@@ -181,10 +182,11 @@ export class SqliteStateStore extends SqliteLeasing implements StateStore {
     fromEventId: string,
     newBranchIdArg?: string,
   ): Promise<BranchInfo> {
-    this.#c.open(threadId);
+    this.#c.open();
     checkThreadId(threadId);
     if (newBranchIdArg !== undefined) checkBranchId(threadId, newBranchIdArg);
     const p = parseEventId(fromEventId);
+    this.#c.open(threadId); // after the checks: a bad call commits nothing
     return this.#c.run(threadId, newBranchIdArg, () =>
       createSqliteBranch(this.#c.db, this.#c.s, threadId, fromEventId, p, newBranchIdArg),
     );
@@ -196,10 +198,11 @@ export class SqliteStateStore extends SqliteLeasing implements StateStore {
    *   (with `field`), a seq past the branch's last event, or a closed store.
    */
   async saveSnapshot(threadId: string, branchId: string, snapshot: Snapshot): Promise<void> {
-    this.#c.open(threadId);
+    this.#c.open();
     checkThreadId(threadId);
     const data = encodeSnapshot(threadId, branchId, snapshot);
     const bytes = snapshotRowBytes(threadId, branchId, data);
+    this.#c.open(threadId); // after the checks: a bad call commits nothing
     this.#c.run(threadId, branchId, () =>
       saveSqliteSnapshot(this.#c.s, threadId, branchId, snapshot, data, bytes),
     );
@@ -219,11 +222,13 @@ export class SqliteStateStore extends SqliteLeasing implements StateStore {
    * thread id); all of them, or the page `options` asks for. After committing the waiting
    * writes, it reads in one deferred transaction, so a page is one state of the file: a commit
    * of another connection meanwhile is in all of it or none (sqlite-state-list.ts).
-   * @throws StateStoreError for a bad `limit` or `offset`, or a closed store.
+   * @throws StateStoreError for a bad `limit` or `offset` (checked before the waiting writes
+   *   are committed: a bad call commits nothing), or a closed store.
    */
   async listThreads(options?: ListThreadsOptions): Promise<ThreadInfo[]> {
+    this.#c.open();
+    const { limit, offset } = listBounds(options); // before the flush: a bad call changes nothing
     this.#c.openAll();
-    const { limit, offset } = listBounds(options);
     return this.#c.run(undefined, undefined, () => this.#c.listTx(limit, offset));
   }
 
