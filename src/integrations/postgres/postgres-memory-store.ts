@@ -33,6 +33,7 @@ import type {
   SearchItem,
   SearchOptions,
 } from "../../memory/types.js";
+import { retryOnDeadlock } from "./postgres-deadlock-retry.js";
 import { listRows } from "./postgres-memory-list.js";
 import { memoryStoreSettings, type PostgresMemoryStoreOptions } from "./postgres-memory-options.js";
 import {
@@ -286,16 +287,20 @@ export class PostgresMemoryStore implements MemoryStore {
     const prefix = checkNamespace(namespacePrefix, false, "deleteNamespace");
     await this.ready();
     const { lo, hi } = prefixRange(prefix);
-    const res = await this.#q(`DELETE FROM ${this.#t.items} WHERE ns >= $1 AND ns < $2`, [lo, hi]);
+    const res = await retryOnDeadlock(() =>
+      this.#q(`DELETE FROM ${this.#t.items} WHERE ns >= $1 AND ns < $2`, [lo, hi]),
+    );
     return res.rowCount ?? 0;
   }
 
   async purgeExpired(): Promise<number> {
     this.#open();
     await this.ready();
-    const res = await this.#q(
-      `DELETE FROM ${this.#t.items} WHERE expires_at IS NOT NULL AND expires_at <= $1`,
-      [this.#now()],
+    const now = this.#now();
+    const res = await retryOnDeadlock(() =>
+      this.#q(`DELETE FROM ${this.#t.items} WHERE expires_at IS NOT NULL AND expires_at <= $1`, [
+        now,
+      ]),
     );
     return res.rowCount ?? 0;
   }
