@@ -47,6 +47,7 @@
  *   --full-threads     LangGraph.js's 1,000-turn threads invoke every turn (by default turns
  *                      101–900 are written in one update, untimed: bench/common.ts seedRange;
  *                      adds about 5 minutes)
+ *   --help, -h         print the usage and exit 0
  *
  * @module
  */
@@ -97,6 +98,10 @@ async function main(): Promise<void> {
   } catch (e) {
     process.stderr.write(`bench: ${(e as Error).message}\n${USAGE}\n`);
     process.exitCode = 2;
+    return;
+  }
+  if (args.help) {
+    process.stdout.write(`${USAGE}\n`);
     return;
   }
   // The children inherit it (bench/common.ts seedRange).

@@ -3,7 +3,7 @@
  * `driveThread`) and its `--full-threads` flag.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { parseArgs } from "../bench/bench-args.js";
+import { parseArgs, USAGE } from "../bench/bench-args.js";
 import { driveThread, FULL_THREADS_ENV, seedRange, tailUs } from "../bench/common.js";
 
 afterEach(() => {
@@ -100,5 +100,16 @@ describe("--full-threads", () => {
       fullThreads: true,
       quick: true,
     });
+  });
+});
+
+describe("--help", () => {
+  it("asks for the usage, with -h too, and keeps the other flags", () => {
+    expect(parseArgs([]).help).toBe(false);
+    expect(parseArgs(["--help"]).help).toBe(true);
+    expect(parseArgs(["-h", "--quick"])).toMatchObject({ help: true, quick: true });
+  });
+  it("shows the one-case worker command in the usage", () => {
+    expect(USAGE).toContain("node --import tsx bench/worker.ts nodestep react memory 1000");
   });
 });
