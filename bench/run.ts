@@ -15,13 +15,14 @@
  * not under tsx: tsx's loader thread added 35–55 MB to each child's peak RSS and 1.5 s (nodestep)
  * to 2.4 s (LangGraph.js) of CPU to each child's start, over some 135 children.
  *
- * Duration of the full run: 20.2 minutes (1,214 s) on a 2-core AMD EPYC with nothing else
- * running on 2026-12-06 at 10:13 (cases 1,057 s, memory 70, postgres-ab 30, workers 17, import
- * 15, cold 13, streaming 8, models 4; docs/performance.md, "Latest run"), on a day the machine
- * was slow (a bare `node -e 0` 104–108 ms); 15.6 and 14.5 minutes in the two runs before it on
- * faster days of the same kind of machine. LangGraph.js's 12 slow cases are most of the cases'
- * time (906 s of LangGraph.js's children in that run), so the budget follows the machine's
- * speed on the day (docs/performance.md, "How long a run takes"). `--quick` about 5 minutes (8.0 at load
+ * Duration of the full run: 15.0 minutes (898 s) on a 2-core AMD EPYC with nothing else
+ * running on 2026-12-06 at 13:31 (cases 768 s, memory 51, postgres-ab 23, workers 16, import
+ * 14, cold 13, streaming 8, models 5; docs/performance.md, "Latest run"), on a day the machine
+ * was slow (a bare `node -e 0` 106 ms); 20.2 minutes on the same kind of day before
+ * LangGraph.js's 1,000-turn threads were seeded (bench/common.ts seedRange; `--full-threads`
+ * invokes every turn, about 5 minutes more). LangGraph.js's slow cases are most of the cases'
+ * time (617 s of LangGraph.js's children), so the budget follows the machine's speed on the
+ * day (docs/performance.md, "How long a run takes"). `--quick` about 5 minutes (8.0 at load
  * 8–11 on 2026-12-06: cases 347 s, the rest 131). Each part prints its seconds
  * (`[cases: 58.9 s]`), the run ends with the seconds of every part and the total, and the JSON
  * keeps both (`parts`, `totalSeconds`) and each case's child seconds (`cases[].seconds`).
