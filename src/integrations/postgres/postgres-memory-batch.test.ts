@@ -1,25 +1,13 @@
-import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryStoreError } from "../../errors/index.js";
 import { HashEmbeddings } from "../../memory/hash-embeddings.js";
 import { InMemoryStore } from "../../memory/in-memory-store.js";
 import type { Embeddings, MemoryOperation } from "../../memory/types.js";
 import { PostgresMemoryStore, type PostgresMemoryStoreOptions } from "./index.js";
+import { testSchemas } from "./test-schemas.fixture.js";
 
-const URL = "postgres://postgres@127.0.0.1:5432/test";
-const prefix = `nodestep_membatch_${randomBytes(4).toString("hex")}`;
-let n = 0;
-const admin = new pg.Pool({ connectionString: URL, max: 2 });
-
-afterAll(async () => {
-  const left = await admin.query<{ nspname: string }>(
-    "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1",
-    [`${prefix}%`],
-  );
-  for (const r of left.rows) await admin.query(`DROP SCHEMA IF EXISTS "${r.nspname}" CASCADE`);
-  await admin.end();
-});
+const { url: URL, admin, next: nextSchema } = testSchemas("membatch");
 
 /** A clock that moves 1 ms each time it is read, from `start`. */
 function clock(start: number): () => number {
@@ -46,7 +34,7 @@ function recorded(): { embeddings: Embeddings; calls: string[][] } {
 function make(options: Partial<PostgresMemoryStoreOptions> = {}): PostgresMemoryStore {
   return new PostgresMemoryStore({
     connectionString: URL,
-    schema: `${prefix}_${++n}`,
+    schema: nextSchema(),
     vectorIndex: "exact",
     ...options,
   });

@@ -1,18 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { MemoryOperation } from "../../memory/types.js";
 import { PostgresMemoryStore } from "./index.js";
+import { testSchemas } from "./test-schemas.fixture.js";
 
-const URL = "postgres://postgres@127.0.0.1:5432/test";
-const schema = `nodestep_memdeadlock_${randomBytes(4).toString("hex")}`;
-const admin = new pg.Pool({ connectionString: URL, max: 2 });
-
-afterAll(async () => {
-  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-});
+const { url: URL, admin, prefix: schema } = testSchemas("memdeadlock");
 
 /** Wait until `n` sessions of this test wait on a lock. */
 async function waitingOnLocks(n: number): Promise<void> {

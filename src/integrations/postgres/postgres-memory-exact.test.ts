@@ -1,6 +1,4 @@
-import { randomBytes } from "node:crypto";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InMemoryStore } from "../../memory/in-memory-store.js";
 import {
   expectSameSearches,
@@ -10,14 +8,9 @@ import {
   putAlike,
 } from "../../memory/search-oracle.fixture.js";
 import { PostgresMemoryStore } from "./index.js";
+import { testSchemas } from "./test-schemas.fixture.js";
 
-const URL = "postgres://postgres@127.0.0.1:5432/test";
-const schema = `nodestep_memexact_${randomBytes(4).toString("hex")}`;
-const admin = new pg.Pool({ connectionString: URL, max: 1 });
-afterAll(async () => {
-  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-});
+const { url: URL, admin, prefix: schema } = testSchemas("memexact", 1);
 
 describe("PostgresMemoryStore exact search (rows scored as they arrive)", () => {
   it("finds what InMemoryStore finds, to the last bit of each score: ties in namespace and key order, prefixes (empty, of no items), filters, offsets", async () => {

@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryStoreError } from "../../errors/index.js";
 import { HashEmbeddings } from "../../memory/hash-embeddings.js";
 import { InMemoryStore } from "../../memory/in-memory-store.js";
@@ -14,22 +13,11 @@ import {
   type PostgresVectorIndex,
 } from "./index.js";
 import { pgvectorAvailable } from "./pgvector.fixture.js";
+import { testSchemas } from "./test-schemas.fixture.js";
 
-const URL = "postgres://postgres@127.0.0.1:5432/test";
-const prefix = `nodestep_mem_${randomBytes(4).toString("hex")}`;
-let n = 0;
-const admin = new pg.Pool({ connectionString: URL, max: 2 });
+const { url: URL, admin, prefix, next: nextSchema } = testSchemas("mem");
 
 const hasPgvector = await pgvectorAvailable(URL);
-
-afterAll(async () => {
-  const left = await admin.query<{ nspname: string }>(
-    "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1",
-    [`${prefix}%`],
-  );
-  for (const r of left.rows) await admin.query(`DROP SCHEMA IF EXISTS "${r.nspname}" CASCADE`);
-  await admin.end();
-});
 
 // On a server with pgvector, the contract runs a third time with sequential scans and sorts
 // off, so that its small searches walk the HNSW index instead of being planned as scan + sort.
@@ -57,7 +45,7 @@ for (const { name, vectorIndex, url } of runs) {
     async (options) =>
       new PostgresMemoryStore({
         connectionString: url,
-        schema: `${prefix}_${++n}`,
+        schema: nextSchema(),
         vectorIndex,
         ...options,
       }),
