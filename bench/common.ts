@@ -294,9 +294,14 @@ export function windowUs(timesMs: readonly number[], turn: number): number {
   return median(timesMs.slice(from, turn)) * 1000;
 }
 
-/** Median µs per invoke over the last 10% of turns (at least one). */
+/** How many turns of a thread of `turns` its figure is taken from: the last 10% (at least one). */
+export function tailTurns(turns: number): number {
+  return Math.max(1, Math.round(turns / 10));
+}
+
+/** Median µs per invoke over the last 10% of turns ({@link tailTurns}). */
 export function tailUs(timesMs: readonly number[]): number {
-  const n = Math.max(1, Math.round(timesMs.length / 10));
+  const n = tailTurns(timesMs.length);
   return median(timesMs.slice(-n)) * 1000;
 }
 
@@ -432,7 +437,7 @@ export const FULL_THREADS_ENV = "BENCH_FULL_THREADS";
  */
 export function seedRange(turns: number): SeedRange | null {
   if (turns < SEED_MIN_TURNS || process.env[FULL_THREADS_ENV] === "1") return null;
-  return { from: 101, to: turns - Math.max(1, Math.round(turns / 10)) };
+  return { from: 101, to: turns - tailTurns(turns) };
 }
 
 /** The shortest thread {@link seedRange} seeds. */
@@ -452,7 +457,7 @@ export async function driveThread(
   size: () => Promise<number>,
   seed?: { range: SeedRange; write: (from: number, to: number) => Promise<void> },
 ): Promise<{ timesMs: number[]; samples: TurnSample[]; totalMs: number; tailCpuMs: number }> {
-  const tailFrom = turns - Math.max(1, Math.round(turns / 10)) + 1;
+  const tailFrom = turns - tailTurns(turns) + 1;
   let tailCpuUs = 0;
   const wanted = new Set(sampleTurns(turns));
   if (seed) {
