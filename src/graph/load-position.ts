@@ -12,6 +12,13 @@ import { initialState, type StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
 import { coldMode } from "./cold-mode.js";
 import {
+  hasPartRefs,
+  isSnapshotOf,
+  positionOf,
+  snapshotData,
+  withPartRefs,
+} from "./snapshot-format.js";
+import {
   hasBigPart,
   indexParts,
   type PartIndex,
@@ -52,15 +59,15 @@ export async function loadPosition(
   let snapshotSeq = 0;
   const folder = definitionKey(def);
   const parts: PartIndex = new Map();
-  if (snapshot && isPosition(snapshot.data, folder)) {
-    // A snapshot that refers to parts held by events reads them back; if it cannot, it is not used.
-    const data =
-      (snapshot.data as JsonObject).format === WITH_PART_REFS
-        ? await resolveParts(snapshot.data, store, threadId, branchId, parts)
-        : snapshot.data;
-    if (data !== null) {
-      const { definition: _, ...position } = data as JsonObject;
-      base = { ...position, format: 1 } as unknown as ThreadPosition;
+  if (snapshot && isSnapshotOf(snapshot.data, folder)) {
+    // A snapshot that refers to parts held by events reads them back, and one with packed fields
+    // unpacks them; if it cannot, it is not used.
+    const data = hasPartRefs(snapshot.data)
+      ? await resolveParts(snapshot.data, store, threadId, branchId, parts)
+      : snapshot.data;
+    const position = data === null ? null : positionOf(data as JsonObject);
+    if (position !== null) {
+      base = position;
       snapshotSeq = snapshot.seq;
     }
   }
@@ -75,11 +82,11 @@ export async function loadPosition(
     // Large parts that events of the branch hold are kept as references, not repeated.
     try {
       indexParts(events, parts);
-      const data = { ...position, definition: folder } as unknown as JsonValue;
+      const data = snapshotData(def, position, folder);
       const shrunk = shrinkParts(data, parts);
       await store.saveSnapshot(threadId, branchId, {
         seq: position.lastSeq,
-        data: shrunk === null ? data : { ...(shrunk as JsonObject), format: WITH_PART_REFS },
+        data: shrunk === null ? data : withPartRefs(shrunk as JsonObject),
       });
       snapshotSeq = position.lastSeq;
     } catch {
@@ -153,14 +160,14 @@ export async function snapshotAfterRun(
   if (!snapshotDue(position.lastSeq, snapshotSeq)) return snapshotSeq;
   // (Every field a fold sets, as a fold of the events sets it: the run's object leaves out
   // the ones that stayed empty.)
-  const data = {
+  const whole: ThreadPosition = {
     ...emptyPosition(def),
     ...position,
     breakpoint: position.breakpoint ?? null,
     passed: position.passed ?? null,
-    definition: definitionKey(def),
-  } as unknown as JsonValue;
-  if (hasBigPart(data)) return snapshotSeq;
+  };
+  if (hasBigPart(whole as unknown as JsonValue)) return snapshotSeq;
+  const data = snapshotData(def, whole, definitionKey(def));
   try {
     await store.saveSnapshot(threadId, branchId, { seq: position.lastSeq, data });
     return position.lastSeq;
@@ -169,27 +176,8 @@ export async function snapshotAfterRun(
   }
 }
 
-/** The `format` of a snapshot that refers to parts held by events (older readers, which know format 1 only, do not use it). */
-const WITH_PART_REFS = 2;
-
 /** A load that folds at least this many events writes a snapshot. */
 export const SNAPSHOT_AFTER_EVENTS = 64;
-
-/**
- * Whether a snapshot holds a position folded by a definition like `def`: the fold depends on
- * the fields' reducers, codecs and defaults, so a snapshot kept by a reader with another
- * definition (a plain-object graph, an older version of the state) is not used (nor one
- * written before snapshots said which definition folded them).
- */
-function isPosition(data: JsonValue, definition: string): boolean {
-  return (
-    typeof data === "object" &&
-    data !== null &&
-    !Array.isArray(data) &&
-    (data.format === 1 || data.format === WITH_PART_REFS) &&
-    data.definition === definition
-  );
-}
 
 const definitionKeys = new WeakMap<StateDefinition, string>();
 

@@ -12,10 +12,12 @@ import type { JsonValue } from "../json/index.js";
 import type { FieldCodec } from "./update-codec.js";
 
 /** `"optional"`: a key absent by default (stored only when it holds something, not filled in when read). */
-type Default = "null" | "list" | "object" | "optional";
+export type MessageKeyDefault = "null" | "list" | "object" | "optional";
+
+type Default = MessageKeyDefault;
 
 /** Each message type's keys after `type`, in schema order, with their defaults. */
-const KEYS: Record<string, readonly (readonly [string, Default])[]> = {
+export const MESSAGE_KEYS: Readonly<Record<string, readonly (readonly [string, Default])[]>> = {
   system: [
     ["id", "null"],
     ["content", "null"],
@@ -98,7 +100,7 @@ function expandCall(call: JsonValue): JsonValue {
 /** One message as stored: `type`, then only the keys whose value is not the default. */
 export function compactMessage(m: JsonValue): JsonValue {
   if (!isObj(m) || typeof m.type !== "string") return m;
-  const keys = KEYS[m.type];
+  const keys = MESSAGE_KEYS[m.type];
   if (!keys) return m; // a RemoveMessage marker, kept as it is
   const out: Obj = { type: m.type };
   for (const [k, d] of keys) {
@@ -122,7 +124,7 @@ function orNull(v: JsonValue | undefined): JsonValue {
 /** One stored message made whole: every key of its type, in schema order, defaults filled in. */
 export function expandMessage(m: JsonValue): JsonValue {
   if (!isObj(m) || typeof m.type !== "string") return m;
-  // Each type's object made as one literal, in the order of KEYS (a cold load expands every
+  // Each type's object made as one literal, in the order of MESSAGE_KEYS (a cold load expands every
   // message of the tail it folds, mostly before the JIT has compiled this; a literal has its
   // shape at once, where adding the keys one by one looks each up).
   switch (m.type) {
@@ -160,7 +162,7 @@ export function expandMessage(m: JsonValue): JsonValue {
 
 /** {@link expandMessage} by the table of keys (a type the switch does not name). */
 function expandByKeys(m: Obj): JsonValue {
-  const keys = KEYS[m.type as string];
+  const keys = MESSAGE_KEYS[m.type as string];
   if (!keys) return m;
   const out: Obj = { type: m.type as string };
   // (Indexed loops: a cold load expands every message of the tail it folds, mostly before the

@@ -10,6 +10,8 @@ import { buildReactAgent } from "../../src/agents/index.js";
 import type { Chat, ChatResponseInit } from "../../src/chat/types.js";
 import { SNAPSHOT_AFTER_EVENTS, SNAPSHOT_AFTER_RUN_EVENTS } from "../../src/graph/load-position.js";
 import { HumanMessage } from "../../src/index.js";
+import type { JsonObject, JsonValue } from "../../src/json/index.js";
+import { unpackMessages } from "../../src/state/messages-pack.js";
 import type { Snapshot, StateStore, StoredEvent } from "../../src/stores/types.js";
 import { tool } from "../../src/tools/index.js";
 import { eventsOnly } from "./snapshot.fixture.js";
@@ -203,5 +205,63 @@ describeStores("cold load", (fx) => {
     await runner.invoke({ messages: [HumanMessage({ content: "one more" })] }, { threadId: "c" });
     expect(calls.methods.slice(before)).toContain("saveSnapshot");
     expect((await store.loadSnapshot("c", "main"))!.seq).toBe(turns * EVENTS_PER_TURN);
+  });
+
+  it("reads a packed snapshot, an unpacked one (format 1) alike, and not a damaged one", async () => {
+    const store = await fx.open();
+    const turns = Math.ceil(SNAPSHOT_AFTER_EVENTS / EVENTS_PER_TURN) + 5;
+    await converse(store, turns);
+    // A run's cold load folds the whole thread, so keeps a snapshot: its messages packed.
+    const runner = buildReactAgent(chat(), { tools: [], stateStore: await fx.reopen(store) });
+    await runner.invoke({ messages: [HumanMessage({ content: "one more" })] }, { threadId: "c" });
+    const kept = (await store.loadSnapshot("c", "main"))!;
+    const data = kept.data as JsonObject;
+    const packed = (data.state as JsonObject).messages as JsonValue[];
+    expect([kept.seq, data.format, data.packed, packed.length, packed[0]]).toEqual([
+      turns * EVENTS_PER_TURN,
+      3,
+      ["messages"],
+      2 * turns,
+      ["human", (packed[0] as string[])[1], "question 1"],
+    ]);
+    const replay = await buildReactAgent(chat(), {
+      tools: [],
+      stateStore: eventsOnly(await fx.reopen(store)),
+    }).getState("c");
+    const read = async () => {
+      const { store: cold, calls } = recorded(await fx.reopen(store));
+      const state = await buildReactAgent(chat(), { tools: [], stateStore: cold }).getState("c");
+      return { state, afterSeq: calls.reads.map((r) => r.afterSeq) };
+    };
+    const viaPacked = await read();
+    expect(viaPacked.afterSeq).toEqual([kept.seq]);
+    expect(JSON.stringify(viaPacked.state)).toBe(JSON.stringify(replay));
+
+    // What an earlier version kept: format 1, the messages as objects. Still read as it is.
+    const { packed: _, ...rest } = data;
+    const unpacked = {
+      ...rest,
+      format: 1,
+      state: { ...(data.state as JsonObject), messages: unpackMessages(packed) },
+    };
+    await store.saveSnapshot("c", "main", { seq: kept.seq, data: unpacked as JsonValue });
+    const viaFormat1 = await read();
+    expect(viaFormat1.afterSeq).toEqual([kept.seq]);
+    expect(JSON.stringify(viaFormat1.state)).toBe(JSON.stringify(replay));
+
+    // A packed list that does not unpack: the snapshot is not used, the events give the state.
+    for (const damaged of [
+      {
+        ...data,
+        state: { ...(data.state as JsonObject), messages: [...packed.slice(1), { type: "human" }] },
+      },
+      { ...data, packed: ["nothing"] },
+      { ...data, packed: "messages" },
+    ]) {
+      await store.saveSnapshot("c", "main", { seq: kept.seq, data: damaged as JsonValue });
+      const via = await read();
+      expect(via.afterSeq).toEqual([0]);
+      expect(JSON.stringify(via.state)).toBe(JSON.stringify(replay));
+    }
   });
 });

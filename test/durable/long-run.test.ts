@@ -112,6 +112,7 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
     "lastSeq",
     "lastStatus",
     "originRunId",
+    "packed",
     "passed",
     "runBranchId",
     "state",
@@ -124,6 +125,14 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
     [],
     {},
     [],
+  ]);
+  // The messages are kept packed (src/state/messages-pack.ts): a human message as
+  // [type, id, content], an AI answer whose other keys hold their defaults the same.
+  const lastState = last.state as { messages: unknown[][] };
+  expect([last.format, last.packed]).toEqual([3, ["messages"]]);
+  expect(lastState.messages.map((m) => [m.length, m[0]]).slice(0, 2)).toEqual([
+    [3, "human"],
+    [3, "ai"],
   ]);
   const snap = await agent.getState("long");
   expect(snap.state.messages).toHaveLength(2 * TURNS);

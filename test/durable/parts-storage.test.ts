@@ -71,8 +71,10 @@ describeStores("images in a durable conversation", (fx) => {
       true,
       images.map(() => 0),
     ]);
-    // The snapshot refers to the events that hold the images.
-    expect((snapshot!.data as { format: number }).format).toBe(2);
+    // The snapshot refers to the events that hold the images (format 3: its messages packed,
+    // src/graph/snapshot-format.ts).
+    const { format, packed, partRefs } = snapshot!.data as Record<string, unknown>;
+    expect({ format, packed, partRefs }).toEqual({ format: 3, packed: ["messages"], partRefs: true });
     expect(occurrences(kept, '"data":{"$event":')).toBe(images.length);
     const cold = buildReactAgent(new ScriptedChat([]), {
       tools: [],
