@@ -59,7 +59,8 @@ function isObj(v: unknown): v is Obj {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function isDefault(v: unknown, d: Default | null): boolean {
+/** Whether `v` is the default `d` (`null`, `[]`, `{}`; an optional key's `{}`); never for `d` null. */
+export function isDefault(v: unknown, d: Default | null): boolean {
   switch (d) {
     case "null":
       return v === null;

@@ -17,25 +17,12 @@
  */
 
 import type { JsonValue } from "../json/index.js";
-import { MESSAGE_KEYS, type MessageKeyDefault } from "./messages-codec.js";
+import { isDefault, MESSAGE_KEYS } from "./messages-codec.js";
 
 type Obj = { [key: string]: JsonValue };
 
 function isObj(v: unknown): v is Obj {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function isDefault(v: JsonValue, d: MessageKeyDefault): boolean {
-  switch (d) {
-    case "null":
-      return v === null;
-    case "list":
-      return Array.isArray(v) && v.length === 0;
-    case "object":
-      return isObj(v) && Object.keys(v).length === 0;
-    default:
-      return false;
-  }
 }
 
 /** The types {@link unpackMessages} makes whole (each with its keys written out there). */
