@@ -58,7 +58,12 @@ describe("packMessages / unpackMessages", () => {
     const back = unpackMessages(JSON.parse(JSON.stringify(packed)));
     expect(JSON.stringify(back)).toBe(JSON.stringify(every));
     // Fresh defaults: no two messages share a list or an object.
-    const [a, b] = unpackMessages(j([["ai", "x"], ["ai", "y"]])) as { toolCalls: unknown[] }[];
+    const [a, b] = unpackMessages(
+      j([
+        ["ai", "x"],
+        ["ai", "y"],
+      ]),
+    ) as { toolCalls: unknown[] }[];
     expect(a!.toolCalls).not.toBe(b!.toolCalls);
   });
 

@@ -74,7 +74,11 @@ describeStores("images in a durable conversation", (fx) => {
     // The snapshot refers to the events that hold the images (format 3: its messages packed,
     // src/graph/snapshot-format.ts).
     const { format, packed, partRefs } = snapshot!.data as Record<string, unknown>;
-    expect({ format, packed, partRefs }).toEqual({ format: 3, packed: ["messages"], partRefs: true });
+    expect({ format, packed, partRefs }).toEqual({
+      format: 3,
+      packed: ["messages"],
+      partRefs: true,
+    });
     expect(occurrences(kept, '"data":{"$event":')).toBe(images.length);
     const cold = buildReactAgent(new ScriptedChat([]), {
       tools: [],
