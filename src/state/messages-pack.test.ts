@@ -76,6 +76,15 @@ describe("packMessages / unpackMessages", () => {
     }
   });
 
+  it("packs a key that holds undefined as JSON has it: an optional one absent, any other not at all", () => {
+    // (A run's own position keeps what a node wrote; a message list that packs an undefined
+    // value is not JSON: the store refuses the snapshot.)
+    const ai = AIMessage({ id: "a", content: "x" });
+    expect(packMessages(j([{ ...ai, responseMetadata: undefined }]))).toEqual([["ai", "a", "x"]]);
+    expect(packMessages(j([{ type: "human", id: undefined, content: "x" }]))).toBeNull();
+    expect(packMessages(j([{ ...ai, usage: undefined }]))).toBeNull();
+  });
+
   it("does not pack a list it could not give back key for key", () => {
     const human = HumanMessage({ id: "h", content: "hi" });
     const cases: unknown[] = [

@@ -44,8 +44,16 @@ function packMessage(m: JsonValue): JsonValue[] | null {
       if (d === "optional") break;
       return null;
     }
-    out.push(m[key]!);
+    const v = m[key];
     k++;
+    // A key that holds `undefined` (a message a node wrote as a plain object, kept as it is in
+    // the run's own position) is not in the JSON the store holds: an optional one is as if
+    // absent; any other the store gives without its key, which unpacking would put back.
+    if (v === undefined) {
+      if (d === "optional") break;
+      return null;
+    }
+    out.push(v);
   }
   if (k !== own.length) return null;
   // Trailing defaults left out (an optional key present is never left out).
