@@ -13,23 +13,41 @@ import {
   newMessageId,
   type RemoveMessage,
 } from "./add-messages.js";
-import { messagesCodec } from "./messages-codec.js";
+import { isDefault, messagesCodec } from "./messages-codec.js";
 import { type ReducedField, reducer } from "./reducer.js";
+
+/**
+ * `m` as the event log gives it back: with an id, and without a `responseMetadata` that is
+ * `undefined` or `{}` (the codec stores neither), so that the run's own state is what a fold of
+ * its events gives (the store is the truth); `m` itself when nothing changes.
+ */
+function prepareMessage(m: Message | RemoveMessage): Message | RemoveMessage {
+  if (m.type === "remove") return m;
+  let out = m;
+  if (m.type === "ai" && "responseMetadata" in m) {
+    const meta = m.responseMetadata;
+    if (meta === undefined || isDefault(meta, "optional")) {
+      const { responseMetadata: _, ...rest } = m;
+      out = rest;
+    }
+  }
+  return out.id === null ? { ...out, id: newMessageId() } : out;
+}
 
 function prepareMessages(update: MessagesUpdate): MessagesUpdate {
   if (Array.isArray(update)) {
     let copy: Array<Message | RemoveMessage> | null = null;
     for (let i = 0; i < update.length; i++) {
       const m = update[i] as Message | RemoveMessage;
-      if (m.type !== "remove" && m.id === null) {
+      const p = prepareMessage(m);
+      if (p !== m) {
         copy ??= update.slice() as Array<Message | RemoveMessage>;
-        copy[i] = { ...m, id: newMessageId() };
+        copy[i] = p;
       }
     }
     return copy ?? update;
   }
-  const m = update as Message | RemoveMessage;
-  return m.type !== "remove" && m.id === null ? { ...m, id: newMessageId() } : m;
+  return prepareMessage(update as Message | RemoveMessage);
 }
 
 /** The schema of a messages field's value (built on first use: no zod at import). */

@@ -180,6 +180,33 @@ describe("updates", async () => {
     expect(seen).toEqual([undefined]);
   });
 
+  it("prepares messages as the event log gives them back: no responseMetadata that is undefined or {}", async () => {
+    const ai = AIMessage({ id: "a", content: "x" });
+    const update = {
+      messages: [
+        { ...ai, responseMetadata: undefined },
+        { ...ai, id: "b", responseMetadata: {} },
+        { ...ai, id: "c", responseMetadata: { model: "m" } },
+      ],
+    };
+    const prepared = prepareUpdate(State, update, "n").messages as object[];
+    expect(prepared.map((m) => Object.keys(m).at(-1))).toEqual([
+      "usage",
+      "usage",
+      "responseMetadata",
+    ]);
+    expect(JSON.stringify(prepared)).toBe(
+      JSON.stringify([
+        ai,
+        { ...ai, id: "b" },
+        { ...ai, id: "c", responseMetadata: { model: "m" } },
+      ]),
+    );
+    // One message, not in a list, alike.
+    const one = prepareUpdate(State, { messages: { ...ai, responseMetadata: {} } }, "n");
+    expect(JSON.stringify(one.messages)).toBe(JSON.stringify(ai));
+  });
+
   it("wraps a failing reducer in StateUpdateError with the cause", async () => {
     const s = initialState(State);
     expect(() => apply(s, { messages: [RemoveMessage("nope")] })).toThrow(

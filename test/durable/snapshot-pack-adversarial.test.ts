@@ -1,0 +1,77 @@
+/**
+ * Packed snapshots (format 3) against the rule that the store is the truth: a snapshot a run
+ * keeps of its own position, and one a cold load keeps, read back cold, give exactly what a
+ * fold of every stored event gives, for messages a node writes as plain objects (an optional
+ * key present but `undefined`, or holding its default `{}`), on every store.
+ */
+import { expect, it } from "vitest";
+import { z } from "zod";
+import { Graph } from "../../src/graph/graph.js";
+import { SNAPSHOT_AFTER_RUN_EVENTS } from "../../src/graph/load-position.js";
+import { node, START } from "../../src/graph/node.js";
+import { END, when } from "../../src/graph/routing.js";
+import type { JsonObject } from "../../src/json/index.js";
+import { defineState, messagesField } from "../../src/state/define-state.js";
+import type { StateStore } from "../../src/stores/types.js";
+import { eventsOnly } from "./snapshot.fixture.js";
+import { describeStores } from "./stores.js";
+
+const State = defineState({
+  messages: messagesField(),
+  n: z.number().default(0),
+  limit: z.number().default(0),
+});
+type S = typeof State.State;
+
+/** Messages as a node may write them: not made by `AIMessage`, so their keys are as given. */
+const written: unknown[] = [
+  { type: "ai", id: "a0", content: "x", responseMetadata: undefined },
+  { type: "ai", id: "a1", content: "y", responseMetadata: {} },
+  { type: "ai", id: "a2", content: "z", responseMetadata: { model: "m" } },
+];
+
+/** One node looping until `n` reaches `limit` (an event per step), writing `written` first. */
+function loop(store: StateStore): Graph<typeof State> {
+  const step = node(
+    (s: S) => ({ messages: s.n < written.length ? [written[s.n] as never] : [], n: s.n + 1 }),
+    { name: "step" },
+  );
+  return new Graph(State, { name: "loop", stateStore: store, maxSteps: 10_000 }).flow(
+    START.to(step),
+    step.to(when((s: S) => s.n < s.limit, step, { otherwise: END })),
+  );
+}
+
+describeStores("packed snapshots of messages written as plain objects", (fx) => {
+  it("a run's snapshot of its own position is kept, and read cold gives what the events fold to", async () => {
+    const store = await fx.open();
+    const g = loop(store);
+    await g.invoke({ limit: SNAPSHOT_AFTER_RUN_EVENTS }, { threadId: "t" });
+    const lastSeq = (await store.getBranch("t", "main"))!.lastSeq;
+    expect(lastSeq).toBeGreaterThanOrEqual(SNAPSHOT_AFTER_RUN_EVENTS);
+    const kept = await store.loadSnapshot("t", "main");
+    expect(kept?.seq).toBe(lastSeq);
+    const data = kept!.data as JsonObject;
+    expect([data.format, data.packed, (data.state as JsonObject).messages]).toEqual([
+      3,
+      ["messages"],
+      [
+        ["ai", "a0", "x"],
+        ["ai", "a1", "y"],
+        ["ai", "a2", "z", null, [], [], null, {}, { model: "m" }],
+      ],
+    ]);
+    const fold = await loop(eventsOnly(await fx.reopen(store))).getState("t");
+    const expected = [
+      { type: "ai", id: "a0", content: "x", refusal: null, toolCalls: [], reasoning: [] },
+      { type: "ai", id: "a1", content: "y", refusal: null, toolCalls: [], reasoning: [] },
+      { type: "ai", id: "a2", content: "z", refusal: null, toolCalls: [], reasoning: [] },
+    ].map((m) => ({ ...m, finishReason: null, usage: {} }));
+    expected[2] = { ...expected[2]!, responseMetadata: { model: "m" } } as never;
+    expect(JSON.stringify(fold.state.messages)).toBe(JSON.stringify(expected));
+    const cold = await loop(await fx.reopen(store)).getState("t");
+    expect(JSON.stringify(cold.state)).toBe(JSON.stringify(fold.state));
+    // The run's own (warm) view is the same.
+    expect(JSON.stringify((await g.getState("t")).state)).toBe(JSON.stringify(fold.state));
+  });
+});
