@@ -1,8 +1,10 @@
 /**
- * Packed snapshots (format 3) against the rule that the store is the truth: a snapshot a run
- * keeps of its own position, and one a cold load keeps, read back cold, give exactly what a
- * fold of every stored event gives, for messages a node writes as plain objects (an optional
- * key present but `undefined`, or holding its default `{}`), on every store.
+ * Packed snapshots (format 3) against the rule that the store is the truth: the snapshot a run
+ * keeps of its own position (not a fold: what its nodes wrote, as they wrote it), read back
+ * cold, gives exactly what a fold of every stored event gives, on every store: for messages a
+ * node writes as plain objects (an optional key present but `undefined`, or holding its default
+ * `{}`), and for messages `Replace` puts in place unchecked (unusual text, compact tool calls,
+ * keys out of order, extra keys, a key that holds `undefined`).
  */
 import { expect, it } from "vitest";
 import { z } from "zod";
@@ -12,6 +14,7 @@ import { node, START } from "../../src/graph/node.js";
 import { END, when } from "../../src/graph/routing.js";
 import type { JsonObject } from "../../src/json/index.js";
 import { defineState, messagesField } from "../../src/state/define-state.js";
+import { Replace } from "../../src/state/replace.js";
 import type { StateStore } from "../../src/stores/types.js";
 import { eventsOnly } from "./snapshot.fixture.js";
 import { describeStores } from "./stores.js";
@@ -74,4 +77,49 @@ describeStores("packed snapshots of messages written as plain objects", (fx) => 
     // The run's own (warm) view is the same.
     expect(JSON.stringify((await g.getState("t")).state)).toBe(JSON.stringify(fold.state));
   });
+
+  it("messages put in place by Replace (kept as given, not checked) are read back as the events hold them", async () => {
+    // A list that packs: unusual text, a tool call in its stored (compact) form, an optional
+    // key present and empty, a tool message of defaults. And lists that do not pack (a key out
+    // of order, an extra key, a key that holds undefined): kept as they are (format 1).
+    const packable = [
+      { type: "human", id: "r0", content: 'é 😀 \u2028 \u0000 "q" \\' },
+      {
+        type: "ai",
+        id: "r1",
+        content: "",
+        refusal: null,
+        toolCalls: [{ id: "c", name: "t" }],
+        reasoning: [],
+        finishReason: null,
+        usage: {},
+        responseMetadata: {},
+      },
+      { type: "tool", id: "r2", content: null, name: null, toolCallId: null, arguments: null },
+    ];
+    const human = { type: "human", id: "h", content: "x" };
+    const cases: [string, unknown[], number][] = [
+      ["packs", packable, 3],
+      ["out of order", [human, { id: "o", type: "human", content: "y" }], 1],
+      ["extra key", [human, { ...human, id: "e", extra: 1 }], 1],
+      ["undefined id", [human, { type: "human", id: undefined, content: "u" }], 1],
+    ];
+    const store = await fx.open();
+    for (const [threadId, messages, format] of cases) {
+      const g = loop(store);
+      await g.updateState(threadId, { messages: Replace(messages as never), n: written.length });
+      await g.invoke({ limit: SNAPSHOT_AFTER_RUN_EVENTS }, { threadId });
+      const lastSeq = (await store.getBranch(threadId, "main"))!.lastSeq;
+      const kept = await store.loadSnapshot(threadId, "main");
+      expect([threadId, kept?.seq, (kept?.data as JsonObject | undefined)?.format]).toEqual([
+        threadId,
+        lastSeq,
+        format,
+      ]);
+      const fold = await loop(eventsOnly(await fx.reopen(store))).getState(threadId);
+      expect(JSON.stringify(fold.state.messages)).toBe(JSON.stringify(messages));
+      const cold = await loop(await fx.reopen(store)).getState(threadId);
+      expect(JSON.stringify(cold.state)).toBe(JSON.stringify(fold.state));
+    }
+  }, 60_000);
 });
