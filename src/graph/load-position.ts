@@ -65,7 +65,7 @@ export async function loadPosition(
     const data = hasPartRefs(snapshot.data)
       ? await resolveParts(snapshot.data, store, threadId, branchId, parts)
       : snapshot.data;
-    const position = data === null ? null : positionOf(data as JsonObject);
+    const position = data === null ? null : positionOf(def, data as JsonObject);
     if (position !== null) {
       base = position;
       snapshotSeq = snapshot.seq;

@@ -67,16 +67,17 @@ export function hasPartRefs(data: JsonObject): boolean {
 }
 
 /**
- * The position a snapshot's data (its part references resolved) holds, its packed fields made
- * whole; `null` when they do not unpack (a damaged snapshot is not used).
+ * The position a snapshot's data (its part references resolved) holds, its packed fields (the
+ * messages fields of `def`) made whole; `null` when they do not unpack (a damaged snapshot is
+ * not used).
  */
-export function positionOf(data: JsonObject): ThreadPosition | null {
+export function positionOf(def: StateDefinition | null, data: JsonObject): ThreadPosition | null {
   const { definition: _d, packed, partRefs: _p, ...position } = data;
   if (data.format === PACKED) {
     const state = position.state;
     if (typeof state !== "object" || state === null || Array.isArray(state)) return null;
     try {
-      position.state = unpackSnapshotState({ ...state }, packed);
+      position.state = unpackSnapshotState(def, { ...state }, packed);
     } catch {
       return null;
     }

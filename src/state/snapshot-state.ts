@@ -40,17 +40,28 @@ export function packSnapshotState(def: StateDefinition | null, state: JsonObject
 /**
  * The state {@link packSnapshotState} packed, its `packed` fields made whole (the object is
  * changed in place and returned).
- * @throws TypeError when `packed` is not a non-empty list of the state's own field names (absent
- *   included), or a packed field does not unpack (a damaged snapshot: the caller folds the
- *   events instead).
+ * @throws TypeError when `packed` is not a non-empty list of the state's own fields that are
+ *   messages fields of `def` (absent included), or a packed field does not unpack (a damaged
+ *   snapshot: the caller folds the events instead).
  */
-export function unpackSnapshotState(state: JsonObject, packed: JsonValue | undefined): JsonObject {
+export function unpackSnapshotState(
+  def: StateDefinition | null,
+  state: JsonObject,
+  packed: JsonValue | undefined,
+): JsonObject {
   // (A writer names at least one field: a snapshot with none packed is format 1 or 2.)
   if (!Array.isArray(packed) || packed.length === 0)
     throw new TypeError("snapshot: packed is not a list of field names");
   for (const name of packed) {
-    if (typeof name !== "string" || name === "__proto__" || !Object.hasOwn(state, name))
-      throw new TypeError(`snapshot: packed names no field of the state: ${JSON.stringify(name)}`);
+    if (
+      typeof name !== "string" ||
+      name === "__proto__" ||
+      !Object.hasOwn(state, name) ||
+      def?.fields.get(name)?.codec !== messagesCodec
+    )
+      throw new TypeError(
+        `snapshot: packed names no messages field of the state: ${JSON.stringify(name)}`,
+      );
     state[name] = unpackMessages(state[name]!);
   }
   return state;

@@ -23,6 +23,8 @@ const State = defineState({
   messages: messagesField(),
   n: z.number().default(0),
   limit: z.number().default(0),
+  /** A list of lists that is not messages (a damaged snapshot may name it packed). */
+  pairs: z.array(z.array(z.string())).default([["human", "h"]]),
 });
 type S = typeof State.State;
 
@@ -122,4 +124,22 @@ describeStores("packed snapshots of messages written as plain objects", (fx) => 
       expect(JSON.stringify(cold.state)).toBe(JSON.stringify(fold.state));
     }
   }, 60_000);
+});
+
+describeStores("damaged packed snapshots", (fx) => {
+  it("one that names packed a field that is not a messages field is not used", async () => {
+    const store = await fx.open();
+    await loop(store).invoke({ limit: 70 }, { threadId: "t" });
+    // A new graph's run: its load folds 72 events and keeps a snapshot, its messages packed.
+    await loop(await fx.reopen(store)).invoke({ limit: 71 }, { threadId: "t" });
+    const kept = (await store.loadSnapshot("t", "main"))!;
+    const data = kept.data as JsonObject;
+    expect([kept.seq, data.format, data.packed]).toEqual([72, 3, ["messages"]]);
+    const fold = JSON.stringify(await loop(eventsOnly(await fx.reopen(store))).getState("t"));
+    for (const packed of [["messages", "pairs"], ["messages", "n"], ["pairs"]]) {
+      await store.saveSnapshot("t", "main", { seq: kept.seq, data: { ...data, packed } });
+      const cold = await loop(await fx.reopen(store)).getState("t");
+      expect(JSON.stringify(cold)).toBe(fold);
+    }
+  });
 });
