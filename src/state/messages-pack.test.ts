@@ -108,5 +108,16 @@ describe("packMessages / unpackMessages", () => {
     expect(() => unpackMessages(j([["remove", "h"]]))).toThrow(
       new TypeError("packed messages: item 0 has no known message type"),
     );
+    // More values than the type has keys: not something packMessages wrote.
+    for (const [item, type] of [
+      [["human", "h", "hi", null], "human"],
+      [["system", "s", "x", "y"], "system"],
+      [["tool", "t", "x", "n", "c", {}, "more"], "tool"],
+      [["ai", "a", "x", null, [], [], null, {}, {}, "more"], "ai"],
+    ] as const) {
+      expect(() => unpackMessages(j([["human", "ok"], item]))).toThrow(
+        new TypeError(`packed messages: item 1 has more values than a ${type} message has keys`),
+      );
+    }
   });
 });

@@ -82,10 +82,17 @@ export function packMessages(value: JsonValue): JsonValue[] | null {
   return out;
 }
 
+function tooLong(i: number, type: string): TypeError {
+  return new TypeError(
+    `packed messages: item ${i} has more values than a ${type} message has keys`,
+  );
+}
+
 /**
  * The message list {@link packMessages} packed, made whole: every key of each type, in schema
  * order, defaults filled in.
- * @throws TypeError when an item is not a packed message (a damaged snapshot).
+ * @throws TypeError when an item is not a packed message: not a list, no known type, more
+ *   values than its type has keys (a damaged snapshot).
  */
 export function unpackMessages(packed: JsonValue): JsonValue[] {
   if (!Array.isArray(packed)) throw new TypeError("packed messages: not a list");
@@ -101,9 +108,11 @@ export function unpackMessages(packed: JsonValue): JsonValue[] {
     switch (type) {
       case "human":
       case "system":
+        if (n > 3) throw tooLong(i, type);
         out[i] = { type, id, content: n > 2 ? a[2]! : null };
         break;
       case "tool":
+        if (n > 6) throw tooLong(i, type);
         out[i] = {
           type,
           id,
@@ -114,6 +123,7 @@ export function unpackMessages(packed: JsonValue): JsonValue[] {
         };
         break;
       case "ai": {
+        if (n > 9) throw tooLong(i, type);
         const m: Obj = {
           type,
           id,
