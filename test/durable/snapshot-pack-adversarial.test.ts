@@ -1,13 +1,16 @@
 /**
- * Packed snapshots (format 3) against the rule that the store is the truth: the snapshot a run
- * keeps of its own position (not a fold: what its nodes wrote, as they wrote it), read back
- * cold, gives exactly what a fold of every stored event gives, on every store: for messages a
- * node writes as plain objects (an optional key present but `undefined`, or holding its default
- * `{}`), and for messages `Replace` puts in place unchecked (unusual text, compact tool calls,
- * keys out of order, extra keys, a key that holds `undefined`).
+ * Packed snapshots (format 3) against the rule that the store is the truth, on every store:
+ * the snapshot a run keeps of its own position (not a fold: what its nodes wrote, as they
+ * wrote it), read back cold, gives exactly what a fold of every stored event gives, for
+ * messages a node writes as plain objects (an optional key present but `undefined`, or holding
+ * its default `{}`), and for messages `Replace` puts in place unchecked (unusual text, compact
+ * tool calls, keys out of order, extra keys, a key that holds `undefined`); a damaged snapshot
+ * that names packed a field that is not a messages field is not used; a state whose fields are
+ * named like a snapshot's keys has both its messages fields packed, nothing else.
  */
 import { expect, it } from "vitest";
 import { z } from "zod";
+import { AIMessage, HumanMessage } from "../../src/chat/messages.js";
 import { Graph } from "../../src/graph/graph.js";
 import { SNAPSHOT_AFTER_RUN_EVENTS } from "../../src/graph/load-position.js";
 import { node, START } from "../../src/graph/node.js";
@@ -141,5 +144,80 @@ describeStores("damaged packed snapshots", (fx) => {
       const cold = await loop(await fx.reopen(store)).getState("t");
       expect(JSON.stringify(cold)).toBe(fold);
     }
+  });
+});
+
+/** Two messages fields named like a snapshot's keys, and other fields named so too. */
+const Named = defineState({
+  packed: messagesField(),
+  format: messagesField(),
+  partRefs: z.array(z.array(z.string())).default([]),
+  definition: z.string().default("d"),
+  n: z.number().default(0),
+});
+
+function named(store: StateStore): Graph<typeof Named> {
+  const turn = node(
+    (s: typeof Named.State) => ({
+      packed: [HumanMessage({ id: `h${s.n}`, content: `q ${s.n}` })],
+      format:
+        s.n % 2 === 0
+          ? []
+          : [
+              AIMessage({
+                id: `a${s.n}`,
+                content: [{ type: "text", text: "t" }],
+                usage: { inputTokens: s.n },
+              }),
+            ],
+      partRefs: [["human", `x${s.n}`]], // (a list of lists, replaced each turn: not packed)
+      n: s.n + 1,
+    }),
+    { name: "turn" },
+  );
+  return new Graph(Named, { name: "named", stateStore: store }).flow(START.to(turn), turn.to(END));
+}
+
+describeStores("packed snapshots of a state with fields named like a snapshot's keys", (fx) => {
+  it("packs both messages fields and nothing else; read cold, gives what the events fold to", async () => {
+    const store = await fx.open();
+    for (let t = 0; t < 22; t++) await named(store).invoke({}, { threadId: "t" });
+    // A new graph's run: its load folds 66 events and keeps a snapshot.
+    await named(await fx.reopen(store)).invoke({}, { threadId: "t" });
+    const kept = (await store.loadSnapshot("t", "main"))!;
+    const data = kept.data as JsonObject;
+    const state = data.state as JsonObject;
+    expect([
+      kept.seq,
+      data.format,
+      data.packed,
+      data.partRefs,
+      state.partRefs,
+      state.format,
+    ]).toEqual([
+      66,
+      3,
+      ["packed", "format"],
+      undefined,
+      [["human", "x21"]],
+      Array.from({ length: 11 }, (_, i) => [
+        "ai",
+        `a${2 * i + 1}`,
+        [{ type: "text", text: "t" }],
+        null,
+        [],
+        [],
+        null,
+        { inputTokens: 2 * i + 1 },
+      ]),
+    ]);
+    const cold = await named(await fx.reopen(store)).getState("t");
+    const fold = await named(eventsOnly(await fx.reopen(store))).getState("t");
+    expect(JSON.stringify(cold)).toBe(JSON.stringify(fold));
+    expect([cold.state.packed.length, cold.state.format.length, cold.state.definition]).toEqual([
+      23,
+      11,
+      "d",
+    ]);
   });
 });
