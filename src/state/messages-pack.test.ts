@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "../chat/messages.js";
 import type { JsonValue } from "../json/index.js";
-import { MESSAGE_KEYS } from "./messages-codec.js";
+import { defineState, messagesField, prepareUpdate } from "./define-state.js";
+import { MESSAGE_KEYS, messagesCodec } from "./messages-codec.js";
 import { PACKED_MESSAGE_TYPES, packMessages, unpackMessages } from "./messages-pack.js";
 
 const j = (v: unknown) => v as JsonValue;
@@ -118,6 +119,74 @@ describe("packMessages / unpackMessages", () => {
       expect(() => unpackMessages(j([["human", "ok"], item]))).toThrow(
         new TypeError(`packed messages: item 1 has more values than a ${type} message has keys`),
       );
+    }
+  });
+});
+
+/** A deterministic pseudo-random generator (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("packMessages against the event log", () => {
+  it("a prepared list packs, and reads back as the messages codec's events fold to", () => {
+    // What a messages field holds in a run (its updates prepared) is what a snapshot of the
+    // run's position packs; a cold load must read back what a fold of the stored events gives.
+    const State = defineState({ messages: messagesField() });
+    const next = random(20);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const absent = Symbol("absent");
+    const values: Record<string, readonly unknown[]> = {
+      id: [absent, undefined, null, "m", "é😀\u2028"],
+      content: [
+        absent,
+        undefined,
+        null,
+        "",
+        "x",
+        [],
+        [{ type: "text", text: "t" }],
+        [{ type: "image", data: "QUJD", mediaType: "image/png", cache: undefined }],
+      ],
+      refusal: [absent, null, "no"],
+      toolCalls: [
+        absent,
+        [],
+        [{ id: "c", name: "t" }],
+        [{ id: "c", name: "t", arguments: { q: [1] }, argumentsError: "bad" }],
+      ],
+      reasoning: [absent, [], [{ type: "reasoning", text: "r", provider: "p", data: null }]],
+      finishReason: [absent, null, "stop"],
+      usage: [absent, {}, { inputTokens: 1 }, { inputTokens: undefined }, { extra: "x" }],
+      responseMetadata: [absent, undefined, {}, { model: "m" }],
+      name: [absent, null, "t"],
+      toolCallId: [absent, null, "c"],
+      arguments: [absent, null, {}, { a: 1 }],
+    };
+    for (let round = 0; round < 300; round++) {
+      const list = Array.from({ length: 1 + Math.floor(next() * 4) }, () => {
+        const type = pick(["human", "system", "ai", "tool"] as const);
+        const m: Record<string, unknown> = { type };
+        for (const [key] of MESSAGE_KEYS[type]!) {
+          const v = pick(values[key]!);
+          if (v !== absent) m[key] = v;
+        }
+        return m;
+      });
+      const prepared = prepareUpdate(State, { messages: list }, "n").messages as JsonValue[];
+      const packed = packMessages(prepared);
+      expect(packed).not.toBeNull();
+      const fold = messagesCodec.decode(JSON.parse(JSON.stringify(messagesCodec.encode(prepared))));
+      const read = unpackMessages(JSON.parse(JSON.stringify(packed)));
+      expect(JSON.stringify(read)).toBe(JSON.stringify(fold));
+      // (And the run's own view of the list is the same text.)
+      expect(JSON.stringify(prepared)).toBe(JSON.stringify(fold));
     }
   });
 });
