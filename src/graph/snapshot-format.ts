@@ -6,7 +6,8 @@
  * - `2`: as 1, with large binary parts as references to the events that hold them
  *   (snapshot-parts.ts);
  * - `3`: as 1, or as 2 when `partRefs` is `true`, with the state fields named in `packed` kept
- *   packed (a messages field's list, state/snapshot-state.ts).
+ *   packed (a messages field's list, state/snapshot-state.ts) by the message key layout
+ *   `layout` (`PACKED_LAYOUT`: a reader whose layout differs does not use the snapshot).
  *
  * Writers write 3 when a field is packed, else 1 or 2; a reader that knows formats 1 and 2
  * only does not use a format-3 snapshot (it folds the events instead, which gives the same
@@ -16,6 +17,7 @@
  */
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { StateDefinition } from "../state/define-state.js";
+import { PACKED_LAYOUT } from "../state/messages-pack.js";
 import { packSnapshotState, unpackSnapshotState } from "../state/snapshot-state.js";
 import { THREAD_FORMAT, type ThreadPosition } from "./thread-state.js";
 
@@ -37,7 +39,7 @@ export function snapshotData(
   const { state, packed } = packSnapshotState(def, position.state as JsonObject);
   const data = { ...position, definition } as unknown as JsonObject;
   if (packed.length === 0) return data;
-  return { ...data, format: PACKED, state, packed };
+  return { ...data, format: PACKED, state, packed, layout: PACKED_LAYOUT };
 }
 
 /** `data` (from {@link snapshotData}) with its large parts replaced by references (`shrunk`). */
@@ -68,12 +70,13 @@ export function hasPartRefs(data: JsonObject): boolean {
 
 /**
  * The position a snapshot's data (its part references resolved) holds, its packed fields (the
- * messages fields of `def`) made whole; `null` when they do not unpack (a damaged snapshot is
- * not used).
+ * messages fields of `def`) made whole; `null` when they do not unpack or were packed by
+ * another layout (such a snapshot is not used).
  */
 export function positionOf(def: StateDefinition | null, data: JsonObject): ThreadPosition | null {
-  const { definition: _d, packed, partRefs: _p, ...position } = data;
+  const { definition: _d, packed, partRefs: _p, layout, ...position } = data;
   if (data.format === PACKED) {
+    if (layout !== PACKED_LAYOUT) return null;
     const state = position.state;
     if (typeof state !== "object" || state === null || Array.isArray(state)) return null;
     try {

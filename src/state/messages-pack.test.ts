@@ -3,7 +3,12 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "../chat/mes
 import type { JsonValue } from "../json/index.js";
 import { defineState, messagesField, prepareUpdate } from "./define-state.js";
 import { MESSAGE_KEYS, messagesCodec } from "./messages-codec.js";
-import { PACKED_MESSAGE_TYPES, packMessages, unpackMessages } from "./messages-pack.js";
+import {
+  PACKED_LAYOUT,
+  PACKED_MESSAGE_TYPES,
+  packMessages,
+  unpackMessages,
+} from "./messages-pack.js";
 
 const j = (v: unknown) => v as JsonValue;
 
@@ -66,6 +71,13 @@ describe("packMessages / unpackMessages", () => {
       ]),
     ) as { toolCalls: unknown[] }[];
     expect(a!.toolCalls).not.toBe(b!.toolCalls);
+  });
+
+  it("names its layout: each packed type's keys in order (a snapshot keeps it)", () => {
+    expect(PACKED_LAYOUT).toBe(
+      "human:id,content|system:id,content|tool:id,content,name,toolCallId,arguments|" +
+        "ai:id,content,refusal,toolCalls,reasoning,finishReason,usage,responseMetadata",
+    );
   });
 
   it("writes out exactly the keys MESSAGE_KEYS gives each type it packs", () => {

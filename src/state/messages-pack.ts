@@ -28,6 +28,17 @@ function isObj(v: unknown): v is Obj {
 /** The types {@link unpackMessages} makes whole (each with its keys written out there). */
 export const PACKED_MESSAGE_TYPES: ReadonlySet<string> = new Set(["human", "system", "tool", "ai"]);
 
+/**
+ * Which value of a packed message is which: each packed type's keys in order, as
+ * `MESSAGE_KEYS` gives them (`"human:id,content|system:id,content|ai:…|tool:…"`). A snapshot
+ * keeps it with its packed fields, and a reader unpacks only what was packed with the same
+ * layout: the values are known by position, so a version whose message types have other keys
+ * would read them as the wrong keys.
+ */
+export const PACKED_LAYOUT: string = [...PACKED_MESSAGE_TYPES]
+  .map((type) => `${type}:${(MESSAGE_KEYS[type] ?? []).map(([key]) => key).join(",")}`)
+  .join("|");
+
 /** One message as an array, or `null` when its keys are not exactly its type's, in order. */
 function packMessage(m: JsonValue): JsonValue[] | null {
   if (!isObj(m) || typeof m.type !== "string" || !PACKED_MESSAGE_TYPES.has(m.type)) return null;

@@ -111,6 +111,7 @@ it("2,000 turns: flat events per turn, no log replay, no per-step data kept", as
     "lastEventId",
     "lastSeq",
     "lastStatus",
+    "layout",
     "originRunId",
     "packed",
     "passed",

@@ -93,12 +93,17 @@ describeStores("snapshot formats read cold", (fx) => {
     expect(JSON.stringify(format2)).toContain('"data":{"$event":');
     expect(await read(format2)).toBe(kept.seq);
     // Damaged: not used, the events are folded.
+    const { layout: _l, ...noLayout } = data;
     const damaged: JsonObject[] = [
       { ...data, state: { ...state, messages: [...packed.slice(1), null] } },
       { ...data, state: { ...state, messages: [["human"], ["nobody", "x"]] } },
       { ...data, packed: ["__proto__"] },
       { ...data, packed: ["messages", 7] },
       { ...data, state: [] },
+      // Packed by a version whose message types have other keys (the values are by position),
+      // or not saying by which.
+      { ...data, layout: "human:id,content|system:id,content|ai:id|tool:id" },
+      noLayout,
       // Format 3 that names no packed field (its list would be taken for messages as it is).
       { ...data, packed: [] },
       { ...rest, partRefs: true },
