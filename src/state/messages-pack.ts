@@ -30,7 +30,7 @@ export const PACKED_MESSAGE_TYPES: ReadonlySet<string> = new Set(["human", "syst
 
 /**
  * Which value of a packed message is which: each packed type's keys in order, as
- * `MESSAGE_KEYS` gives them (`"human:id,content|system:id,content|ai:…|tool:…"`). A snapshot
+ * `MESSAGE_KEYS` gives them (`"human:id,content|system:id,content|tool:…|ai:…"`). A snapshot
  * keeps it with its packed fields, and a reader unpacks only what was packed with the same
  * layout: the values are known by position, so a version whose message types have other keys
  * would read them as the wrong keys.
