@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -95,7 +95,25 @@ const tsconfig = (options: Record<string, unknown>) =>
     files: ["agent.ts"],
   });
 
+/**
+ * A `node_modules` in a folder above the staging directory (`/tmp/node_modules`, say) would
+ * make packages the test projects do not install resolvable, and the tests of what happens
+ * without them fail for a reason they do not name: say so instead.
+ */
+function checkNoNodeModulesAbove(dir: string): void {
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    const found = join(d, "node_modules");
+    if (existsSync(found)) {
+      throw new Error(
+        `packaging tests: ${found} exists, so the test projects under ${dir} would resolve packages they do not install; remove it (or set TMPDIR to a folder with no node_modules above it)`,
+      );
+    }
+    if (dirname(d) === d) return;
+  }
+}
+
 beforeAll(async () => {
+  checkNoNodeModulesAbove(stage);
   // Build into a staging copy (never the checkout's dist/, which may hold stale files).
   const staged = join(stage, "pkg");
   mkdirSync(staged);
