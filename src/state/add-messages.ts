@@ -4,6 +4,7 @@
  * @module
  */
 import type { Message } from "../chat/messages.js";
+import { plainMessagesUpdate } from "../chat/plain-parse.js";
 import { chatSchemas, chatSchemasNoCycles } from "../chat/schemas.js";
 import { ValueError } from "../errors/index.js";
 import { lazyObject, memo, nodeCrypto } from "../lazy.js";
@@ -41,7 +42,7 @@ const schemas = memo(() => {
     const twinItem = z.union([chatSchemasNoCycles().message, remove]);
     return z.union([z.array(twinItem), twinItem]);
   });
-  registerTwin(update, twin);
+  registerTwin(update, twin, plainMessagesUpdate);
   return { remove, update };
 });
 
