@@ -69,6 +69,19 @@ export function registerTwin(
   twins.set(original, { twin, plain });
 }
 
+/** Whether the last {@link safeParseTwin} answered from a plain parse. */
+let plainLast = false;
+
+/**
+ * Whether the value the last {@link safeParseTwin} call gave was made by the schema's plain
+ * parse: a deep copy of plain objects, arrays and primitives that shares nothing with the
+ * value parsed (a zod parse may keep parts of it, `z.custom()`'s say). Read it right after
+ * the call (nothing runs in between: the parse is synchronous).
+ */
+export function lastParseWasPlain(): boolean {
+  return plainLast;
+}
+
 /**
  * `schema.safeParse(value)`, parsed by the schema's plain parse when it takes the value, else
  * by its twin when it has one; when the twin's parse throws (a value with a cycle), by
@@ -79,12 +92,16 @@ export function safeParseTwin(
   schema: z.ZodType,
   value: unknown,
 ): ReturnType<z.ZodType["safeParse"]> {
+  plainLast = false;
   const found = twins.get(schema);
   if (found === undefined) return schema.safeParse(value);
   const { twin, plain } = found;
   if (plain !== null) {
     const data = plain(value);
-    if (data !== undefined) return { success: true, data };
+    if (data !== undefined) {
+      plainLast = true;
+      return { success: true, data };
+    }
   }
   try {
     return twin.safeParse(value);

@@ -16,7 +16,11 @@ import {
 import { messagesCodec } from "./messages-codec.js";
 import { type ReducedField, reducer } from "./reducer.js";
 
-function prepareMessages(update: MessagesUpdate): MessagesUpdate {
+/**
+ * Give each message without an id a fresh one (in a copy of it, and of the list). A list or
+ * message that shares nothing with what a node holds gives one that shares nothing either.
+ */
+export function prepareMessages(update: MessagesUpdate): MessagesUpdate {
   if (Array.isArray(update)) {
     let copy: Array<Message | RemoveMessage> | null = null;
     for (let i = 0; i < update.length; i++) {
