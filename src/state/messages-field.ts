@@ -36,6 +36,20 @@ export function prepareMessages(update: MessagesUpdate): MessagesUpdate {
   return m.type !== "remove" && m.id === null ? { ...m, id: newMessageId() } : m;
 }
 
+/**
+ * {@link prepareMessages} for an update that is a copy of the engine's own (the plain
+ * parse's, zod-cycles.ts): the ids are set on its messages, where a copy of each would be
+ * made (the same data, the id in the same place: every message has an `id` key already).
+ */
+export function prepareOwnMessages(update: MessagesUpdate): MessagesUpdate {
+  const list = (Array.isArray(update) ? update : [update]) as Array<Message | RemoveMessage>;
+  for (let i = 0; i < list.length; i++) {
+    const m = list[i]!;
+    if (m.type !== "remove" && m.id === null) m.id = newMessageId();
+  }
+  return update;
+}
+
 /** The schema of a messages field's value (built on first use: no zod at import). */
 const messagesSchema = memo(() => zod().array(zod().custom<Message>()).default([]));
 

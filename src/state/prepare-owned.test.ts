@@ -31,6 +31,10 @@ describe("claimOwned", () => {
     expect(claimOwned(p)).toBe(false);
     const messages = p.messages as Array<{ id: string | null; toolCalls?: unknown[] }>;
     expect(messages[0]!.id).toEqual(expect.any(String));
+    expect(messages[1]!.id).toEqual(expect.any(String));
+    expect(messages[1]!.id).not.toBe(messages[0]!.id);
+    // The writer's messages keep their null ids: the ids are set on the copies.
+    expect(update.messages.map((m) => m.id)).toEqual([null, null]);
     // Nothing of it is the writer's.
     expect(messages[1]).not.toBe(ai);
     expect(messages[1]!.toolCalls).not.toBe(ai.toolCalls);

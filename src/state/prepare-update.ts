@@ -5,6 +5,7 @@
 import { StateUpdateError } from "../errors/index.js";
 import { isPlainObject } from "../json/index.js";
 import { lastParseWasPlain } from "../zod-cycles.js";
+import type { MessagesUpdate } from "./add-messages.js";
 import type { PreparedUpdate, StateDefinition } from "./define-state.js";
 import { describeValue } from "./describe-value.js";
 import {
@@ -14,7 +15,7 @@ import {
   fieldValueOf,
   parseOrThrow,
 } from "./field-checks.js";
-import { prepareMessages } from "./messages-field.js";
+import { prepareMessages, prepareOwnMessages } from "./messages-field.js";
 import { isReplacement } from "./replace.js";
 
 /**
@@ -100,9 +101,13 @@ export function prepareUpdate(
       v = parseOrThrow(spec.update ?? spec.schema, value, node, key, "update");
       copy = lastParseWasPlain();
       if (spec.prepare) {
-        v = spec.prepare(v);
-        // (Another field's prepare may give back anything; the messages' keeps a copy one.)
-        copy &&= spec.prepare === prepareMessages;
+        // A messages update that is the plain parse's copy gets its ids in place; another
+        // field's prepare may give back anything.
+        if (copy && spec.prepare === prepareMessages) v = prepareOwnMessages(v as MessagesUpdate);
+        else {
+          v = spec.prepare(v);
+          copy = false;
+        }
       }
     } else {
       v = fieldValueOf(spec, value, node);
