@@ -46,25 +46,63 @@ export function buildWithoutCycleMemo<T>(build: () => T): T {
   }
 }
 
-/** The twin of each schema that has one. */
-const twins = new WeakMap<z.ZodType, z.ZodType>();
+/** A schema's twin, and its parse without zod for the plain values it takes (or `null`). */
+interface Twin {
+  twin: z.ZodType;
+  plain: ((value: unknown) => unknown) | null;
+}
 
-/** Record `twin`, `original` built again by {@link buildWithoutCycleMemo}, for {@link safeParseTwin}. */
-export function registerTwin(original: z.ZodType, twin: z.ZodType): void {
-  twins.set(original, twin);
+/** The twin of each schema that has one. */
+const twins = new WeakMap<z.ZodType, Twin>();
+
+/**
+ * Record `twin`, `original` built again by {@link buildWithoutCycleMemo}, for
+ * {@link safeParseTwin}; and `plain`, when given: what `twin` parses a value to, computed
+ * without zod, or `undefined` for a value it leaves to `twin` (src/chat/plain-parse.ts; an
+ * agent step's messages and tool calls parse there without zod's allocations).
+ */
+export function registerTwin(
+  original: z.ZodType,
+  twin: z.ZodType,
+  plain: ((value: unknown) => unknown) | null = null,
+): void {
+  twins.set(original, { twin, plain });
+}
+
+/** Whether the last {@link safeParseTwin} answered from a plain parse. */
+let plainLast = false;
+
+/**
+ * Whether the value the last {@link safeParseTwin} call gave was made by the schema's plain
+ * parse: a deep copy of plain objects, arrays and primitives that shares nothing with the
+ * value parsed (a zod parse may keep parts of it, `z.custom()`'s say). Read it right after
+ * the call (nothing runs in between: the parse is synchronous).
+ */
+export function lastParseWasPlain(): boolean {
+  return plainLast;
 }
 
 /**
- * `schema.safeParse(value)`, parsed by the schema's twin when it has one; when the twin's
- * parse throws (a value with a cycle), by `schema` itself.
+ * `schema.safeParse(value)`, parsed by the schema's plain parse when it takes the value, else
+ * by its twin when it has one; when the twin's parse throws (a value with a cycle), by
+ * `schema` itself.
  * @throws what `schema.safeParse` throws (an asynchronous refinement, say).
  */
 export function safeParseTwin(
   schema: z.ZodType,
   value: unknown,
 ): ReturnType<z.ZodType["safeParse"]> {
-  const twin = twins.get(schema);
-  if (twin === undefined) return schema.safeParse(value);
+  plainLast = false;
+  const found = twins.get(schema);
+  if (found === undefined) return schema.safeParse(value);
+  const { twin, plain } = found;
+  if (plain !== null) {
+    const data = plain(value);
+    if (data !== undefined) {
+      plainLast = true;
+      return { success: true, data };
+    }
+  }
   try {
     return twin.safeParse(value);
   } catch {

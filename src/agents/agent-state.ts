@@ -4,6 +4,7 @@
  * @module
  */
 import type { z } from "zod";
+import { plainToolCalls } from "../chat/plain-parse.js";
 import { chatSchemas, chatSchemasNoCycles } from "../chat/schemas.js";
 import type { JsonValue } from "../json/index.js";
 import { lazyObject } from "../lazy.js";
@@ -19,6 +20,7 @@ function agentShape() {
   registerTwin(
     toolCalls,
     buildWithoutCycleMemo(() => z.array(chatSchemasNoCycles().toolCall).default([])),
+    plainToolCalls,
   );
   return {
     messages: messagesField(),

@@ -103,28 +103,32 @@ export function checkStateFields(
 ): void {
   const def = ctx.stateSchema;
   if (def === null) return;
-  const where = `${kind} "${ctx.node}" of graph "${ctx.graphName}"`;
   const spec = def.fields.get(messagesField);
   if (!spec) {
     throw new GraphConfigError(
-      `${where}: its messages field "${messagesField}" is not declared in the graph's state (declared fields: ${declaredFields(def)}); declare it with messagesField() or set messagesField`,
+      `${where(kind, ctx)}: its messages field "${messagesField}" is not declared in the graph's state (declared fields: ${declaredFields(def)}); declare it with messagesField() or set messagesField`,
       { graph: ctx.graphName, node: ctx.node },
     );
   }
   if (spec.reducer !== (addMessages as unknown)) {
     throw new GraphConfigError(
-      `${where}: its messages field "${messagesField}" does not use addMessages; declare it with messagesField()`,
+      `${where(kind, ctx)}: its messages field "${messagesField}" does not use addMessages; declare it with messagesField()`,
       { graph: ctx.graphName, node: ctx.node },
     );
   }
   for (const { option, field } of written) {
     if (!def.fields.has(field)) {
       throw new GraphConfigError(
-        `${where} writes state field "${field}" (${option}), which the graph's state does not declare (declared fields: ${declaredFields(def)}); declare it or set ${option}`,
+        `${where(kind, ctx)} writes state field "${field}" (${option}), which the graph's state does not declare (declared fields: ${declaredFields(def)}); declare it or set ${option}`,
         { graph: ctx.graphName, node: ctx.node },
       );
     }
   }
+}
+
+/** How errors name the node (built only when there is an error: this runs on every call). */
+function where(kind: string, ctx: NodeContext): string {
+  return `${kind} "${ctx.node}" of graph "${ctx.graphName}"`;
 }
 
 /** The fields `def` declares, for errors (not a closure per check: see `badCall` in model-response.ts). */

@@ -27,9 +27,10 @@ const TOKENS = { mode: "tokens" } as const;
 export function callModel(
   chat: Chat,
   request: ChatRequest,
-  options: { stream: boolean; attempt: number; ctx: NodeContext },
+  stream: boolean,
+  attempt: number,
+  ctx: NodeContext,
 ): Promise<ChatResponse> {
-  const { stream, attempt, ctx } = options;
   // Untraced, unstreamed (the common case): the call alone, without the span's attributes
   // and callbacks made for nothing.
   if (ctx.trace === null && !stream) return complete(chat, request, ctx.signal);

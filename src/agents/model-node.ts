@@ -194,7 +194,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       ? await runRewriteHistory(middleware, stored, mctx)
       : null;
     const history = rewritten ?? stored;
-    const change = rewritten === null ? [] : historyChange(stored, rewritten);
+    const change = rewritten === null ? null : historyChange(stored, rewritten);
     let sent: Message[];
     if (repair) sent = repairCopy(history);
     else {
@@ -217,7 +217,7 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
       middleware,
       request,
       (sending: ChatRequest): Promise<ChatResponse> =>
-        callModel(chat, sending, { stream, attempt: ++attempt, ctx }),
+        callModel(chat, sending, stream, ++attempt, ctx),
       mctx,
     );
     if (hasHook(middleware, "afterModel"))
@@ -234,7 +234,11 @@ export function modelNode<S = Record<string, unknown>, O extends z.ZodType | nul
     });
     const answered = toolCalls.length === 0 && response.refusal === null;
     const update: Record<string, unknown> = {
-      [messagesField]: appendMessages(ctx, stored, [...change, ai]),
+      [messagesField]: appendMessages(
+        ctx,
+        stored,
+        change === null || change.length === 0 ? [ai] : [...change, ai],
+      ),
       [toolCallsField]: toolCalls,
       [finalTextField]: answered ? textOf(response.content) : null,
     };

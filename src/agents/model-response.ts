@@ -39,7 +39,8 @@ export function checkToolCalls(
   model: string,
   node: string,
 ): ToolCall[] {
-  const seen = new Set<string>();
+  // (Only a turn of two calls or more can repeat an id: no set for one call or none.)
+  const seen = calls.length > 1 ? new Set<string>() : null;
   return calls.map((c, i) => {
     if (c === null || typeof c !== "object") throw badCall(model, node, i, "no call object");
     if (typeof c.id !== "string" || c.id === "")
@@ -52,14 +53,16 @@ export function checkToolCalls(
     ) {
       throw badCall(model, node, i, "arguments that are not an object");
     }
-    if (seen.has(c.id))
-      throw badCall(
-        model,
-        node,
-        i,
-        `the id "${c.id}" of an earlier call of the same turn; tool call ids must be unique`,
-      );
-    seen.add(c.id);
+    if (seen !== null) {
+      if (seen.has(c.id))
+        throw badCall(
+          model,
+          node,
+          i,
+          `the id "${c.id}" of an earlier call of the same turn; tool call ids must be unique`,
+        );
+      seen.add(c.id);
+    }
     return ToolCall.of(c);
   });
 }

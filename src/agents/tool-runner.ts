@@ -243,7 +243,9 @@ export function toolRunner<S = Record<string, unknown>>(
         return outcome;
       }),
     );
-    const failures = outcomes.flatMap((o) => (o.kind === "failed" ? [o.error] : []));
+    // (Loops, not flatMap: no array per outcome.)
+    const failures: Error[] = [];
+    for (const o of outcomes) if (o.kind === "failed") failures.push(o.error);
     if (failures.length === 1) throw failures[0]!;
     if (failures.length > 1) {
       throw new ToolGroupExecutionError(
@@ -251,7 +253,8 @@ export function toolRunner<S = Record<string, unknown>>(
         { errors: failures },
       );
     }
-    const interrupts = outcomes.flatMap((o) => (o.kind === "interrupted" ? o.interrupts : []));
+    const interrupts: PendingInterrupt[] = [];
+    for (const o of outcomes) if (o.kind === "interrupted") interrupts.push(...o.interrupts);
     if (interrupts.length > 0) throw new GraphInterrupt(interrupts);
     const messages = emitMessages(
       ctx,

@@ -44,7 +44,15 @@ export interface TaskOutcome {
 }
 
 /** A finished task's result: its outcome, marked done (one object, as 10,000 tasks of a fan-out hold theirs until the commit). */
-export type DoneResult = TaskOutcome & { kind: "done" };
+export type DoneResult = TaskOutcome & {
+  kind: "done";
+  /**
+   * `true` when the update shares nothing mutable with what the node holds or anything else
+   * does (prepare-update.ts, `claimOwned`): the engine keeps it without a copy when no stream
+   * saw it. Never stored.
+   */
+  owned?: boolean;
+};
 
 /** A task's result in the superstep. */
 export type TaskResult =

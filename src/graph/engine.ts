@@ -397,8 +397,9 @@ function afterTask(
   }
   if (opts.journal) {
     // The log keeps what the node returned as it was when it returned, and the run goes on
-    // with that same copy: nothing the node does to its objects afterwards reaches either.
-    r.update = frozenValue(r.update);
+    // with that same copy: nothing the node does to its objects afterwards reaches either
+    // (an update that is one already, and was sent to no stream, is kept as it is).
+    if (opts.emit !== null || r.owned !== true) r.update = frozenValue(r.update);
     r.routes = frozenValue(r.routes);
     return opts.journal.taskFinished(step, t, r, defer);
   }

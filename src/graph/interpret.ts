@@ -9,6 +9,7 @@
 import { GraphExecutionError, StateUpdateError } from "../errors/index.js";
 import { isPlainObject } from "../json/index.js";
 import {
+  claimOwned,
   describeValue,
   type PreparedUpdate,
   preparePayload,
@@ -108,7 +109,10 @@ export function interpret(
     }
     return { kind: "done", update: any ? prepare(graph, cn, diff) : null, routes: null };
   }
-  if (isPlainObject(ret)) return { kind: "done", update: prepare(graph, cn, ret), routes: null };
+  if (isPlainObject(ret)) {
+    const update = prepare(graph, cn, ret);
+    return { kind: "done", update, routes: null, owned: claimOwned(update) };
+  }
   throw new StateUpdateError(
     `Node "${cn.name}" returned ${describeValue(ret)}; a node returns an update object, its state changed in place, a Command, a Send or an array of Sends, END, or nothing`,
     { node: cn.name },

@@ -135,6 +135,8 @@ async function runWithPolicies(
     // A result that read an answer is the answer's, not the input's alone: not stored.
     const answered = (ctx as TaskContext | null)?.usedAnswers === true;
     if (r.kind === "done" && !r.toParent && !answered && cacheKey !== null && graph.nodeCache) {
+      // The cache may keep the update's objects as they are: the engine copies it (engine.ts).
+      r.owned = false;
       await graph.nodeCache.set(
         cacheKey,
         { update: r.update, routes: r.routes } as unknown as JsonValue,

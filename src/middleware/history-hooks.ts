@@ -54,7 +54,8 @@ export async function runRewriteHistory(
   ctx: ModelMiddlewareContext,
 ): Promise<Message[] | null> {
   let current: Message[] | null = null;
-  for (const [i, mw] of middleware.entries()) {
+  for (let i = 0; i < middleware.length; i++) {
+    const mw = middleware[i];
     if (typeof mw !== "object" || mw === null) continue;
     const hook = (mw as { rewriteHistory?: unknown }).rewriteHistory;
     if (typeof hook !== "function") continue;

@@ -80,7 +80,8 @@ export async function runBeforeModel(
   ctx: ModelMiddlewareContext,
 ): Promise<ChatRequest> {
   let current = request;
-  for (const [i, mw] of middleware.entries()) {
+  for (let i = 0; i < middleware.length; i++) {
+    const mw = middleware[i];
     const hook = hookOf(mw, "beforeModel");
     if (hook === null) continue;
     const r = await hook.call(mw, current, ctx);
@@ -110,7 +111,8 @@ export async function runAfterModel(
   ctx: ModelMiddlewareContext,
 ): Promise<ChatResponse> {
   let current = response;
-  for (const [i, mw] of middleware.entries()) {
+  for (let i = 0; i < middleware.length; i++) {
+    const mw = middleware[i];
     const hook = hookOf(mw, "afterModel");
     if (hook === null) continue;
     const r = await hook.call(mw, current, ctx);
@@ -141,7 +143,8 @@ export async function runBeforeTool(
   ctx: ToolMiddlewareContext,
 ): Promise<JsonObject> {
   let current = args;
-  for (const [i, mw] of middleware.entries()) {
+  for (let i = 0; i < middleware.length; i++) {
+    const mw = middleware[i];
     const hook = hookOf(mw, "beforeTool");
     if (hook === null) continue;
     const r = await hook.call(mw, current, ctx);

@@ -73,19 +73,28 @@ export function runWrapModelCall(
   call: (request: ChatRequest) => Promise<ChatResponse>,
   ctx: ModelMiddlewareContext,
 ): Promise<ChatResponse> {
-  return chain<ChatRequest, ChatResponse>(middleware, "wrapModelCall", call, ctx, (r, name) => {
-    if (
-      typeof r !== "object" ||
-      r === null ||
-      !("content" in r) ||
-      !Array.isArray((r as { toolCalls?: unknown }).toolCalls)
-    ) {
-      throw new TypeError(
-        `middleware ${name} wrapModelCall returned ${describe(r)}, not a ChatResponse; return what next(request) resolved to`,
-      );
-    }
-    return ChatResponse(r as ChatResponse);
-  })(request);
+  return chain<ChatRequest, ChatResponse>(
+    middleware,
+    "wrapModelCall",
+    call,
+    ctx,
+    checkModelResponse,
+  )(request);
+}
+
+/** What a `wrapModelCall` hook returned, checked (a function of its own: no closure per call). */
+function checkModelResponse(r: unknown, name: string): ChatResponse {
+  if (
+    typeof r !== "object" ||
+    r === null ||
+    !("content" in r) ||
+    !Array.isArray((r as { toolCalls?: unknown }).toolCalls)
+  ) {
+    throw new TypeError(
+      `middleware ${name} wrapModelCall returned ${describe(r)}, not a ChatResponse; return what next(request) resolved to`,
+    );
+  }
+  return ChatResponse(r as ChatResponse);
 }
 
 /**
@@ -103,7 +112,10 @@ export function runWrapToolCall(
   call: (args: JsonObject) => Promise<JsonValue>,
   ctx: ToolMiddlewareContext,
 ): Promise<JsonValue> {
-  return chain<JsonObject, JsonValue>(middleware, "wrapToolCall", call, ctx, (r) =>
-    r === undefined ? null : (r as JsonValue),
-  )(args);
+  return chain<JsonObject, JsonValue>(middleware, "wrapToolCall", call, ctx, toolValue)(args);
+}
+
+/** What a `wrapToolCall` hook returned, as the call's value (`undefined` as `null`). */
+function toolValue(r: unknown): JsonValue {
+  return r === undefined ? null : (r as JsonValue);
 }

@@ -4,11 +4,13 @@
  * @module
  */
 import type { Message } from "../chat/messages.js";
+import { plainMessagesUpdate } from "../chat/plain-parse.js";
 import { chatSchemas, chatSchemasNoCycles } from "../chat/schemas.js";
 import { ValueError } from "../errors/index.js";
-import { lazyObject, memo, nodeCrypto } from "../lazy.js";
+import { lazyObject, memo } from "../lazy.js";
 import { buildWithoutCycleMemo, registerTwin } from "../zod-cycles.js";
 import { zod } from "../zod-runtime.js";
+import { randomId } from "./message-id.js";
 
 /** Marker that removes the message with `id` when merged by {@link addMessages}. Plain data. */
 export interface RemoveMessage {
@@ -41,16 +43,16 @@ const schemas = memo(() => {
     const twinItem = z.union([chatSchemasNoCycles().message, remove]);
     return z.union([z.array(twinItem), twinItem]);
   });
-  registerTwin(update, twin);
+  registerTwin(update, twin, plainMessagesUpdate);
   return { remove, update };
 });
 
 /** Zod schema of a {@link RemoveMessage} (built on first use). */
 export const RemoveMessageSchema = lazyObject(() => schemas().remove);
 
-/** A fresh message id. */
+/** A fresh message id (a random UUID). */
 export function newMessageId(): string {
-  return nodeCrypto().randomUUID();
+  return randomId();
 }
 
 /**

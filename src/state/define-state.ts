@@ -20,7 +20,7 @@ export { applyUpdate, applyUpdateTo } from "./apply-update.js";
 export { describeValue } from "./describe-value.js";
 export { initialState } from "./initial-state.js";
 export { messagesField } from "./messages-field.js";
-export { preparePayload, prepareUpdate } from "./prepare-update.js";
+export { claimOwned, preparePayload, prepareUpdate } from "./prepare-update.js";
 export { type AnyReducedField, type ReducedField, type Reducer, reducer } from "./reducer.js";
 
 /** A field in a {@link defineState} shape: a zod schema (last write wins) or a {@link ReducedField}. */

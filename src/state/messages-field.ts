@@ -34,7 +34,12 @@ function prepareMessage(m: Message | RemoveMessage): Message | RemoveMessage {
   return out.id === null ? { ...out, id: newMessageId() } : out;
 }
 
-function prepareMessages(update: MessagesUpdate): MessagesUpdate {
+/**
+ * Each message as {@link prepareMessage} makes it (in a copy of it, and of the list, where one
+ * changes). A list or message that shares nothing with what a node holds gives one that shares
+ * nothing either.
+ */
+export function prepareMessages(update: MessagesUpdate): MessagesUpdate {
   if (Array.isArray(update)) {
     let copy: Array<Message | RemoveMessage> | null = null;
     for (let i = 0; i < update.length; i++) {
@@ -48,6 +53,26 @@ function prepareMessages(update: MessagesUpdate): MessagesUpdate {
     return copy ?? update;
   }
   return prepareMessage(update as Message | RemoveMessage);
+}
+
+/**
+ * {@link prepareMessages} for an update that is a copy of the engine's own (the plain
+ * parse's, zod-cycles.ts): the ids are set on its messages, where a copy of each would be
+ * made (the same data, the id in the same place: every message has an `id` key already).
+ */
+export function prepareOwnMessages(update: MessagesUpdate): MessagesUpdate {
+  const list = (Array.isArray(update) ? update : [update]) as Array<Message | RemoveMessage>;
+  for (let i = 0; i < list.length; i++) {
+    const m = list[i]!;
+    if (m.type === "remove") continue;
+    if (m.id === null) m.id = newMessageId();
+    // As prepareMessage: no responseMetadata that is undefined or {} (the codec stores neither).
+    if (m.type === "ai" && "responseMetadata" in m) {
+      const meta = m.responseMetadata;
+      if (meta === undefined || isDefault(meta, "optional")) delete m.responseMetadata;
+    }
+  }
+  return update;
 }
 
 /** The schema of a messages field's value (built on first use: no zod at import). */

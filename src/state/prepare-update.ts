@@ -4,6 +4,8 @@
  */
 import { StateUpdateError } from "../errors/index.js";
 import { isPlainObject } from "../json/index.js";
+import { lastParseWasPlain } from "../zod-cycles.js";
+import type { MessagesUpdate } from "./add-messages.js";
 import type { PreparedUpdate, StateDefinition } from "./define-state.js";
 import { describeValue } from "./describe-value.js";
 import {
@@ -13,7 +15,28 @@ import {
   fieldValueOf,
   parseOrThrow,
 } from "./field-checks.js";
+import { prepareMessages, prepareOwnMessages } from "./messages-field.js";
 import { isReplacement } from "./replace.js";
+
+/**
+ * The update {@link prepareUpdate} made last, when it shares nothing mutable with what its
+ * writer holds (every value a primitive or a deep copy made while preparing it), until
+ * {@link claimOwned} takes it: the engine asks right after preparing a task's update
+ * (interpret.ts), with nothing run in between.
+ */
+let lastOwned: PreparedUpdate | null = null;
+
+/**
+ * Whether `update` is the update {@link prepareUpdate} made last and shares nothing mutable
+ * with what its writer holds (every value a primitive, or a deep copy the plain parse made,
+ * zod-cycles.ts), so that a copy of it taken for the same reason would hold the same data and
+ * be no safer. It is claimed so: a second call for it answers `false`.
+ */
+export function claimOwned(update: unknown): boolean {
+  if (update === null || update !== lastOwned) return false;
+  lastOwned = null;
+  return true;
+}
 
 /**
  * Validate and normalize an update: every key must be a field (unless the state is a plain
@@ -38,6 +61,8 @@ export function prepareUpdate(
     );
   }
   const out: PreparedUpdate = {};
+  // Whether every value so far is a primitive or a deep copy made here (see claimOwned).
+  let copies = def !== null;
   for (const key in update) {
     let value = update[key];
     if (value === undefined) continue;
@@ -67,18 +92,32 @@ export function prepareUpdate(
       const v = fieldValueOf(spec, value.value, node);
       checkJson(v, node, key);
       out[key] = { $nodestep: "replace", value: v };
+      copies = false;
       continue;
     }
     let v: unknown;
+    let copy: boolean;
     if (spec.reducer) {
       v = parseOrThrow(spec.update ?? spec.schema, value, node, key, "update");
-      if (spec.prepare) v = spec.prepare(v);
+      copy = lastParseWasPlain();
+      if (spec.prepare) {
+        // A messages update that is the plain parse's copy gets its ids in place; another
+        // field's prepare may give back anything.
+        if (copy && spec.prepare === prepareMessages) v = prepareOwnMessages(v as MessagesUpdate);
+        else {
+          v = spec.prepare(v);
+          copy = false;
+        }
+      }
     } else {
       v = fieldValueOf(spec, value, node);
+      copy = lastParseWasPlain();
     }
     checkJson(v, node, key);
     out[key] = v;
+    if (!copy && v !== null && typeof v === "object") copies = false;
   }
+  lastOwned = copies ? out : null;
   return out;
 }
 

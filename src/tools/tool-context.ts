@@ -50,15 +50,19 @@ export interface EmptyToolContextOptions<C = unknown> {
 
 const NEVER = new AbortController().signal;
 
-/** Counts the interrupts of one tool call to build its default keys. */
+/** The default key of interrupt `n` (0-based) of a tool call made without a key. */
+function defaultKey(taskId: string, toolCallId: string, n: number): string {
+  return n === 0 ? `${taskId}#${toolCallId}` : `${taskId}#${toolCallId}#${n}`;
+}
+
+/**
+ * Counts the interrupts of one tool call to build its default keys ({@link defaultKey}; a
+ * node's tool context counts them itself: no closure per tool call).
+ */
 function keyMaker(taskId: string, toolCallId: string | null): (() => string) | null {
   if (toolCallId === null) return null;
   let n = 0;
-  return () => {
-    const key = n === 0 ? `${taskId}#${toolCallId}` : `${taskId}#${toolCallId}#${n}`;
-    n++;
-    return key;
-  };
+  return () => defaultKey(taskId, toolCallId, n++);
 }
 
 function who(toolName: string | null): string {
@@ -91,7 +95,8 @@ export function toolContextFromNode<C = unknown>(
 ): ToolContext<C> {
   const toolCallId = options.toolCallId ?? null;
   const toolName = options.toolName ?? null;
-  const nextKey = keyMaker(ctx.taskId, toolCallId);
+  // Interrupts made so far without a key (the default keys count them; see keyMaker).
+  let unkeyed = 0;
   return {
     graphName: ctx.graphName,
     node: ctx.node,
@@ -125,7 +130,7 @@ export function toolContextFromNode<C = unknown>(
         interruptKey(
           opts,
           `${who(toolName)} called by node "${ctx.node}" of graph "${ctx.graphName}"`,
-        ) ?? nextKey?.();
+        ) ?? (toolCallId === null ? undefined : defaultKey(ctx.taskId, toolCallId, unkeyed++));
       return key === undefined ? ctx.interrupt<T>(value) : ctx.interrupt<T>(value, { key });
     },
   };

@@ -5,9 +5,10 @@
  */
 import { expect, it } from "vitest";
 import { z } from "zod";
+import { AIMessage } from "../../src/chat/messages.js";
 import { Graph, node, START, when } from "../../src/graph/index.js";
 import { END } from "../../src/graph/routing.js";
-import { defineState } from "../../src/state/index.js";
+import { defineState, messagesField } from "../../src/state/index.js";
 import { describeStores } from "./stores.js";
 
 const State = defineState({
@@ -72,5 +73,38 @@ describeStores("events are immutable once made", (fx) => {
     expect(state).toEqual({ late: { list: ["returned"] } });
     const cold = make(await fx.reopen(store));
     expect((await cold.getState("t")).state).toEqual({ late: { list: ["returned"] } });
+  });
+
+  it("stores plain messages as a node returned them, though it changes them afterwards", async () => {
+    const store = await fx.open();
+    const Chat = defineState({ messages: messagesField(), n: z.number().default(0) });
+    const call = { id: "c1", name: "t", arguments: { q: "x" }, argumentsError: null };
+    const ai = AIMessage({ id: "a1", content: "said", toolCalls: [call] });
+    const say = node(
+      () => {
+        setImmediate(() => {
+          ai.content = "changed later";
+          call.arguments.q = "changed later";
+          ai.toolCalls.push({ id: "c2", name: "t", arguments: {}, argumentsError: null });
+        });
+        return { messages: [ai], n: 1 };
+      },
+      { name: "say" },
+    );
+    const route = when(async () => {
+      for (let i = 0; i < 5; i++) await tick();
+      return true;
+    }, END);
+    const make = (s = store) =>
+      new Graph(Chat, { stateStore: s }).flow(START.to(say), say.to(route));
+    const said = { ...call, arguments: { q: "x" } };
+    const expected = {
+      messages: [AIMessage({ id: "a1", content: "said", toolCalls: [said] })],
+      n: 1,
+    };
+    const { state } = await make().invoke({}, { threadId: "t" });
+    expect(state).toEqual(expected);
+    const cold = make(await fx.reopen(store));
+    expect((await cold.getState("t")).state).toEqual(expected);
   });
 });
