@@ -299,6 +299,19 @@ describe("the plain parse on adversarial values", () => {
     });
   }
 
+  it("leaves to zod a message whose type reads differently each time", () => {
+    // zod reads `type` twice (the discriminated union, then the option's literal): it refuses.
+    let reads = 0;
+    const flip = (): object =>
+      Object.defineProperty({ id: null, content: "c" }, "type", {
+        get: () => (reads++ % 2 === 0 ? "human" : "system"),
+        enumerable: true,
+      });
+    expect(messagesUpdateSchema().safeParse(flip()).success).toBe(false);
+    expect(check(messagesUpdateSchema(), flip())).toBe("zod");
+    expect(check(messagesUpdateSchema(), [flip()])).toBe("zod");
+  });
+
   it("gives zod's answer with a key of Object.prototype polluted (then restored)", () => {
     const proto = Object.prototype as Obj;
     for (const key of [

@@ -151,6 +151,9 @@ function message(v: unknown): Message | typeof NO {
   if (m === null) return NO;
   const type = m.type;
   if (type !== "system" && type !== "human" && type !== "ai" && type !== "tool") return NO;
+  // zod reads `type` twice (its discriminated union, then the option's literal): a getter that
+  // answers otherwise the second time is refused there, so it is left to zod.
+  if (m.type !== type) return NO;
   if (!onlyKeys(m, KEYS[type])) return NO;
   const id = nullableString(m.id);
   if (id === NO) return NO;
