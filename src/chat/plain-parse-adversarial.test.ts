@@ -312,6 +312,36 @@ describe("the plain parse on adversarial values", () => {
     expect(check(messagesUpdateSchema(), [flip()])).toBe("zod");
   });
 
+  it("leaves to zod a record whose constructor zod's plain-object check refuses", () => {
+    // zod's record reads `constructor` (its isPlainObject); a non-enumerable own one, or one a
+    // Proxy answers, is not met by Object.keys.
+    const records = (): object[] => [
+      hidden({ q: 1 }, "constructor", class Args {}),
+      hidden({ q: 1 }, "constructor", () => {}),
+      new Proxy(
+        { q: 1 },
+        { get: (t, k) => (k === "constructor" ? class Args {} : Reflect.get(t, k)) },
+      ),
+    ];
+    for (const r of records())
+      expect(toolCallsSchema().safeParse([call({ arguments: r })]).success).toBe(false);
+    for (const r of records()) {
+      expect(check(toolCallsSchema(), [call({ arguments: r })])).toBe("zod");
+    }
+    for (const r of records()) {
+      expect(check(messagesUpdateSchema(), ai({ toolCalls: [call({ arguments: r })] }))).toBe(
+        "zod",
+      );
+    }
+    for (const r of records())
+      expect(check(messagesUpdateSchema(), ai({ responseMetadata: r }))).toBe("zod");
+    for (const r of records()) {
+      expect(check(messagesUpdateSchema(), { type: "tool", content: "x", arguments: r })).toBe(
+        "zod",
+      );
+    }
+  });
+
   it("gives zod's answer with a key of Object.prototype polluted (then restored)", () => {
     const proto = Object.prototype as Obj;
     for (const key of [

@@ -51,6 +51,9 @@ const NO: unique symbol = Symbol("not plain");
 function flatRecord(v: unknown): Obj | typeof NO {
   const o = plain(v);
   if (o === null || Object.getOwnPropertySymbols(o).length > 0) return NO;
+  // zod's record reads `constructor` (its plain-object check): one that is not Object's (own
+  // and non-enumerable, or a Proxy's answer) is left to zod.
+  if (o.constructor !== Object) return NO;
   const out: Obj = {};
   for (const k of Object.keys(o)) {
     // (zod's record skips "__proto__"; a "constructor" key changes how zod sees the object.)
