@@ -342,6 +342,46 @@ describe("the plain parse on adversarial values", () => {
     }
   });
 
+  it("reads each key of a value as many times as zod does (a getter sees the same reads)", () => {
+    /** `v` behind Proxies that count the reads of each key it has, by path. */
+    const counted = (v: unknown, reads: Map<string, number>, path: string): unknown => {
+      if (v === null || typeof v !== "object") return v;
+      const inner = (Array.isArray(v) ? [] : {}) as Obj;
+      for (const k of Object.keys(v)) inner[k] = counted((v as Obj)[k], reads, `${path}.${k}`);
+      return new Proxy(inner, {
+        get(t, k, r) {
+          if (typeof k === "string" && Object.hasOwn(t, k) && !Array.isArray(t)) {
+            reads.set(`${path}.${k}`, (reads.get(`${path}.${k}`) ?? 0) + 1);
+          }
+          return Reflect.get(t, k, r);
+        },
+      });
+    };
+    const turn = [
+      ai({
+        refusal: null,
+        toolCalls: [call({ arguments: { q: 1 }, argumentsError: null })],
+        reasoning: [],
+        finishReason: "stop",
+        usage: { inputTokens: 1, outputTokens: 2 },
+        responseMetadata: { a: 1 },
+      }),
+      { type: "tool", id: "i", content: "x", name: "n", toolCallId: "c", arguments: { a: 1 } },
+      { type: "human", id: null, content: "x" },
+    ];
+    for (const [schema, v] of [
+      [messagesUpdateSchema(), turn],
+      [toolCallsSchema(), turn[0]!.toolCalls],
+    ] as const) {
+      const byZod = new Map<string, number>();
+      const byPlain = new Map<string, number>();
+      expect(schema.safeParse(counted(v, byZod, "v")).success).toBe(true);
+      safeParseTwin(schema, counted(v, byPlain, "v"));
+      expect(lastParseWasPlain()).toBe(true);
+      expect(Object.fromEntries(byPlain)).toEqual(Object.fromEntries(byZod));
+    }
+  });
+
   it("gives zod's answer with a key of Object.prototype polluted (then restored)", () => {
     const proto = Object.prototype as Obj;
     for (const key of [

@@ -174,7 +174,8 @@ function message(v: unknown): Message | typeof NO {
   }
   const refusal = nullableString(m.refusal);
   if (refusal === NO) return NO;
-  const toolCalls = m.toolCalls === undefined ? [] : toolCallList(m.toolCalls);
+  const calls = m.toolCalls;
+  const toolCalls = calls === undefined ? [] : toolCallList(calls);
   if (toolCalls === NO) return NO;
   const r = m.reasoning;
   if (r !== undefined && !(Array.isArray(r) && r.length === 0)) return NO;
