@@ -1,0 +1,61 @@
+/**
+ * What the plain parse's adversarial tests share: {@link check} (safeParseTwin against the
+ * schema's own parse) and makers of messages, tool calls and hidden keys.
+ */
+import { expect } from "vitest";
+import type { z } from "zod";
+import { AgentState } from "../agents/agent-state.js";
+import { lastParseWasPlain, safeParseTwin } from "../zod-cycles.js";
+
+/** An object read by key. */
+export type Obj = Record<PropertyKey, unknown>;
+
+/** Every object reachable from `v` through own data properties. */
+function objectsOf(v: unknown, seen = new Set<unknown>()): Set<unknown> {
+  if (v !== null && typeof v === "object" && !seen.has(v)) {
+    seen.add(v);
+    for (const k of Reflect.ownKeys(v)) {
+      const d = Object.getOwnPropertyDescriptor(v, k);
+      if (d !== undefined && "value" in d) objectsOf(d.value, seen);
+    }
+  }
+  return seen;
+}
+
+/** `got` holds what `want` holds, key for key in the same order, and none of `shared`. */
+function same(got: unknown, want: unknown, path: string, shared: Set<unknown>): void {
+  if (want === null || typeof want !== "object") {
+    expect(Object.is(got, want), `${path}: ${String(got)} vs ${String(want)}`).toBe(true);
+    return;
+  }
+  expect(typeof got, path).toBe("object");
+  expect(shared.has(got), `${path} is shared with the value`).toBe(false);
+  expect(Array.isArray(got), path).toBe(Array.isArray(want));
+  expect(Object.getPrototypeOf(got), path).toBe(Object.getPrototypeOf(want));
+  expect(Reflect.ownKeys(got as object), path).toEqual(Reflect.ownKeys(want));
+  for (const k of Object.keys(want))
+    same((got as Obj)[k], (want as Obj)[k], `${path}.${k}`, shared);
+}
+
+/**
+ * safeParseTwin against the schema's own parse (the same success; the same data, key for key,
+ * sharing nothing with `v`): "plain" or "zod" for who answered.
+ */
+export function check(schema: z.ZodType, v: unknown): "plain" | "zod" {
+  const zod = schema.safeParse(v);
+  const twin = safeParseTwin(schema, v);
+  const plain = lastParseWasPlain();
+  expect(twin.success, "the same success").toBe(zod.success);
+  if (zod.success) same(twin.data, zod.data, "value", objectsOf(v));
+  return plain ? "plain" : "zod";
+}
+
+/** AgentState's toolCalls schema. */
+export const toolCallsSchema = (): z.ZodType => AgentState.fields.get("toolCalls")!.schema;
+/** An AI message with `extra`. */
+export const ai = (extra: object): Obj => ({ type: "ai", id: null, content: "x", ...extra });
+/** A tool call with `extra`. */
+export const call = (extra: object): Obj => ({ id: "a", name: "b", ...extra });
+/** `o` with a non-enumerable `key`. */
+export const hidden = (o: object, key: string, value: unknown): Obj =>
+  Object.defineProperty(o, key, { value, enumerable: false }) as Obj;
