@@ -9,8 +9,13 @@
 import { expect, it } from "vitest";
 import { z } from "zod";
 import { buildReactAgent } from "../../src/agents/index.js";
+import type { Message } from "../../src/chat/messages.js";
 import type { Chat, ChatResponseInit } from "../../src/chat/types.js";
+import { Graph, node, START } from "../../src/graph/index.js";
+import { END } from "../../src/graph/routing.js";
 import { HumanMessage } from "../../src/index.js";
+import { defineState, messagesField } from "../../src/state/index.js";
+import type { StateStore } from "../../src/stores/types.js";
 import { tool } from "../../src/tools/index.js";
 import { describeStores } from "./stores.js";
 
@@ -142,4 +147,58 @@ describeStores("a model and a tool that mutate what they returned or were given"
     expect(cold.state).toEqual(result.state);
     expect(cold.state).toEqual(warm.state);
   });
+
+  // A task reads its state one level deep (items shared): a node that changes a message of its
+  // state in place changes the run's state, never what the store keeps of the update that
+  // wrote it, in any durability (the "exit" one writes the log when the run ends).
+  for (const durability of ["sync", "async", "exit"] as const) {
+    it(`a node changing a stored message in place changes nothing stored (${durability})`, async () => {
+      const State = defineState({ messages: messagesField() });
+      const build = (store: StateStore) => {
+        const write = node(
+          () => ({
+            messages: [
+              {
+                type: "ai",
+                id: "m1",
+                content: "x",
+                toolCalls: [{ id: "c", name: "t", arguments: { q: "1" } }],
+              },
+            ],
+          }),
+          { name: "write" },
+        );
+        const change = node(
+          (s: { messages: Message[] }) => {
+            const m = s.messages[0] as unknown as Loose;
+            m.content = "changed";
+            (m.toolCalls as Loose[])[0]!.arguments = { q: "changed" };
+            return { messages: [{ type: "human", id: "m2", content: "y" }] };
+          },
+          { name: "change" },
+        );
+        return new Graph(State, { stateStore: store }).flow(
+          START.to(write),
+          write.to(change),
+          change.to(END),
+        );
+      };
+      const store = await fx.open();
+      await build(store).invoke({}, { threadId: "t", durability });
+      const cold = await build(await fx.reopen(store)).getState("t");
+      expect(cold.state.messages).toEqual([
+        {
+          type: "ai",
+          id: "m1",
+          content: "x",
+          refusal: null,
+          toolCalls: [{ id: "c", name: "t", arguments: { q: "1" }, argumentsError: null }],
+          reasoning: [],
+          finishReason: null,
+          usage: {},
+        },
+        { type: "human", id: "m2", content: "y" },
+      ]);
+    });
+  }
 });
