@@ -16,7 +16,6 @@
  */
 import type { Message } from "./messages.js";
 import type { ToolCall } from "./tool-call.js";
-import { USAGE_NUMBER_KEYS } from "./usage-keys.js";
 
 type Obj = Record<string, unknown>;
 
@@ -102,7 +101,14 @@ function toolCallList(v: unknown): ToolCall[] | typeof NO {
   return out;
 }
 
-const USAGE_KEYS: ReadonlySet<string> = new Set(USAGE_NUMBER_KEYS);
+const USAGE_NUMBERS = [
+  "inputTokens",
+  "outputTokens",
+  "totalTokens",
+  "cachedInputTokens",
+  "reasoningTokens",
+] as const;
+const USAGE_KEYS: ReadonlySet<string> = new Set(USAGE_NUMBERS);
 
 /** Usage of numbers only (`chatSchemas().usage`, a loose object), or `NO`. */
 function usage(v: unknown): Obj | typeof NO {
@@ -110,7 +116,7 @@ function usage(v: unknown): Obj | typeof NO {
   const u = plain(v);
   if (u === null || !onlyKeys(u, USAGE_KEYS)) return NO;
   const out: Obj = {};
-  for (const k of USAGE_NUMBER_KEYS) {
+  for (const k of USAGE_NUMBERS) {
     if (!(k in u)) continue;
     const x = u[k];
     // (A key there with `undefined` stays, as zod's optional key does.)

@@ -7,7 +7,6 @@
 import type { AIMessage, ToolMessage } from "../../chat/messages.js";
 import { textOf } from "../../chat/parts.js";
 import type { ChatStreamChunk } from "../../chat/types.js";
-import { USAGE_NUMBER_KEYS } from "../../chat/usage-keys.js";
 import type { PendingInterrupt, StreamMode } from "../../graph/context.js";
 import type { StreamEvent } from "../../graph/types.js";
 import { isPlainObject, type JsonObject, type JsonValue } from "../../json/index.js";
@@ -91,6 +90,14 @@ interface ModelTask {
   reasoning: Map<number, string>;
   tools: Map<number, { id: string | null; name: string | null; args: string; started: boolean }>;
 }
+
+const USAGE_KEYS = [
+  "inputTokens",
+  "outputTokens",
+  "totalTokens",
+  "cachedInputTokens",
+  "reasoningTokens",
+] as const;
 
 /**
  * The UI message stream of a run: reads the events of `graph.stream(input, { modes:
@@ -239,7 +246,7 @@ export async function* toUIMessageChunks(
         };
       }
     }
-    for (const k of USAGE_NUMBER_KEYS) {
+    for (const k of USAGE_KEYS) {
       const n = m.usage[k];
       if (typeof n === "number") usage[k] = (usage[k] ?? 0) + n;
     }
