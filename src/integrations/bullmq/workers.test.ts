@@ -2,8 +2,8 @@
  * The done-when test of runs on workers (issue 17): two `nodestep serve --queue` processes and
  * two `nodestep worker` processes on the machine's PostgreSQL and Redis (a schema and key
  * prefix of this test, removed after) run 100 runs started from both servers; one worker is
- * killed with SIGKILL in the middle of at least three of them; every run finishes exactly once (one `run_finished` per
- * thread, no superstep committed twice, the trail of its steps written once each) and its
+ * stopped (SIGSTOP) and then killed (SIGKILL) in the middle of at least three of them; every
+ * run finishes exactly once (one `run_finished` per thread, no superstep committed twice, the trail of its steps written once each) and its
  * client gets its whole stream (ids 1…N without a gap, every step's events, the end).
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -139,33 +139,47 @@ describe("runs on worker processes", () => {
     const started = Date.now();
     // Kill the doomed worker once 25 runs have ended and it is in the middle of at least 3
     // (their facts in Redis name it as their writer, `<host>/<pid>/…`, and it has written a's
-    // events but not c's).
+    // events but not c's). The count is taken with the worker stopped (SIGSTOP), so that the
+    // runs it counts cannot finish between the count and the SIGKILL; when there are not 3
+    // yet, the worker goes on (SIGCONT) and the test looks again.
     const redis = new Redis(REDIS);
     let midway = 0;
+    const stopped = { now: false };
+    const midwayRuns = async (): Promise<number> => {
+      const pipe = redis.pipeline();
+      for (const runId of runIds) {
+        pipe.hmget(`${iso.prefix}:nodestep-runs:run:${runId}`, "owner", "seq", "status");
+      }
+      let n = 0;
+      for (const [err, fields] of (await pipe.exec()) ?? []) {
+        if (err) throw err;
+        const [owner, seq, status] = fields as (string | null)[];
+        const mine = owner?.split("/")[1] === String(doomed.process.pid);
+        if (status === "running" && mine && Number(seq) >= 3 && Number(seq) <= 5) n++;
+      }
+      return n;
+    };
     try {
       await waitFor(
         "the doomed worker to be in the middle of 3 runs",
         async () => {
           // After a quarter of the runs, so that it dies in the middle of the batch.
-          if (finished < 25) return false;
-          midway = 0;
-          for (const runId of runIds) {
-            const [owner, seq, status] = await redis.hmget(
-              `${iso.prefix}:nodestep-runs:run:${runId}`,
-              "owner",
-              "seq",
-              "status",
-            );
-            const mine = owner?.split("/")[1] === String(doomed.process.pid);
-            if (status === "running" && mine && Number(seq) >= 3 && Number(seq) <= 5) midway++;
-          }
-          return midway >= 3;
+          if (finished < 25 || (await midwayRuns()) < 3) return false;
+          doomed.process.kill("SIGSTOP");
+          stopped.now = true;
+          midway = await midwayRuns();
+          if (midway >= 3) return true;
+          doomed.process.kill("SIGCONT");
+          stopped.now = false;
+          return false;
         },
         30_000,
       );
     } finally {
       redis.disconnect();
     }
+    expect(stopped.now).toBe(true);
+    expect(midway).toBeGreaterThanOrEqual(3);
     killedAt = finished;
     doomed.process.kill("SIGKILL");
     const results = await Promise.all(runs);
@@ -204,8 +218,9 @@ describe("runs on worker processes", () => {
         expect(names, `run ${r.i}`).toEqual(EXPECTED);
       }
     }
-    // The killed worker had runs going: the survivor took them over.
-    expect(resumed).toBeGreaterThan(0);
+    // The killed worker had runs going: the survivor took them over, at least those it was
+    // frozen in the middle of.
+    expect(resumed).toBeGreaterThanOrEqual(midway);
 
     // The store: each thread finished once, no superstep committed twice.
     let storeTakeovers = 0;
