@@ -71,6 +71,7 @@ export {
   type TargetRef,
   when,
 } from "./routing.js";
+export { type InterruptEvent, isInterruptEvent } from "./run-stream.js";
 export {
   type EdgeSpec,
   type GraphSpec,

@@ -5,10 +5,17 @@
  *
  * @module
  */
-import { RunCancelledError } from "../errors/index.js";
+import { type InterruptInfo, RunCancelledError } from "../errors/index.js";
+import type { Breakpoint } from "./breakpoints.js";
 import type { StreamMode } from "./context.js";
 import { EventQueue } from "./queue.js";
-import type { RunOptions, RunResult, StreamEvent, StreamOptions } from "./types.js";
+import type {
+  RunOptions,
+  RunResult,
+  StreamEvent,
+  StreamEventFields,
+  StreamOptions,
+} from "./types.js";
 
 /** Start a run: `emit` receives the events of `modes`. */
 export type StartRun = (
@@ -76,4 +83,36 @@ export function streamRun<E>(
       };
     },
   };
+}
+
+/**
+ * The event an `"updates"` stream of a paused run ends with: `node` `null`, `data` the
+ * pending interrupts under `__interrupt__` (`[]` at a static breakpoint, which is then under
+ * `__breakpoint__`).
+ */
+export type InterruptEvent = StreamEventFields & {
+  mode: "updates";
+  node: null;
+  data: { __interrupt__: InterruptInfo[]; __breakpoint__?: Breakpoint };
+};
+
+/**
+ * Whether a stream event is the one a paused run's `"updates"` stream ends with; narrows
+ * `data` to `{ __interrupt__: InterruptInfo[]; __breakpoint__?: Breakpoint }`.
+ * @example
+ * ```ts
+ * for await (const e of graph.stream(input, { threadId: "t", modes: ["updates"] }))
+ *   if (isInterruptEvent(e)) console.log(e.data.__interrupt__.map((i) => i.key));
+ * ```
+ */
+export function isInterruptEvent(
+  e: Pick<StreamEvent, "mode" | "node" | "data">,
+): e is InterruptEvent {
+  return (
+    e.mode === "updates" &&
+    e.node === null &&
+    typeof e.data === "object" &&
+    e.data !== null &&
+    Array.isArray((e.data as { __interrupt__?: unknown }).__interrupt__)
+  );
 }
