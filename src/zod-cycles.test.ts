@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { AgentState } from "./agents/agent-state.js";
 import { AIMessage, HumanMessage } from "./chat/messages.js";
+import { toolCallsSchema } from "./chat/plain-parse.fixture.js";
 import { StateStoreError, StateUpdateError } from "./errors/index.js";
+import { Graph } from "./graph/graph.js";
+import { node, START } from "./graph/node.js";
+import { END } from "./graph/routing.js";
 import { messagesUpdateSchema } from "./state/add-messages.js";
-import { prepareUpdate } from "./state/define-state.js";
-import { registerTwin, safeParseTwin } from "./zod-cycles.js";
+import { claimOwned, defineState, prepareUpdate } from "./state/define-state.js";
+import { MemoryStateStore } from "./stores/memory-state-store.js";
+import { lastParseWasPlain, registerTwin, safeParseTwin } from "./zod-cycles.js";
 import { zod } from "./zod-runtime.js";
 
 /** An AIMessage whose tool call's arguments refer to themselves. */
@@ -96,5 +101,46 @@ describe("schemas without zod's cycle memoizer (twins)", () => {
     });
     registerTwin(schema, throwing);
     expect(safeParseTwin(schema, { n: 2 })).toEqual({ success: true, data: { n: 2 } });
+  });
+});
+
+describe("lastParseWasPlain after a nested safeParseTwin", () => {
+  /** A schema zod parses (it has no twin) that keeps the value as it is, and whose check parses tool calls plainly. */
+  const nesting = () =>
+    zod().custom<{ tags: string[] }>(() => safeParseTwin(toolCallsSchema(), []).success);
+
+  it("tells of the outer parse, not of the parse its schema ran inside it", () => {
+    expect(safeParseTwin(toolCallsSchema(), []).success).toBe(true);
+    expect(lastParseWasPlain()).toBe(true);
+    const value = { tags: ["a"] };
+    const r = safeParseTwin(nesting(), value);
+    expect(r.success).toBe(true);
+    expect(r.data).toBe(value);
+    expect(lastParseWasPlain()).toBe(false);
+  });
+
+  it("an update holding the writer's own objects is not taken for a copy", () => {
+    const State = defineState({ doc: nesting() });
+    const update = prepareUpdate(State, { doc: { tags: ["a"] } }, "n");
+    expect(claimOwned(update)).toBe(false);
+  });
+
+  it("a node changing the object it returned, later, changes neither the run nor the log", async () => {
+    const State = defineState({ doc: nesting().optional(), seen: zod().string().default("") });
+    const doc = { tags: ["a"] };
+    const a = node(() => ({ doc }), { name: "a" });
+    const b = node(
+      () => {
+        doc.tags.push("later");
+        return { seen: "b" };
+      },
+      { name: "b" },
+    );
+    const store = new MemoryStateStore();
+    const build = () =>
+      new Graph(State, { stateStore: store }).flow(START.to(a), a.to(b), b.to(END));
+    const r = await build().invoke({}, { threadId: "t" });
+    expect(r.state).toEqual({ doc: { tags: ["a"] }, seen: "b" });
+    expect((await build().getState("t")).state).toEqual({ doc: { tags: ["a"] }, seen: "b" });
   });
 });

@@ -76,7 +76,8 @@ let plainLast = false;
  * Whether the value the last {@link safeParseTwin} call gave was made by the schema's plain
  * parse: a deep copy of plain objects, arrays and primitives that shares nothing with the
  * value parsed (a zod parse may keep parts of it, `z.custom()`'s say). Read it right after
- * the call (nothing runs in between: the parse is synchronous).
+ * the call (nothing runs in between: the parse is synchronous); it tells of that call's
+ * value, not of a call the schema's own checks or transforms made inside it.
  */
 export function lastParseWasPlain(): boolean {
   return plainLast;
@@ -92,20 +93,25 @@ export function safeParseTwin(
   schema: z.ZodType,
   value: unknown,
 ): ReturnType<z.ZodType["safeParse"]> {
+  // The flag is set after the parse: a schema's own checks and transforms may call this
+  // function for an inner value, and the flag tells of the outer one.
   plainLast = false;
   const found = twins.get(schema);
-  if (found === undefined) return schema.safeParse(value);
-  const { twin, plain } = found;
-  if (plain !== null) {
-    const data = plain(value);
+  let r: ReturnType<z.ZodType["safeParse"]>;
+  if (found === undefined) r = schema.safeParse(value);
+  else {
+    const { twin, plain } = found;
+    const data = plain !== null ? plain(value) : undefined;
     if (data !== undefined) {
       plainLast = true;
       return { success: true, data };
     }
+    try {
+      r = twin.safeParse(value);
+    } catch {
+      r = schema.safeParse(value);
+    }
   }
-  try {
-    return twin.safeParse(value);
-  } catch {
-    return schema.safeParse(value);
-  }
+  plainLast = false;
+  return r;
 }

@@ -15,6 +15,7 @@
  * @module
  */
 import type { Message } from "./messages.js";
+import { USAGE_TOKEN_KEYS } from "./schemas.js";
 import type { ToolCall } from "./tool-call.js";
 
 type Obj = Record<string, unknown>;
@@ -101,14 +102,7 @@ function toolCallList(v: unknown): ToolCall[] | typeof NO {
   return out;
 }
 
-const USAGE_NUMBERS = [
-  "inputTokens",
-  "outputTokens",
-  "totalTokens",
-  "cachedInputTokens",
-  "reasoningTokens",
-] as const;
-const USAGE_KEYS: ReadonlySet<string> = new Set(USAGE_NUMBERS);
+const USAGE_KEYS: ReadonlySet<string> = new Set(USAGE_TOKEN_KEYS);
 
 /** Usage of numbers only (`chatSchemas().usage`, a loose object), or `NO`. */
 function usage(v: unknown): Obj | typeof NO {
@@ -116,7 +110,7 @@ function usage(v: unknown): Obj | typeof NO {
   const u = plain(v);
   if (u === null || !onlyKeys(u, USAGE_KEYS)) return NO;
   const out: Obj = {};
-  for (const k of USAGE_NUMBERS) {
+  for (const k of USAGE_TOKEN_KEYS) {
     if (!(k in u)) continue;
     const x = u[k];
     // (A key there with `undefined` stays, as zod's optional key does.)

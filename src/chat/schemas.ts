@@ -14,6 +14,20 @@ import { zod } from "../zod-runtime.js";
 import type { Message } from "./messages.js";
 import type { ContentPart, MessageContent, Usage } from "./parts.js";
 
+/**
+ * The token counts of a {@link Usage}: the number keys of `chatSchemas().usage`, in its order
+ * (chat/schemas.test.ts checks them against it), for nodestep's code that copies, checks or
+ * adds up a usage key by key. Kept here, in a module `import("nodestep")` loads anyway, not in
+ * a module of its own (one more file for the root import, test/packaging.test.ts).
+ */
+export const USAGE_TOKEN_KEYS = [
+  "inputTokens",
+  "outputTokens",
+  "totalTokens",
+  "cachedInputTokens",
+  "reasoningTokens",
+] as const satisfies readonly (keyof Usage)[];
+
 function urlOrData<T extends { url?: string; data?: string; mediaType?: string }>(
   part: T,
   ctx: z.RefinementCtx,

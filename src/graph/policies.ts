@@ -60,7 +60,14 @@ export interface CachePolicy {
   ttlMs?: number;
 }
 
-/** Where node results are cached. `MemoryNodeCache` here; `StoreNodeCache` keeps them in a state store. */
+/**
+ * Where node results are cached. `MemoryNodeCache` here; `StoreNodeCache` keeps them in a state store.
+ *
+ * A cache may keep the values it is given, and return them, as they are: the engine passes
+ * `set` a copy that nothing else holds, and copies what `get` returns before the run uses it,
+ * so a hit gives exactly what the node returned when it ran, whatever the run, its nodes or
+ * the caller later do to their objects.
+ */
 export interface NodeCache {
   /** The entry for `key`, or `null` when absent or expired. */
   get(key: string): Promise<JsonValue | null>;

@@ -15,6 +15,7 @@ import type { CompiledNode } from "./compile.js";
 import { GraphInterrupt, TaskContext } from "./context.js";
 import type { EngineGraph, StepRun, TaskOutcome, TaskResult, TaskSpec } from "./engine-types.js";
 import { type ErrorHandler, withErrorHandler } from "./error-handler.js";
+import { frozenValue } from "./frozen-value.js";
 import { interpret } from "./interpret.js";
 import type { Node } from "./node.js";
 import {
@@ -114,7 +115,16 @@ async function runWithPolicies(
     const input = t.payload ? { ...pos.state, ...t.payload } : pos.state;
     cacheKey = `${nodeCachePrefix(graph.name, cn.name)}${cachePolicy.key ? cachePolicy.key(input) : stableHash(input)}`;
     const hit = await graph.nodeCache.get(cacheKey);
-    if (hit !== null) return { kind: "done", ...(hit as unknown as TaskOutcome), cached: true };
+    // The run's own copy of the entry: the run, its nodes, a stream listener and the caller
+    // may change its objects in place, and the entry must stay what the node returned. Being
+    // a copy, the engine keeps it without another (`owned`).
+    if (hit !== null)
+      return {
+        kind: "done",
+        ...frozenValue(hit as unknown as TaskOutcome),
+        owned: true,
+        cached: true,
+      };
   }
   let ctx: TaskContext | null = null;
   const seen = (c: TaskContext) => {
@@ -135,11 +145,12 @@ async function runWithPolicies(
     // A result that read an answer is the answer's, not the input's alone: not stored.
     const answered = (ctx as TaskContext | null)?.usedAnswers === true;
     if (r.kind === "done" && !r.toParent && !answered && cacheKey !== null && graph.nodeCache) {
-      // The cache may keep the update's objects as they are: the engine copies it (engine.ts).
-      r.owned = false;
+      // The cache keeps a copy of its own: the run goes on with the update (the engine copies
+      // it only for the event log), and the node, later nodes, a stream listener or the
+      // caller may still change that update's objects in place.
       await graph.nodeCache.set(
         cacheKey,
-        { update: r.update, routes: r.routes } as unknown as JsonValue,
+        frozenValue({ update: r.update, routes: r.routes }) as unknown as JsonValue,
         cachePolicy?.ttlMs ?? null,
         ...(opts.threadId !== null ? [opts.threadId] : []),
       );

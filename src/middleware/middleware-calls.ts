@@ -4,26 +4,19 @@
  *
  * @module
  */
+import { USAGE_TOKEN_KEYS } from "../chat/schemas.js";
 import type { JsonObject } from "../json/index.js";
 import type { MiddlewareCall } from "./types.js";
 
 /** A recorded middleware call as it is stored: its numeric usage fields only (no `raw`). */
 export function storedCall(call: MiddlewareCall): MiddlewareCall {
   const usage: Record<string, number> = {};
-  for (const k of USAGE_KEYS) {
+  for (const k of USAGE_TOKEN_KEYS) {
     const n = (call.usage as Record<string, unknown> | undefined)?.[k];
     if (typeof n === "number" && Number.isFinite(n)) usage[k] = n;
   }
   return { middleware: String(call.middleware), model: String(call.model), usage };
 }
-
-const USAGE_KEYS = [
-  "inputTokens",
-  "outputTokens",
-  "totalTokens",
-  "cachedInputTokens",
-  "reasoningTokens",
-] as const;
 
 /** The answer's metadata with the middleware's own model calls of the step, when there were some. */
 export function withMiddlewareCalls(

@@ -6,6 +6,7 @@
  */
 import type { AIMessage, ToolMessage } from "../../chat/messages.js";
 import { textOf } from "../../chat/parts.js";
+import { USAGE_TOKEN_KEYS } from "../../chat/schemas.js";
 import type { ChatStreamChunk } from "../../chat/types.js";
 import type { PendingInterrupt, StreamMode } from "../../graph/context.js";
 import type { StreamEvent } from "../../graph/types.js";
@@ -90,14 +91,6 @@ interface ModelTask {
   reasoning: Map<number, string>;
   tools: Map<number, { id: string | null; name: string | null; args: string; started: boolean }>;
 }
-
-const USAGE_KEYS = [
-  "inputTokens",
-  "outputTokens",
-  "totalTokens",
-  "cachedInputTokens",
-  "reasoningTokens",
-] as const;
 
 /**
  * The UI message stream of a run: reads the events of `graph.stream(input, { modes:
@@ -246,7 +239,7 @@ export async function* toUIMessageChunks(
         };
       }
     }
-    for (const k of USAGE_KEYS) {
+    for (const k of USAGE_TOKEN_KEYS) {
       const n = m.usage[k];
       if (typeof n === "number") usage[k] = (usage[k] ?? 0) + n;
     }

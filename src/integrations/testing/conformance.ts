@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { assembleStream } from "../../chat/assemble-stream.js";
 import { HumanMessage, SystemMessage } from "../../chat/messages.js";
 import { ReasoningPartSchema, type Usage } from "../../chat/parts.js";
+import { USAGE_TOKEN_KEYS } from "../../chat/schemas.js";
 import type { Chat, ChatRequest, ChatResponseInit, ChatStreamChunk } from "../../chat/types.js";
 import { ChatRequest as makeRequest, ChatResponse as normalize } from "../../chat/types.js";
 import { ModelProviderError, RunCancelledError } from "../../errors/index.js";
@@ -66,14 +67,7 @@ const KNOWN_CHUNK_KEYS = new Set([
   "raw",
 ]);
 
-const USAGE_KEYS = new Set([
-  "inputTokens",
-  "outputTokens",
-  "totalTokens",
-  "cachedInputTokens",
-  "reasoningTokens",
-  "raw",
-]);
+const USAGE_KEYS: ReadonlySet<string> = new Set([...USAGE_TOKEN_KEYS, "raw"]);
 
 /** Usage in the one shape: only its keys, token counts non-negative integers, `raw` an object. */
 function expectUsageShape(usage: Usage): void {
