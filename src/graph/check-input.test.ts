@@ -102,7 +102,7 @@ describe("GraphOptions.checkInput", () => {
   it("refuses a checkInput that is not a function", () => {
     expect(() => new Graph(S, { checkInput: 5 as unknown as NewInputCheck })).toThrow(
       new TypeError(
-        'Graph "graph": checkInput must be a function ({ threadId, state, input, interrupts }) => void, got 5',
+        'Graph "graph": checkInput must be a function ({ threadId, state, input, interrupts }) => void, got a number (5)',
       ),
     );
   });
