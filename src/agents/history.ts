@@ -140,8 +140,14 @@ export function repairHistory(messages: readonly Message[]): Message[] {
  * an `AIMessage` with tool calls that have no results (followed only by the results it has),
  * as a pending approval in the tool step or a stopped tool turn leaves it. The input would
  * follow the unanswered calls and the next model call would fail; nothing is written.
+ * Set it on your own graph of `modelNode` and `toolRunner` to get the same refusal (leave it
+ * out where the model node has `repairHistory: true`: new input is fine there).
  * @throws PendingToolCallsError naming the thread, the calls, the pending interrupts and the
  *   ways on: answer them (`resume`), continue (`invoke(null)`), or fork the thread.
+ * @example
+ * ```ts
+ * const graph = new Graph(AgentState, { stateStore, checkInput: refuseInputAfterOpenCalls });
+ * ```
  */
 export function refuseInputAfterOpenCalls(run: NewInputOnThread): void {
   if (!Array.isArray(run.state.messages)) return;
