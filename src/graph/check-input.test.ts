@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ValueError } from "../errors/index.js";
-import { defineState } from "../state/define-state.js";
+import { RunStoppedError, ValueError } from "../errors/index.js";
+import { defineState, reducer } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import type { NewInputCheck, NewInputOnThread } from "./graph.js";
 import { Graph } from "./graph.js";
@@ -105,5 +105,68 @@ describe("GraphOptions.checkInput", () => {
         'Graph "graph": checkInput must be a function ({ threadId, state, input, interrupts }) => void, got a number (5)',
       ),
     );
+  });
+
+  it("with onBusy rollback: sees the state before the stopped run; refused, writes nothing (no rolled_back)", async () => {
+    const L = defineState({
+      log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
+    });
+    let enter!: () => void;
+    const entered = new Promise<void>((r) => {
+      enter = r;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    const one = node(
+      async (s: typeof L.State) => {
+        if (s.log.includes("a")) {
+          enter();
+          await released;
+        }
+        return { log: ["one"] };
+      },
+      { name: "one" },
+    );
+    const two = node(() => ({ log: ["two"] }), { name: "two" });
+    const seen: unknown[] = [];
+    const store = new MemoryStateStore();
+    const g = new Graph(L, {
+      name: "busy",
+      stateStore: store,
+      checkInput: ({ state, input }) => {
+        seen.push([state, input]);
+        if ((input.log as string[]).includes("b")) throw new ValueError("no b");
+      },
+    }).flow(START.to(one), one.to(two), two.to(END));
+    await g.invoke({ log: ["z"] }, { threadId: "t" });
+    const first = g.invoke({ log: ["a"] }, { threadId: "t" }).catch((e: unknown) => e);
+    await entered;
+    const second = g
+      .invoke({ log: ["b"] }, { threadId: "t", onBusy: "rollback" })
+      .catch((e: unknown) => e);
+    // Wait for the stop request on the first run, then let it finish its superstep.
+    const firstId = (await store.read("t", "main")).findLast(
+      (e) => e.type === "run_started",
+    )!.runId;
+    while ((await store.stopRequested("t", "main", firstId)) === null)
+      await new Promise((r) => setTimeout(r, 5));
+    release();
+    const [stopped, refused] = await Promise.all([first, second]);
+    expect(stopped).toBeInstanceOf(RunStoppedError);
+    expect(refused).toEqual(new ValueError("no b"));
+    expect(seen.at(-1)).toEqual([{ log: ["z", "one", "two"] }, { log: ["b"] }]);
+    const types = (await g.history("t")).map((e) => e.type);
+    expect(types).toEqual([
+      "run_started",
+      "step_committed",
+      "step_committed",
+      "run_finished",
+      "run_started",
+      "step_committed",
+      "run_finished",
+    ]);
+    expect((await g.getState("t")).state).toEqual({ log: ["z", "one", "two", "a", "one"] });
   });
 });
