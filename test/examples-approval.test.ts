@@ -21,7 +21,7 @@ describe("approval examples print what docs/interrupts-and-approval.md says", ()
     expect(await runExample("examples/approval/stopped-turn.ts")).toBe(
       [
         'stopped: Tool "charge" failed on call "c1": Error: payment service down',
-        "new input: ChatHistoryError at message 1",
+        "new input: PendingToolCallsError for calls c1 | unchanged: true",
         "continued: human ai tool ai | A-1 is charged.",
         "forked: human human ai | A-2 has not shipped yet.",
         "",

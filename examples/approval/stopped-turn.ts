@@ -1,11 +1,11 @@
 // A tool fails in the middle of a turn, so the thread stops with a tool call that has no
-// result. New input there makes the next model call fail; continue the tool step instead, or
-// fork the thread before the model's request and send the new input on the branch.
+// result. New input there is refused and the thread is left as it was; continue the tool step
+// instead, or fork the thread before the model's request and send the new input on the branch.
 
 import {
   buildReactAgent,
-  ChatHistoryError,
   MemoryStateStore,
+  PendingToolCallsError,
   runAgent,
   ScriptedChat,
   tool,
@@ -37,13 +37,13 @@ const events = await agent.history("t");
 // The model's request was made in the last run, right after it started.
 const beforeRequest = events.findLast((e) => e.type === "run_started")!;
 
-// New input after the stopped turn (tried on a branch, to keep "t" as it is).
-const stuck = await agent.fork("t", { eventId: events.at(-1)!.id });
+// New input after the stopped turn is refused; nothing is written to the thread.
 try {
-  await runAgent(agent, "Has A-2 shipped?", { threadId: "t", branchId: stuck.branchId });
+  await runAgent(agent, "Has A-2 shipped?", { threadId: "t" });
 } catch (e) {
-  if (!(e instanceof ChatHistoryError)) throw e;
-  console.log("new input:", e.name, "at message", e.index);
+  if (!(e instanceof PendingToolCallsError)) throw e;
+  const unchanged = (await agent.history("t")).length === events.length;
+  console.log("new input:", e.name, "for calls", e.callIds.join(", "), "| unchanged:", unchanged);
 }
 
 // 1. Continue: invoke(null) runs the unfinished tool step, then the model answers.

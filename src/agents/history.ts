@@ -6,7 +6,8 @@
  * @module
  */
 import { type Message, ToolMessage } from "../chat/messages.js";
-import { ChatHistoryError } from "../errors/index.js";
+import { ChatHistoryError, PendingToolCallsError } from "../errors/index.js";
+import type { NewInputOnThread } from "../graph/graph-options.js";
 
 /** The text sent for a tool call that has no result, when the history is repaired. */
 export const NOT_EXECUTED = "Tool call was not executed.";
@@ -132,4 +133,49 @@ export function repairHistory(messages: readonly Message[]): Message[] {
   }
   close();
   return out;
+}
+
+/**
+ * The `checkInput` of `buildReactAgent`: refuse new input on a thread whose `messages` end in
+ * an `AIMessage` with tool calls that have no results (followed only by the results it has),
+ * as a pending approval in the tool step or a stopped tool turn leaves it. The input would
+ * follow the unanswered calls and the next model call would fail; nothing is written.
+ * Set it on your own graph of `modelNode` and `toolRunner` to get the same refusal (leave it
+ * out where the model node has `repairHistory: true`: new input is fine there).
+ * @throws PendingToolCallsError naming the thread, the calls, the pending interrupts and the
+ *   ways on: answer them (`resume`), continue (`invoke(null)`), or fork the thread.
+ * @example
+ * ```ts
+ * const graph = new Graph(AgentState, { stateStore, checkInput: refuseInputAfterOpenCalls });
+ * ```
+ */
+export function refuseInputAfterOpenCalls(run: NewInputOnThread): void {
+  if (!Array.isArray(run.state.messages)) return;
+  const messages = run.state.messages as readonly Message[];
+  let at = messages.length - 1;
+  while (at >= 0 && messages[at]!.type === "tool") at--;
+  const ai = messages[at];
+  if (ai === undefined || ai.type !== "ai" || ai.toolCalls.length === 0) return;
+  const answered = new Set<string | null>();
+  for (let j = at + 1; j < messages.length; j++)
+    answered.add((messages[j] as { toolCallId: string | null }).toolCallId);
+  const callIds = ai.toolCalls.map((c) => c.id).filter((id) => !answered.has(id));
+  if (callIds.length === 0) return;
+  const keys = run.interrupts.map((i) => i.key);
+  const { threadId, branchId } = run;
+  const where = `threadId: ${JSON.stringify(threadId)}${branchId === "main" ? "" : `, branchId: ${JSON.stringify(branchId)}`}`;
+  const quoted = (xs: readonly string[]) => xs.map((x) => JSON.stringify(x)).join(", ");
+  const calls = `tool call${callIds.length === 1 ? "" : "s"} ${quoted(callIds)}`;
+  const waits =
+    keys.length === 0
+      ? ""
+      : ` and it waits on interrupt${keys.length === 1 ? "" : "s"} ${quoted(keys)}`;
+  const on =
+    keys.length === 0
+      ? `Continue the tool step with invoke(null, { ${where} })`
+      : `Answer with invoke(null, { ${where}, resume: { ${keys.map((k) => `${JSON.stringify(k)}: …`).join(", ")} } })`;
+  throw new PendingToolCallsError(
+    `Thread "${threadId}"${branchId === "main" ? "" : ` (branch "${branchId}")`} of graph "${run.graph}" cannot take new input: ${calls} of the AIMessage at index ${at} ${callIds.length === 1 ? "has" : "have"} no result${waits}. ${on}, or fork the thread at the event before the model's request and send the input on the branch. Nothing was written`,
+    { threadId, branchId, index: at, callIds, interruptKeys: keys },
+  );
 }

@@ -8,6 +8,7 @@ export {
   type AgentStateShape,
   type TypedAgentState,
 } from "./agent-state.js";
+export { refuseInputAfterOpenCalls } from "./history.js";
 export { type ModelNodeOptions, modelNode } from "./model-node.js";
 export {
   type AgentGraph,

@@ -19,6 +19,7 @@ import { ToolLimitMiddleware } from "../middleware/tool-limit.js";
 import type { Middleware } from "../middleware/types.js";
 import type { StateStore } from "../stores/types.js";
 import { AgentState, type TypedAgentState } from "./agent-state.js";
+import { refuseInputAfterOpenCalls } from "./history.js";
 import { type AnyTool, checkReasoning, checkToolList } from "./internal.js";
 import { modelNode } from "./model-node.js";
 import { type ToolErrorPolicy, toolRunner } from "./tool-runner.js";
@@ -76,7 +77,9 @@ export type ReactAgent<O extends z.ZodType | null = null> = Graph<TypedAgentStat
  * `think` runs again; an answer without tool calls ends the run. Both nodes get `tools`
  * followed by the `tools()` of each middleware. The graph's middleware is a
  * `ToolLimitMiddleware({ maxToolCalls })` followed by `middleware`; calls over the budget are
- * denied and the model is told in a tool message.
+ * denied and the model is told in a tool message. New input on a thread whose messages end in
+ * tool calls without results (a pending approval, a stopped tool turn) is refused with
+ * `PendingToolCallsError` and nothing is written (`GraphOptions.checkInput`).
  *
  * @param chat - chat model to call.
  * @param options - see {@link ReactAgentOptions}; `tools` is required.
@@ -137,6 +140,7 @@ export function buildReactAgent<O extends z.ZodType | null = null>(
     memoryStore: options.memoryStore ?? null,
     maxSteps: options.maxSteps ?? 25,
     middleware: [limit, ...middleware],
+    checkInput: refuseInputAfterOpenCalls,
     ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
   }).flow(START.to(think), think.to(when(hasToolCalls, act, { otherwise: END })), act.to(think));

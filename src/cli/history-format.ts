@@ -215,8 +215,13 @@ export function historyLines(events: readonly StoredEvent[], o: HistoryOptions =
   return lines;
 }
 
-/** The hint after the rows: how to answer a paused run or retry a failed one; `null` otherwise. */
-function historyHint(events: readonly StoredEvent[], o: HistoryOptions): string | null {
+/**
+ * The hint after a branch's events (`nodestep history`, and `nodestep fork` for the branch it
+ * made): how to answer a paused run, continue a stopped one or retry a failed one; `null`
+ * otherwise.
+ * @example historyHint(events, { branchId: "alt" }) // "paused: answer with: nodestep resume t1 --graph <module>#<export> --branch alt --answer 'approve=<answer>'"
+ */
+export function historyHint(events: readonly StoredEvent[], o: HistoryOptions): string | null {
   const last = events.findLast((e) => e.type === "run_finished" || e.type === "run_failed");
   const end = events.at(-1)?.type;
   if (last === undefined || end === "state_updated" || end === "rolled_back") return null;

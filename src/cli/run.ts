@@ -151,12 +151,22 @@ export async function streamRun(
         input !== null && "messages" in input && s.fromMessage ? "--message" : "--input";
       throw new UsageError(`${given} does not fit the graph's state: ${error.message}`);
     }
+    if (names.includes("PendingToolCallsError") && input !== null) {
+      // The agent refused the input before writing anything: say how to go on from here.
+      const given = "messages" in input && s.fromMessage ? "--message" : "--input";
+      if (!json) printRefused(out, s, before?.interrupts ?? [], e as RefusedInput);
+      throw new UsageError(`${given} was refused: ${error.message}`);
+    }
     if (!json) await printUsage();
     throw new RunFailed(`run failed: ${error.name}: ${error.message}\n(${await afterFailure()})`);
   }
   // Suggest a retry only where there is something to retry: stored events in a lasting store.
   async function afterFailure(): Promise<string> {
     if (loaded.storeLabel === "memory") return "the memory store is gone when the command ends";
+    // Refused before its first event (a graph's checkInput): a resume would not retry it.
+    const lastSeq = (await loaded.store.getBranch(threadId, branchId))?.lastSeq ?? 0;
+    if (input !== null && afterSeq > 0 && lastSeq === afterSeq)
+      return `nothing was written: thread ${threadId} is as it was`;
     const stored = await graph
       .getState(threadId, { branchId })
       .then((st) => st.lastEventId !== null)
@@ -210,8 +220,12 @@ export async function streamRun(
 
 /** ` --store S --branch B`, as given (a password masked). */
 function flags(s: RunSettings): string {
-  const store = s.storeOpt !== undefined ? ` --store ${shellQuote(maskPassword(s.storeOpt))}` : "";
-  return `${store}${s.branchId !== "main" ? ` --branch ${shellQuote(s.branchId)}` : ""}`;
+  return `${storeFlag(s)}${s.branchId !== "main" ? ` --branch ${shellQuote(s.branchId)}` : ""}`;
+}
+
+/** ` --store S` as given (a password masked), or `""`. */
+function storeFlag(s: RunSettings): string {
+  return s.storeOpt !== undefined ? ` --store ${shellQuote(maskPassword(s.storeOpt))}` : "";
 }
 
 /** Whether an interrupt's value is an `ApprovalMiddleware` request (`{ tool, arguments, question }`). */
@@ -248,6 +262,36 @@ function printPaused(
       `  (an approval takes yes, no, {"approved":false,"reason":"…"} or {"approved":true,"arguments":{…}})`,
     );
   }
+}
+
+/** What `printRefused` reads of a `PendingToolCallsError`. */
+interface RefusedInput {
+  readonly callIds: readonly string[];
+}
+
+/**
+ * After new input refused on a thread waiting on tool results: its pending answers and how to
+ * give them (as a paused run prints them), or how to continue the stopped tool step; then how
+ * to fork it.
+ */
+function printRefused(
+  out: (line?: string) => void,
+  s: RunSettings,
+  interrupts: readonly InterruptInfo[],
+  e: RefusedInput,
+) {
+  out();
+  out(
+    `refused: tool call${e.callIds.length === 1 ? "" : "s"} ${e.callIds.join(", ")} without results; nothing was written`,
+  );
+  if (interrupts.length > 0) printPaused(out, s, interrupts, false);
+  else {
+    out("continue the tool step with:");
+    out(`  nodestep resume ${shellQuote(s.threadId)} --graph ${shellQuote(s.target)}${flags(s)}`);
+  }
+  out(
+    `or fork the thread before the model's request (nodestep history ${shellQuote(s.threadId)}${flags(s)}, then nodestep fork ${shellQuote(s.threadId)}${storeFlag(s)} --event <id>) and run on the branch`,
+  );
 }
 
 /**

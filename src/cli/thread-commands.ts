@@ -7,7 +7,7 @@
 import type { Command, Option } from "commander";
 import { positiveInt } from "./args.js";
 import { shellQuote } from "./format.js";
-import { historyLines } from "./history-format.js";
+import { historyHint, historyLines } from "./history-format.js";
 import type { LoadedGraph } from "./load.js";
 import { maskPassword, RunFailed, UsageError } from "./load.js";
 
@@ -114,8 +114,15 @@ export function addThreadCommands(program: Command, host: ThreadCommandsHost): v
           const branch = await store.createBranch(threadId, o.event, o.newBranch);
           if (o.json) return out(JSON.stringify(branch));
           out(`forked thread ${threadId} after ${o.event}: branch ${branch.branchId}`);
+          // A branch that is paused (or failed) takes its answer (or a retry) first, as
+          // `nodestep history -b <branch>` says; new input there may be refused.
+          const hint = historyHint(await store.read(threadId, branch.branchId), {
+            storeFlag: storeFlagOf(o.store),
+            branchId: branch.branchId,
+          });
           out(
-            `run on it: nodestep run <module>#<export> --thread ${shellQuote(threadId)} --branch ${shellQuote(branch.branchId)}${storeFlagOf(o.store)} --message "…"`,
+            hint ??
+              `run on it: nodestep run <module>#<export> --thread ${shellQuote(threadId)} --branch ${shellQuote(branch.branchId)}${storeFlagOf(o.store)} --message "…"`,
           );
         });
       },

@@ -27,6 +27,7 @@ export {
   FallbackExhaustedError,
   ModelProviderError,
   ModelSpecError,
+  PendingToolCallsError,
   StructuredOutputError,
   UnknownModelError,
   UnsupportedPartError,

@@ -18,6 +18,38 @@ export class ChatHistoryError extends NodestepError {
   }
 }
 
+/**
+ * New input was refused on a thread whose messages end in an `AIMessage` with tool calls that
+ * have no results (a pending approval in the tool step, or a stopped tool turn): the input
+ * would follow the unanswered calls and the next model call would fail. Nothing was written:
+ * answer the pending interrupts, continue with `invoke(null, { threadId })`, or fork the
+ * thread. Raised by `buildReactAgent`'s `checkInput`; a `ChatHistoryError`.
+ */
+export class PendingToolCallsError extends ChatHistoryError {
+  readonly threadId: string;
+  readonly branchId: string;
+  /** Ids of the tool calls without a result, in the order of the `AIMessage`. */
+  readonly callIds: readonly string[];
+  /** Keys of the interrupts the thread waits on (empty after a stopped tool turn). */
+  readonly interruptKeys: readonly string[];
+  constructor(
+    message: string,
+    options: NodestepErrorOptions & {
+      threadId: string;
+      branchId: string;
+      index: number;
+      callIds: readonly string[];
+      interruptKeys: readonly string[];
+    },
+  ) {
+    super(message, options);
+    this.threadId = options.threadId;
+    this.branchId = options.branchId;
+    this.callIds = options.callIds;
+    this.interruptKeys = options.interruptKeys;
+  }
+}
+
 /** The model's final answer does not parse into the `outputSchema`. */
 export class StructuredOutputError extends NodestepError {
   readonly schemaName: string;

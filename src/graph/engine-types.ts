@@ -15,6 +15,7 @@ import type { Breakpoint, Breakpoints } from "./breakpoints.js";
 import type { CompiledFlow } from "./compile.js";
 import type { PendingInterrupt, StreamMode, TaskHost } from "./context.js";
 import type { ErrorHandler, TaskError } from "./error-handler.js";
+import type { NewInputCheck } from "./graph-options.js";
 import type { Waiting } from "./joins.js";
 import type { NodeCache, RetryPolicy } from "./policies.js";
 import type { Command } from "./routing.js";
@@ -78,6 +79,8 @@ export interface EngineGraph {
   readonly nodeCache: NodeCache | null;
   /** The tracer, or `null` (no spans at all). */
   readonly tracer: Tracer | null;
+  /** Decides whether new input may start on a thread (`GraphOptions.checkInput`); absent or `null` for none. */
+  readonly checkInput?: NewInputCheck | null;
 }
 
 /** Persistence hooks of a run; no-ops without a state store. */

@@ -171,12 +171,12 @@ describe("argument checks", () => {
     await expectError(
       () => new Graph(State, { name: "g", maxStep: 3 } as never),
       TypeError,
-      'Graph "g": unknown option "maxStep"; the options of new Graph(state, options) are name, stateStore, workspace, memoryStore, maxSteps, middleware, leaseTtlMs, retry, nodeCache, tracer, interruptBefore, interruptAfter, maxConcurrency, onError, input, output',
+      'Graph "g": unknown option "maxStep"; the options of new Graph(state, options) are name, stateStore, workspace, memoryStore, maxSteps, middleware, leaseTtlMs, retry, nodeCache, tracer, interruptBefore, interruptAfter, maxConcurrency, onError, input, output, checkInput',
     );
     await expectError(
       () => new Graph(State, { store: null, thread: "t" } as never),
       TypeError,
-      'Graph "graph": unknown options "store", "thread"; the options of new Graph(state, options) are name, stateStore, workspace, memoryStore, maxSteps, middleware, leaseTtlMs, retry, nodeCache, tracer, interruptBefore, interruptAfter, maxConcurrency, onError, input, output',
+      'Graph "graph": unknown options "store", "thread"; the options of new Graph(state, options) are name, stateStore, workspace, memoryStore, maxSteps, middleware, leaseTtlMs, retry, nodeCache, tracer, interruptBefore, interruptAfter, maxConcurrency, onError, input, output, checkInput',
     );
     await expectError(
       () => new Graph(State, "g" as never),

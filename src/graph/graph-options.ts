@@ -5,6 +5,7 @@
  * @module
  */
 import type { Tracer } from "@opentelemetry/api";
+import type { InterruptInfo } from "../errors/index.js";
 import type { MemoryStore } from "../memory/types.js";
 import type { StateDefinition, StateShape, UpdateOfShape } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
@@ -64,7 +65,51 @@ export interface GraphOptions<O extends FieldSchema | undefined = FieldSchema | 
    * returns `RunResult<GraphOutput<D, O>>`, those fields only.
    */
   output?: O;
+  /**
+   * Called when a run brings new input to a thread that has history, before anything is
+   * written (see {@link NewInputCheck}); throwing refuses the run. Default none. LangGraph has
+   * no equivalent. See docs/interrupts-and-approval.md.
+   */
+  checkInput?: NewInputCheck;
 }
+
+/**
+ * What {@link NewInputCheck} is given: the thread's position and the new input.
+ * Read only: the hook must not change any of it.
+ */
+export interface NewInputOnThread {
+  /** The graph's name. */
+  readonly graph: string;
+  readonly threadId: string;
+  readonly branchId: string;
+  /** The thread's state the input would be applied to (after an `onBusy: "rollback"` or a stable subgraph's rewind). */
+  readonly state: Readonly<Record<string, unknown>>;
+  /** The input as the run would apply it (checked against the state definition). */
+  readonly input: Readonly<Record<string, unknown>>;
+  /** The interrupts the thread waits on; new input today drops them. */
+  readonly interrupts: readonly InterruptInfo[];
+}
+
+/**
+ * `GraphOptions.checkInput`: decides whether a run's new input may start on a thread. Called
+ * on runs with a `threadId` whose branch has history, after the input is checked against the
+ * state and after the busy-thread policy let the run take the thread (its lease), before the
+ * run writes its first event (a rollback included). Throwing (or a rejected promise) refuses
+ * the run: the caller gets the error as thrown and the thread is as it was (its events, its
+ * pending interrupts). Not called for `invoke(null)`, a `Command`, a run without a thread, or a
+ * new thread. `buildReactAgent` sets one that refuses input after unanswered tool calls.
+ *
+ * @example
+ * ```ts
+ * const graph = new Graph(State, {
+ *   stateStore,
+ *   checkInput: ({ threadId, interrupts }) => {
+ *     if (interrupts.length > 0) throw new ValueError(`Thread "${threadId}" waits on an answer`);
+ *   },
+ * });
+ * ```
+ */
+export type NewInputCheck = (input: NewInputOnThread) => void | Promise<void>;
 
 /** The state type of a graph built on a definition, or a plain object. */
 export type GraphState<D> =

@@ -11,7 +11,7 @@ import { isStateDefinition, type StateDefinition } from "../state/define-state.j
 import type { StateStore } from "../stores/types.js";
 import type { BreakpointNodes } from "./breakpoints.js";
 import type { ErrorHandler } from "./error-handler.js";
-import type { GraphOptions } from "./graph-options.js";
+import type { GraphOptions, NewInputCheck } from "./graph-options.js";
 import { resolveFieldSchema } from "./io-schema.js";
 import { type NodeCache, type RetryPolicy, resolveRetry } from "./policies.js";
 import {
@@ -43,6 +43,7 @@ export interface GraphSettings {
   inputFields: readonly string[] | null;
   outputFields: readonly string[] | null;
   maxSteps: number;
+  checkInput: NewInputCheck | null;
 }
 
 /**
@@ -98,5 +99,6 @@ export function graphSettings(state: unknown, options: GraphOptions): GraphSetti
     inputFields,
     outputFields,
     maxSteps,
+    checkInput: options.checkInput ?? null,
   };
 }

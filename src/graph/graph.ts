@@ -24,6 +24,7 @@ import type {
   GraphOutput,
   GraphState,
   GraphUpdate,
+  NewInputCheck,
 } from "./graph-options.js";
 import { graphSettings } from "./graph-settings.js";
 import type { FieldSchema } from "./io-schema.js";
@@ -45,6 +46,8 @@ export type {
   GraphOutput,
   GraphState,
   GraphUpdate,
+  NewInputCheck,
+  NewInputOnThread,
 } from "./graph-options.js";
 export { newRunId } from "./run-id.js";
 export type { ThreadSnapshot } from "./thread-ops.js";
@@ -97,6 +100,8 @@ export class Graph<
   readonly inputFields: readonly string[] | null;
   /** The fields a result and a `"values"` event show (see {@link GraphOptions.output}), or `null` for every field. */
   readonly outputFields: readonly string[] | null;
+  /** Decides whether new input may start on a thread (see {@link GraphOptions.checkInput}), or `null`. */
+  readonly checkInput: NewInputCheck | null;
   #flow: CompiledFlow | null = null;
   #positions: PositionCache = new WeakMap();
 
@@ -128,6 +133,7 @@ export class Graph<
     this.inputFields = settings.inputFields;
     this.outputFields = settings.outputFields;
     this.maxSteps = settings.maxSteps;
+    this.checkInput = settings.checkInput;
   }
 
   /**

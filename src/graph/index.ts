@@ -29,6 +29,8 @@ export {
   type GraphOutput,
   type GraphState,
   type GraphUpdate,
+  type NewInputCheck,
+  type NewInputOnThread,
   newRunId,
   type ThreadSnapshot,
 } from "./graph.js";

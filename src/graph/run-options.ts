@@ -55,6 +55,7 @@ const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
   "onError",
   "input",
   "output",
+  "checkInput",
 ]);
 
 /**
@@ -105,6 +106,11 @@ export function checkGraphOptions(options: GraphOptions): void {
   ) {
     throw new TypeError(
       `${where}: nodeCache must be a NodeCache (MemoryNodeCache, StoreNodeCache or your own with get and set), got ${describeValue(cache)}`,
+    );
+  }
+  if (o.checkInput !== undefined && typeof o.checkInput !== "function") {
+    throw new TypeError(
+      `${where}: checkInput must be a function ({ threadId, state, input, interrupts }) => void, got ${describeValue(o.checkInput)}`,
     );
   }
   const tracer = o.tracer as Record<string, unknown> | boolean | null | undefined;

@@ -87,6 +87,7 @@ export async function runGraph<D extends StateDefinition | null>(
     nodeCache: resolveNodeCache(graph, flow),
     tracer: graph.tracer,
     maxSteps,
+    checkInput: graph.checkInput,
   };
   const run = new GraphRun(graph, options, engine, runId, threadId, branchId, breakpoints);
   run.emit = emit;

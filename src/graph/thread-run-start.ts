@@ -47,7 +47,7 @@ export interface ThreadRunStart {
  * started the thread's current work (`originRunId`: this run for new input, else the one the
  * position names).
  * @throws ValueError for resume answers given with new input, or for a key no interrupt is
- *   pending on; UnknownBranchError when continuing a branch with no history; StateStoreError
+ *   pending on; what the graph's `checkInput` throws for new input (nothing written); UnknownBranchError when continuing a branch with no history; StateStoreError
  *   for a resume answer that is not JSON; what the input's or the Command's update throws.
  */
 export async function startThreadRun(
@@ -88,6 +88,20 @@ export async function startThreadRun(
       throw new ValueError(
         `Graph "${engine.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
       );
+    }
+    // The graph's checkInput may refuse new input on a thread with history: nothing is
+    // written yet (not even the rollback), so the thread stays as it was.
+    const check = engine.checkInput;
+    if (check && tp.lastSeq > 0) {
+      const refused = check({
+        graph: engine.name,
+        threadId,
+        branchId,
+        state: tp.state,
+        input: prepared as Record<string, unknown>,
+        interrupts: tp.interrupts,
+      });
+      if (refused) await refused;
     }
     if (rollback) {
       tp = await writeRollback(journal, rollback, tp);

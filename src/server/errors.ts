@@ -31,6 +31,7 @@ const STATUS_BY_CLASS: ReadonlyMap<string, number> = new Map([
   ["LeaseLostError", 409],
   ["RunStoppedError", 409],
   ["ConcurrentWriteError", 409],
+  ["PendingToolCallsError", 409],
   ["UnknownBranchError", 404],
   ["UnknownEventError", 404],
   ["StateUpdateError", 400],

@@ -1,7 +1,7 @@
 /**
  * After a stopped tool turn (agents-and-tools.md): a tool fails with toolErrors "raise", so
- * the thread holds an AIMessage whose calls have no results. New input makes the next model
- * call raise ChatHistoryError; `invoke(null, { threadId })` runs the unfinished tool step;
+ * the thread holds an AIMessage whose calls have no results. New input is refused
+ * (PendingToolCallsError, nothing written); `invoke(null, { threadId })` runs the unfinished tool step;
  * a fork at the event before the model's request takes new input; `repairHistory: true` is
  * the opt-in alternative. On every store.
  */
@@ -16,7 +16,11 @@ import {
 } from "../../src/agents/index.js";
 import { ScriptedChat, ToolMessage } from "../../src/chat/index.js";
 import type { Chat } from "../../src/chat/types.js";
-import { ChatHistoryError, ToolExecutionError } from "../../src/errors/index.js";
+import {
+  ChatHistoryError,
+  PendingToolCallsError,
+  ToolExecutionError,
+} from "../../src/errors/index.js";
 import { Graph, START } from "../../src/graph/index.js";
 import { END, when } from "../../src/graph/routing.js";
 import type { StateStore } from "../../src/stores/types.js";
@@ -83,15 +87,17 @@ describeStores("a stopped tool turn", (fx) => {
     expect(snap.state.toolCalls.map((c) => c.id)).toEqual(["c1", "c2"]);
   });
 
-  it("new input makes the next model call raise ChatHistoryError without calling the model", async () => {
+  it("new input is refused before anything is written, without calling the model", async () => {
     const { agent, chat } = await stopped(await fx.open(), ["never sent"]);
+    const before = await agent.history("t");
     const e = await expectError(
       () => runAgent(agent, "what about A-2?", { threadId: "t" }),
-      ChatHistoryError,
-      'Node "think" of graph "agent" cannot call the model: tool call "c1" of the AIMessage at index 3 has no result right after it (the message at index 4 is a human message). Every tool call must be answered by a tool message right after it. Continue a stopped tool turn with invoke(null, { threadId }), fork the thread, or set repairHistory: true',
+      PendingToolCallsError,
+      'Thread "t" of graph "agent" cannot take new input: tool calls "c1", "c2" of the AIMessage at index 3 have no result. Continue the tool step with invoke(null, { threadId: "t" }), or fork the thread at the event before the model\'s request and send the input on the branch. Nothing was written',
     );
-    expect(e.node).toBe("think");
-    expect(e.index).toBe(3);
+    expect(e).toBeInstanceOf(ChatHistoryError);
+    expect([e.index, e.callIds, e.interruptKeys]).toEqual([3, ["c1", "c2"], []]);
+    expect(await agent.history("t")).toEqual(before);
     expect(chat.requests).toHaveLength(2);
     expect(chat.remaining).toBe(1);
   });

@@ -1,0 +1,99 @@
+/**
+ * `nodestep run -m` on an agent thread paused on an approval: the agent refuses the input
+ * (PendingToolCallsError) before writing anything; the CLI exits 2 with the refusal and
+ * prints the `nodestep resume` answer that works, not a retry that fails again. `nodestep
+ * fork` at an event after which the branch is paused prints the same resume hint as
+ * `nodestep history -b <branch>`.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "./program.js";
+
+const dir = mkdtempSync(join(tmpdir(), "nodestep-cli-refused-"));
+const db = join(dir, "nodestep.db");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const SHOP = "src/cli/fixtures/shop.fixture.ts#buildShopAgent";
+
+/** Run the CLI in-process on `NODESTEP_STORE=sqlite:<dir>/nodestep.db`. */
+async function cli(argv: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(argv, {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env: { NODESTEP_STORE: `sqlite:${db}` },
+    tty: false,
+  });
+  return { code, stdout, stderr };
+}
+
+const lines = (...l: string[]) => `${l.join("\n")}\n`;
+
+describe("new input on a thread waiting on an approval", () => {
+  it("run -m is refused (exit 2), nothing is written, and the resume it suggests answers it", async () => {
+    expect((await cli(["run", SHOP, "-m", "refund A-1", "-t", "p1"])).code).toBe(3);
+    const before = await cli(["history", "p1"]);
+    const r = await cli(["run", SHOP, "-m", "hi", "-t", "p1"]);
+    expect(r.stdout).toBe(
+      lines(
+        `thread p1 · branch main · graph shop · store sqlite:${db}`,
+        "you: hi",
+        "",
+        "refused: tool call c3 without results; nothing was written",
+        "",
+        "paused: waiting for 1 answer",
+        '  1:0#c3 (node act): Run tool "refund" with {"orderId":"A-1","amount":25}?',
+        "answer with:",
+        `  nodestep resume p1 --graph ${SHOP} --answer 1:0#c3=yes`,
+        '  (an approval takes yes, no, {"approved":false,"reason":"…"} or {"approved":true,"arguments":{…}})',
+        "or fork the thread before the model's request (nodestep history p1, then nodestep fork p1 --event <id>) and run on the branch",
+      ),
+    );
+    expect(r.stderr).toBe(
+      `nodestep: --message was refused: Thread "p1" of graph "shop" cannot take new input: tool call "c3" of the AIMessage at index 1 has no result and it waits on interrupt "1:0#c3". Answer with invoke(null, { threadId: "p1", resume: { "1:0#c3": … } }), or fork the thread at the event before the model's request and send the input on the branch. Nothing was written\n`,
+    );
+    expect(r.code).toBe(2);
+    expect(await cli(["history", "p1"])).toEqual(before);
+    const done = await cli(["resume", "p1", "--graph", SHOP, "--answer", "1:0#c3=yes"]);
+    expect([done.code, done.stderr]).toEqual([0, ""]);
+    expect(done.stdout).toContain("ai: Refunded 25 on A-1.\n");
+  });
+
+  it("fork after the pause prints the branch's resume hint, as history -b does", async () => {
+    expect((await cli(["run", SHOP, "-m", "refund A-1", "-t", "p2"])).code).toBe(3);
+    const fork = await cli(["fork", "p2", "--event", "p2/main/4", "--new-branch", "b"]);
+    const hint =
+      "paused: answer with: nodestep resume p2 --graph <module>#<export> --branch b --answer '1:0#c3=<answer>'";
+    expect(fork).toEqual({
+      code: 0,
+      stderr: "",
+      stdout: lines("forked thread p2 after p2/main/4: branch b", hint),
+    });
+    expect((await cli(["history", "p2", "-b", "b"])).stdout.endsWith(`\n\n${hint}\n`)).toBe(true);
+    // Before the pause the branch takes new input.
+    const early = await cli(["fork", "p2", "--event", "p2/main/1", "--new-branch", "c"]);
+    expect(early.stdout).toBe(
+      lines(
+        "forked thread p2 after p2/main/1: branch c",
+        `run on it: nodestep run <module>#<export> --thread p2 --branch c --message "…"`,
+      ),
+    );
+  });
+
+  it("a graph's own checkInput refusal: exit 1, nothing written, no resume suggested", async () => {
+    const ONE = "src/cli/fixtures/storeless.fixture.ts#oneShot";
+    expect((await cli(["run", ONE, "--input", '{"count":1}', "-t", "o1"])).code).toBe(0);
+    const r = await cli(["run", ONE, "--input", '{"count":5}', "-t", "o1"]);
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      'nodestep: run failed: ValueError: thread "o1" takes one input\n(nothing was written: thread o1 is as it was)\n',
+    ]);
+  });
+});

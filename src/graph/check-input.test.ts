@@ -1,0 +1,172 @@
+/**
+ * `GraphOptions.checkInput`: called for new input on a thread with history, before anything
+ * is written; throwing refuses the run and leaves the thread as it was. Without it, new input
+ * on a paused thread starts a run from it as before (its pending interrupt dropped).
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { RunStoppedError, ValueError } from "../errors/index.js";
+import { defineState, reducer } from "../state/define-state.js";
+import { MemoryStateStore } from "../stores/memory-state-store.js";
+import type { NewInputCheck, NewInputOnThread } from "./graph.js";
+import { Graph } from "./graph.js";
+import { node, START } from "./node.js";
+import { Command, END } from "./routing.js";
+
+const S = defineState({ notes: z.array(z.string()).default([]) });
+type St = typeof S.State;
+
+/** START → ask (pauses on "ok") → END, on `store`, with `checkInput` when given. */
+function asking(store: MemoryStateStore, checkInput?: NewInputCheck) {
+  const ask = node(
+    (s: St, ctx) => ({
+      notes: [...s.notes, `ok=${String(ctx.interrupt("go on?", { key: "ok" }))}`],
+    }),
+    { name: "ask" },
+  );
+  return new Graph(S, {
+    name: "asker",
+    stateStore: store,
+    ...(checkInput ? { checkInput } : {}),
+  }).flow(START.to(ask), ask.to(END));
+}
+
+describe("GraphOptions.checkInput", () => {
+  it("without it, new input on a paused thread starts a run from the input, dropping the interrupt", async () => {
+    const store = new MemoryStateStore();
+    const g = asking(store);
+    expect((await g.invoke({ notes: ["a"] }, { threadId: "t" })).status).toBe("interrupted");
+    const r = await g.invoke({ notes: ["b"] }, { threadId: "t" });
+    expect([r.status, r.state.notes]).toEqual(["interrupted", ["b"]]);
+    const started = (await g.history("t")).filter((e) => e.type === "run_started");
+    expect(started).toHaveLength(2);
+  });
+
+  it("is given the thread, its state, the prepared input and the pending interrupts; throwing refuses the run and writes nothing", async () => {
+    const store = new MemoryStateStore();
+    const seen: NewInputOnThread[] = [];
+    const refusal = new ValueError("not now");
+    const g = asking(store, (run) => {
+      seen.push(run);
+      if (run.interrupts.length > 0) throw refusal;
+    });
+    expect((await g.invoke({ notes: ["a"] }, { threadId: "t" })).status).toBe("interrupted");
+    // Not called for a new thread.
+    expect(seen).toEqual([]);
+    const before = await g.history("t");
+    await expect(g.invoke({ notes: ["b"] }, { threadId: "t" })).rejects.toBe(refusal);
+    expect(seen).toEqual([
+      {
+        graph: "asker",
+        threadId: "t",
+        branchId: "main",
+        state: { notes: ["a"] },
+        input: { notes: ["b"] },
+        interrupts: [{ key: "ok", value: "go on?", node: "ask", taskId: "0:0" }],
+      },
+    ]);
+    // A new graph object and store view: the same events, the same interrupt.
+    const cold = asking(store);
+    expect(await cold.history("t")).toEqual(before);
+    expect((await cold.getState("t")).interrupts.map((i) => [i.key, i.value])).toEqual([
+      ["ok", "go on?"],
+    ]);
+    // Not called when continuing: the answer goes through.
+    const done = await g.invoke(null, { threadId: "t", resume: { ok: "yes" } });
+    expect([done.status, done.state.notes]).toEqual(["completed", ["a", "ok=yes"]]);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("is not called for a Command; a rejected promise refuses as a throw does", async () => {
+    const store = new MemoryStateStore();
+    let calls = 0;
+    const g = asking(store, async () => {
+      calls++;
+      throw new ValueError("refused later");
+    });
+    await g.invoke({ notes: ["a"] }, { threadId: "t" });
+    const before = await g.history("t");
+    await expect(g.invoke({ notes: ["b"] }, { threadId: "t" })).rejects.toThrow(
+      new ValueError("refused later"),
+    );
+    expect(await g.history("t")).toEqual(before);
+    const r = await g.invoke(new Command({ resume: { ok: "fine" } }), { threadId: "t" });
+    expect([r.status, r.state.notes, calls]).toEqual(["completed", ["a", "ok=fine"], 1]);
+    // A run without a thread has no thread to check.
+    expect((await asking(store, g.checkInput!).invoke({ notes: ["x"] })).status).toBe(
+      "interrupted",
+    );
+    expect(calls).toBe(1);
+  });
+
+  it("refuses a checkInput that is not a function", () => {
+    expect(() => new Graph(S, { checkInput: 5 as unknown as NewInputCheck })).toThrow(
+      new TypeError(
+        'Graph "graph": checkInput must be a function ({ threadId, state, input, interrupts }) => void, got a number (5)',
+      ),
+    );
+  });
+
+  it("with onBusy rollback: sees the state before the stopped run; refused, writes nothing (no rolled_back)", async () => {
+    const L = defineState({
+      log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
+    });
+    let enter!: () => void;
+    const entered = new Promise<void>((r) => {
+      enter = r;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    const one = node(
+      async (s: typeof L.State) => {
+        if (s.log.includes("a")) {
+          enter();
+          await released;
+        }
+        return { log: ["one"] };
+      },
+      { name: "one" },
+    );
+    const two = node(() => ({ log: ["two"] }), { name: "two" });
+    const seen: unknown[] = [];
+    const store = new MemoryStateStore();
+    const g = new Graph(L, {
+      name: "busy",
+      stateStore: store,
+      checkInput: ({ state, input }) => {
+        seen.push([state, input]);
+        if ((input.log as string[]).includes("b")) throw new ValueError("no b");
+      },
+    }).flow(START.to(one), one.to(two), two.to(END));
+    await g.invoke({ log: ["z"] }, { threadId: "t" });
+    const first = g.invoke({ log: ["a"] }, { threadId: "t" }).catch((e: unknown) => e);
+    await entered;
+    const second = g
+      .invoke({ log: ["b"] }, { threadId: "t", onBusy: "rollback" })
+      .catch((e: unknown) => e);
+    // Wait for the stop request on the first run, then let it finish its superstep.
+    const firstId = (await store.read("t", "main")).findLast(
+      (e) => e.type === "run_started",
+    )!.runId;
+    while ((await store.stopRequested("t", "main", firstId)) === null)
+      await new Promise((r) => setTimeout(r, 5));
+    release();
+    const [stopped, refused] = await Promise.all([first, second]);
+    expect(stopped).toBeInstanceOf(RunStoppedError);
+    expect(refused).toEqual(new ValueError("no b"));
+    expect(seen.at(-1)).toEqual([{ log: ["z", "one", "two"] }, { log: ["b"] }]);
+    const types = (await g.history("t")).map((e) => e.type);
+    expect(types).toEqual([
+      "run_started",
+      "step_committed",
+      "step_committed",
+      "run_finished",
+      "run_started",
+      "step_committed",
+      "run_finished",
+    ]);
+    expect((await g.getState("t")).state).toEqual({ log: ["z", "one", "two", "a", "one"] });
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * New input on an agent thread that waits on tool results (`buildReactAgent`'s `checkInput`):
+ * a pending approval in the tool step, or a stopped tool turn. The input is refused with
+ * `PendingToolCallsError` before anything is written: the same events, the same interrupts,
+ * and answering (or continuing) still works. Warm (one graph, one store) and cold (a new graph
+ * object and a new store instance per call), on every store.
+ */
+import { expect, it } from "vitest";
+import { z } from "zod";
+import { buildReactAgent, runAgent } from "../../src/agents/index.js";
+import { ScriptedChat } from "../../src/chat/index.js";
+import {
+  ChatHistoryError,
+  PendingToolCallsError,
+  RunInterruptedError,
+  ToolExecutionError,
+} from "../../src/errors/index.js";
+import { ApprovalMiddleware } from "../../src/middleware/index.js";
+import type { StateStore } from "../../src/stores/types.js";
+import { tool } from "../../src/tools/index.js";
+import { expectError } from "../helpers.js";
+import { describeStores, type StoreFixture } from "./stores.js";
+
+const flags = { broken: false };
+const transfer = tool(
+  ({ amount }) => {
+    if (flags.broken) throw new Error("bank down");
+    return `moved ${amount}`;
+  },
+  {
+    name: "transfer",
+    description: "Move money.",
+    input: z.object({ amount: z.number() }),
+  },
+);
+const TURN = { toolCalls: [{ id: "c_tx", name: "transfer", arguments: { amount: 100 } }] };
+
+/** Each call gets the agent from `agentOf`: the same one (warm), or a new one on a new store handle (cold). */
+function agents(fx: StoreFixture, cold: boolean, approval: boolean) {
+  const chat = new ScriptedChat([TURN, "Done: moved 100.", "You're welcome."]);
+  let first: StateStore | null = null;
+  const make = (stateStore: StateStore) =>
+    buildReactAgent(chat, {
+      name: "bank",
+      tools: [transfer],
+      stateStore,
+      middleware: approval ? [ApprovalMiddleware({ tools: ["transfer"] })] : [],
+    });
+  let warm: ReturnType<typeof make> | null = null;
+  return {
+    chat,
+    async agent() {
+      if (first === null) {
+        first = await fx.open();
+        warm = make(first);
+        return warm;
+      }
+      return cold ? make(await fx.reopen(first)) : warm!;
+    },
+  };
+}
+
+describeStores("new input on a thread waiting on tool results", (fx) => {
+  for (const cold of [false, true]) {
+    const mode = cold ? "cold" : "warm";
+
+    it(`is refused while an approval is pending; the thread is unchanged and the answer works (${mode})`, async () => {
+      flags.broken = false;
+      const a = agents(fx, cold, true);
+      const paused = await expectError(
+        async () => runAgent(await a.agent(), "move 100", { threadId: "t" }),
+        RunInterruptedError,
+        'Agent "bank" paused for human input (interrupt "1:0#c_tx"); answer with graph.invoke(null, { threadId: "t", resume: { <key>: <answer> } })',
+      );
+      const key = paused.interrupts[0]!.key;
+      expect(key).toBe("1:0#c_tx");
+      const before = await (await a.agent()).history("t");
+      const e = await expectError(
+        async () => runAgent(await a.agent(), "actually, my balance?", { threadId: "t" }),
+        PendingToolCallsError,
+        `Thread "t" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 1 has no result and it waits on interrupt "${key}". Answer with invoke(null, { threadId: "t", resume: { "${key}": … } }), or fork the thread at the event before the model's request and send the input on the branch. Nothing was written`,
+      );
+      expect(e).toBeInstanceOf(ChatHistoryError);
+      expect([e.threadId, e.branchId, e.index, e.callIds, e.interruptKeys]).toEqual([
+        "t",
+        "main",
+        1,
+        ["c_tx"],
+        [key],
+      ]);
+      expect(await (await a.agent()).history("t")).toEqual(before);
+      const snap = await (await a.agent()).getState("t");
+      expect(snap.interrupts.map((i) => i.key)).toEqual([key]);
+      expect(snap.next).toEqual(["act"]);
+      const done = await (await a.agent()).invoke(null, {
+        threadId: "t",
+        resume: { [key]: "yes" },
+      });
+      expect([done.status, done.state.finalText]).toEqual(["completed", "Done: moved 100."]);
+      expect(done.state.messages.map((m) => m.type)).toEqual(["human", "ai", "tool", "ai"]);
+      expect(a.chat.requests).toHaveLength(2);
+      // Once answered, new input is taken again.
+      expect(await runAgent(await a.agent(), "thanks", { threadId: "t" })).toBe("You're welcome.");
+    });
+
+    it(`is refused after a stopped tool turn; invoke(null) then continues it (${mode})`, async () => {
+      flags.broken = true;
+      const a = agents(fx, cold, false);
+      await expectError(
+        async () => runAgent(await a.agent(), "move 100", { threadId: "s" }),
+        ToolExecutionError,
+        'Tool "transfer" failed on call "c_tx": Error: bank down',
+      );
+      const before = await (await a.agent()).history("s");
+      await expectError(
+        async () => runAgent(await a.agent(), "what happened?", { threadId: "s" }),
+        PendingToolCallsError,
+        'Thread "s" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 1 has no result. Continue the tool step with invoke(null, { threadId: "s" }), or fork the thread at the event before the model\'s request and send the input on the branch. Nothing was written',
+      );
+      expect(await (await a.agent()).history("s")).toEqual(before);
+      flags.broken = false;
+      const done = await (await a.agent()).invoke(null, { threadId: "s" });
+      expect([done.status, done.state.finalText]).toEqual(["completed", "Done: moved 100."]);
+      expect(await runAgent(await a.agent(), "thanks", { threadId: "s" })).toBe("You're welcome.");
+    });
+  }
+});
