@@ -27,7 +27,17 @@ export { ScriptedChat, type ScriptedResponse } from "./chat/scripted-chat.js";
 export { ToolCall } from "./chat/tool-call.js";
 export * from "./errors/index.js";
 export * from "./graph/index.js";
-export * from "./json/index.js";
+// json/: all but jsonExact (internal)
+export {
+  findNonJson,
+  isPlainObject,
+  JSON_ENVELOPE_DEPTH,
+  type JsonObject,
+  type JsonValue,
+  MAX_JSON_DEPTH,
+  prototypeKey,
+  tooDeep,
+} from "./json/index.js";
 export * from "./memory/index.js";
 export * from "./middleware/index.js";
 export * from "./state/index.js";

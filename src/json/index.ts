@@ -26,7 +26,7 @@ export type JsonObject = { [key: string]: JsonValue };
  * Refused: `undefined` in an array or at the top, functions, symbols, bigints, `NaN` and
  * infinities, class instances other than arrays (Date, Map, Set, …), and cycles. `undefined`
  * as an object property is allowed: JSON drops the key and reading it gives `undefined` again.
- * Also refused: objects and arrays nested deeper than `maxDepth` levels (the check never
+ * So is `-0` (JSON gives `0`). Also refused: objects and arrays nested deeper than `maxDepth` levels (the check never
  * overflows the stack).
  *
  * @param value - the value to check.
@@ -41,6 +41,7 @@ export function findNonJson(
   maxDepth: number = MAX_JSON_DEPTH + JSON_ENVELOPE_DEPTH,
 ): { path: string; problem: string } | null {
   limit = maxDepth;
+  inexact = false;
   const found = walk(value);
   if (found === null) return null;
   // The keys were collected from the value at fault up to the top: build its path once.
@@ -56,6 +57,19 @@ export function findNonJson(
 const ancestors: object[] = [];
 /** The nesting limit of the walk under way. */
 let limit = 0;
+/** Whether the last walk met a `-0` or an object key holding `undefined` (see {@link jsonExact}). */
+let inexact = false;
+
+/**
+ * `value`, which {@link findNonJson} has just passed (nothing run in between), as a JSON round
+ * trip gives it back: the value itself when it holds no `-0` and no object key holding
+ * `undefined` (found by that same walk, at no extra cost), else a copy made by
+ * `JSON.parse(JSON.stringify(value))` (`-0` becomes `0`, such keys are dropped), as a stored
+ * event is read back. Internal: not exported from the package's root.
+ */
+export function jsonExact<T>(value: T): T {
+  return inexact ? (JSON.parse(JSON.stringify(value)) as T) : value;
+}
 
 function tooDeepProblem(): Found {
   return problem(`the value is nested deeper than ${limit} levels (the limit)`);
@@ -78,7 +92,10 @@ function walk(value: unknown): Found | null {
     case "boolean":
       return null;
     case "number":
-      return Number.isFinite(value) ? null : problem(`${value} is not a finite number`);
+      if (!Number.isFinite(value)) return problem(`${value} is not a finite number`);
+      // (-0: JSON gives 0; jsonExact takes it as JSON does.)
+      if (value === 0 && 1 / value < 0) inexact = true;
+      return null;
     case "undefined":
       return problem("undefined is not JSON (use null)");
     case "bigint":
@@ -117,7 +134,11 @@ function walk(value: unknown): Found | null {
   try {
     for (const key in obj) {
       const v = (obj as Record<string, unknown>)[key];
-      if (v === undefined) continue;
+      if (v === undefined) {
+        // (JSON drops the key; jsonExact takes it as JSON does.)
+        inexact = true;
+        continue;
+      }
       const r = walk(v);
       if (r) {
         r.keys.push(key);

@@ -4,7 +4,7 @@
  */
 import type { z } from "zod";
 import { StateStoreError, StateUpdateError } from "../errors/index.js";
-import { findNonJson } from "../json/index.js";
+import { findNonJson, jsonExact } from "../json/index.js";
 import { safeParseTwin } from "../zod-cycles.js";
 import type { FieldSpec } from "./define-state.js";
 import { issueText } from "./issue-text.js";
@@ -53,16 +53,19 @@ export function describeSend(node: string): string {
 }
 
 /**
- * Refuse a value that is not JSON, with its path. `send`: a `Send`'s payload for `node`;
+ * Refuse a value that is not JSON, with its path, and give back the value as a stored event
+ * is read back (`jsonExact`): a `-0` as `0`, no object key holding `undefined` (a copy only
+ * when it holds one of them; the same check's walk finds them). So the state a run goes on
+ * from is the one a cold load of its events gives. `send`: a `Send`'s payload for `node`;
  * `what`: what is stored, when it is neither (built only when there is an error to tell).
  */
-export function checkJson(
-  value: unknown,
+export function checkJson<T>(
+  value: T,
   node: string,
   field: string,
   send = false,
   what?: () => string,
-): void {
+): T {
   const bad = findNonJson(value, field);
   if (bad) {
     const stored = what
@@ -74,6 +77,7 @@ export function checkJson(
       field: bad.path,
     });
   }
+  return jsonExact(value);
 }
 
 /** `s` with its first letter in upper case. */

@@ -72,6 +72,12 @@ export function defaultOf(spec: FieldSpec): unknown {
     );
   }
   if (!r.success || r.data === undefined) return undefined;
-  checkJson(r.data, "", spec.name, false, () => `the default of state field "${spec.name}"`);
-  return r.data !== null && typeof r.data === "object" ? structuredClone(r.data) : r.data;
+  const v = checkJson(
+    r.data,
+    "",
+    spec.name,
+    false,
+    () => `the default of state field "${spec.name}"`,
+  );
+  return v !== null && typeof v === "object" ? structuredClone(v) : v;
 }

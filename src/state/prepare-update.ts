@@ -68,8 +68,7 @@ export function prepareUpdate(
     if (value === undefined) continue;
     if (!def) {
       if (isReplacement(value)) value = value.value;
-      checkJson(value, node, key);
-      out[key] = value;
+      out[key] = checkJson(value, node, key);
       continue;
     }
     const spec = def.fields.get(key);
@@ -89,8 +88,7 @@ export function prepareUpdate(
       // A field cannot hold undefined (JSON has none): refused, not taken for the default.
       // (A node that sets a field of its state to undefined writes Replace(undefined).)
       if (value.value === undefined) checkJson(undefined, node, key);
-      const v = fieldValueOf(spec, value.value, node);
-      checkJson(v, node, key);
+      const v = checkJson(fieldValueOf(spec, value.value, node), node, key);
       out[key] = { $nodestep: "replace", value: v };
       copies = false;
       continue;
@@ -113,7 +111,10 @@ export function prepareUpdate(
       v = fieldValueOf(spec, value, node);
       copy = lastParseWasPlain();
     }
-    checkJson(v, node, key);
+    // (A value with a -0 or a key holding undefined comes back as a copy JSON makes: owned.)
+    const exact = checkJson(v, node, key);
+    if (exact !== v) copy = true;
+    v = exact;
     out[key] = v;
     if (!copy && v !== null && typeof v === "object") copies = false;
   }
@@ -164,8 +165,7 @@ export function preparePayload(
       }
       v = fieldValueOf(spec, value, node, true);
     }
-    checkJson(v, node, key, true);
-    out[key] = v;
+    out[key] = checkJson(v, node, key, true);
   }
   return out;
 }
