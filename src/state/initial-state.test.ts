@@ -175,3 +175,16 @@ describe("makerForKeys' limit", () => {
     expect(Object.keys(late)).toEqual(["late1", "late2"]);
   });
 });
+
+describe("a default JSON gives back otherwise", () => {
+  it("is taken as JSON gives it: -0 as 0, no key holding undefined", () => {
+    const State = defineState({
+      n: z.number().default(-0),
+      o: z.record(z.string(), z.unknown()).default({ a: undefined, b: -0 }),
+    });
+    const s = initialState(State);
+    expect(Object.is(s.n, 0)).toBe(true);
+    expect(Object.keys(s.o)).toEqual(["b"]);
+    expect(Object.is(s.o.b, 0)).toBe(true);
+  });
+});
