@@ -182,7 +182,7 @@ describe("a default JSON gives back otherwise", () => {
       n: z.number().default(-0),
       o: z.record(z.string(), z.unknown()).default({ a: undefined, b: -0 }),
     });
-    const s = initialState(State);
+    const s = initialState(State) as { n: number; o: Record<string, unknown> };
     expect(Object.is(s.n, 0)).toBe(true);
     expect(Object.keys(s.o)).toEqual(["b"]);
     expect(Object.is(s.o.b, 0)).toBe(true);
