@@ -60,6 +60,7 @@ function optionsOf(g: AnyGraph, store: StateStore | null): GraphOptions {
   if (g.interruptAfter !== undefined) o.interruptAfter = g.interruptAfter;
   if (g.onError !== null) o.onError = g.onError;
   if (g.maxConcurrency !== null) o.maxConcurrency = g.maxConcurrency;
+  if (g.checkInput !== null) o.checkInput = g.checkInput;
   return o;
 }
 
