@@ -4,25 +4,12 @@
  * prefix of every other CLI error.
  */
 import { describe, expect, it } from "vitest";
-import { runCli } from "./program.js";
+import { runCaptured } from "./cli-capture.fixture.js";
 
 const STORELESS = "src/cli/fixtures/storeless.fixture.ts#counter";
 const FACTORY = "src/cli/fixtures/storeless.fixture.ts#build";
 
-async function cli(argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
+const cli = (argv: string[]) => runCaptured(argv);
 
 describe("nodestep run: the input is checked first", () => {
   it("reports a bad --input of a storeless graph as the input's error, not the missing store", async () => {

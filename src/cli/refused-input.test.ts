@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli } from "./program.js";
+import { runCaptured } from "./cli-capture.fixture.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-cli-refused-"));
 const db = join(dir, "nodestep.db");
@@ -18,21 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const SHOP = "src/cli/fixtures/shop.fixture.ts#buildShopAgent";
 
 /** Run the CLI in-process on `NODESTEP_STORE=sqlite:<dir>/nodestep.db`. */
-async function cli(argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env: { NODESTEP_STORE: `sqlite:${db}` },
-    tty: false,
-  });
-  return { code, stdout, stderr };
-}
+const cli = (argv: string[]) => runCaptured(argv, { env: { NODESTEP_STORE: `sqlite:${db}` } });
 
 const lines = (...l: string[]) => `${l.join("\n")}\n`;
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli } from "./program.js";
+import { runCaptured } from "./cli-capture.fixture.js";
 import { CLEAR_LINE } from "./progress.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -29,21 +29,8 @@ const SHOP = "src/cli/fixtures/shop.fixture.ts#buildShopAgent";
 const REFUND = "src/cli/fixtures/refund.fixture.ts#buildRefundGraph";
 
 /** Run the CLI in-process; the store is `NODESTEP_STORE=sqlite:<dir>/nodestep.db`. */
-async function cli(argv: string[], tty = false) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env: { NODESTEP_STORE: `sqlite:${db}` },
-    tty,
-  });
-  return { code, stdout, stderr };
-}
+const cli = (argv: string[], tty = false) =>
+  runCaptured(argv, { env: { NODESTEP_STORE: `sqlite:${db}` }, tty });
 
 /** The transcript as docs/cli.md shows it: the command, then its output, the store as the default's path. */
 function transcript(command: string, out: string): string {
