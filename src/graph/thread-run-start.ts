@@ -8,7 +8,7 @@
  * @module
  */
 import { StateStoreError, UnknownBranchError, ValueError } from "../errors/index.js";
-import { findNonJson, type JsonObject } from "../json/index.js";
+import { findNonJson, type JsonObject, jsonExact } from "../json/index.js";
 import { applyRunInput } from "../state/apply-update.js";
 import { prepareUpdate, type StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
@@ -127,7 +127,7 @@ export async function startThreadRun(
       { threadId, branchId },
     );
   }
-  const resume = command?.resume ?? options.resume ?? {};
+  let resume = command?.resume ?? options.resume ?? {};
   const pendingKeys = new Set(tp.interrupts.map((i) => i.key));
   for (const key of Object.keys(resume)) {
     if (!pendingKeys.has(key) && !Object.hasOwn(tp.answers, key)) {
@@ -142,6 +142,9 @@ export async function startThreadRun(
       `Cannot store the resume answers: ${bad.path} is not JSON (${bad.problem})`,
       { field: bad.path, threadId },
     );
+  // The answers as a cold load of this run's event gives them (a -0 as 0, no key holding
+  // undefined; a copy only then): the task reading one now and a later replay see the same.
+  resume = jsonExact(resume);
   if (command && (command.update !== null || command.goto !== null)) {
     // The Command's update and goto: one state_updated event before the run continues.
     const data = await planStateUpdate(
