@@ -17,6 +17,7 @@ import { setWaiting } from "./joins.js";
 import type { ThreadJournal } from "./journal.js";
 import type { CachedPosition } from "./load-position.js";
 import { subgraphParentTask } from "./parent-command.js";
+import { readOnlyView } from "./read-only-view.js";
 import { planRollback, positionAfter, type RollbackData, rollbackEventData } from "./rollback.js";
 import type { Command } from "./routing.js";
 import { scheduleStart } from "./schedule.js";
@@ -97,9 +98,10 @@ export async function startThreadRun(
         graph: engine.name,
         threadId,
         branchId,
-        state: tp.state,
-        input: prepared as Record<string, unknown>,
-        interrupts: tp.interrupts,
+        // Read only: the state is the thread's cached one, the input what is written next.
+        state: readOnlyView(tp.state, engine.name),
+        input: readOnlyView(prepared as Record<string, unknown>, engine.name),
+        interrupts: readOnlyView(tp.interrupts, engine.name),
       });
       if (refused) await refused;
     }
