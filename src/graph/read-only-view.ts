@@ -6,39 +6,32 @@
  * @module
  */
 
-/** Views made, by the object viewed (the same object gives the same view, for one graph). */
-const views = new WeakMap<object, { graph: string; view: object }>();
-/** The views' handlers, by graph name. */
-const handlers = new Map<string, ProxyHandler<object>>();
-
 /**
- * `value` as a view that reads as it does (nested objects as views too, the same view each
- * time) and throws a `TypeError` on any change (set, delete, define, a new prototype): it
- * costs what is read, not the data's size. Values that are not objects are given as they are.
+ * A function giving values as views that read as they do (nested objects as views too, the
+ * same view for the same object, within this function's views) and throw a `TypeError` on any
+ * change (set, delete, define, a new prototype): it costs what is read, not the data's size.
+ * Values that are not objects are given as they are. (No WeakMap: its entries, one per object
+ * read, cost the garbage collector more than the views.)
  * @param graph - the graph's name, for the error.
- * @throws TypeError (from the view) on a change, naming the graph and the property.
+ * @throws TypeError (from a view) on a change, naming the graph and the property.
  */
-export function readOnlyView<T>(value: T, graph: string): T {
-  if (value === null || typeof value !== "object") return value;
-  const made = views.get(value);
-  if (made !== undefined && made.graph === graph) return made.view as T;
-  let handler = handlers.get(graph);
-  if (handler === undefined) {
-    handler = handlerOf(graph);
-    handlers.set(graph, handler);
-  }
-  const view = new Proxy(value, handler);
-  views.set(value, { graph, view });
-  return view as T;
-}
-
-function handlerOf(graph: string): ProxyHandler<object> {
+export function readOnlyViews(graph: string): <T>(value: T) => T {
+  const views = new Map<object, object>();
   const refuse = (what: string): never => {
     throw new TypeError(
       `Graph "${graph}": checkInput is given the thread's state, the input and the interrupts read only; it cannot ${what}`,
     );
   };
-  return {
+  const viewOf = <T>(value: T): T => {
+    if (value === null || typeof value !== "object") return value;
+    let view = views.get(value);
+    if (view === undefined) {
+      view = new Proxy(value, handler);
+      views.set(value, view);
+    }
+    return view as T;
+  };
+  const handler: ProxyHandler<object> = {
     get(target, key) {
       const v = Reflect.get(target, key);
       if (v === null || typeof v !== "object") return v;
@@ -47,7 +40,7 @@ function handlerOf(graph: string): ProxyHandler<object> {
         const d = Reflect.getOwnPropertyDescriptor(target, key);
         if (d && !d.configurable && d.writable === false) return v;
       }
-      return readOnlyView(v, graph);
+      return viewOf(v);
     },
     set: (_, key) => refuse(`set ${JSON.stringify(String(key))}`),
     deleteProperty: (_, key) => refuse(`delete ${JSON.stringify(String(key))}`),
@@ -55,4 +48,5 @@ function handlerOf(graph: string): ProxyHandler<object> {
     setPrototypeOf: () => refuse("set a prototype"),
     preventExtensions: () => refuse("prevent extensions"),
   };
+  return viewOf;
 }

@@ -17,7 +17,7 @@ import { setWaiting } from "./joins.js";
 import type { ThreadJournal } from "./journal.js";
 import type { CachedPosition } from "./load-position.js";
 import { subgraphParentTask } from "./parent-command.js";
-import { readOnlyView } from "./read-only-view.js";
+import { readOnlyViews } from "./read-only-view.js";
 import { planRollback, positionAfter, type RollbackData, rollbackEventData } from "./rollback.js";
 import type { Command } from "./routing.js";
 import { scheduleStart } from "./schedule.js";
@@ -94,14 +94,15 @@ export async function startThreadRun(
     // written yet (not even the rollback), so the thread stays as it was.
     const check = engine.checkInput;
     if (check && tp.lastSeq > 0) {
+      const view = readOnlyViews(engine.name);
       const refused = check({
         graph: engine.name,
         threadId,
         branchId,
         // Read only: the state is the thread's cached one, the input what is written next.
-        state: readOnlyView(tp.state, engine.name),
-        input: readOnlyView(prepared as Record<string, unknown>, engine.name),
-        interrupts: readOnlyView(tp.interrupts, engine.name),
+        state: view(tp.state),
+        input: view(prepared as Record<string, unknown>),
+        interrupts: view(tp.interrupts),
       });
       if (refused) await refused;
     }
