@@ -169,4 +169,57 @@ describe("GraphOptions.checkInput", () => {
     ]);
     expect((await g.getState("t")).state).toEqual({ log: ["z", "one", "two", "a", "one"] });
   });
+
+  it("is given the thread's state, the input and the interrupts read only: a change is refused, the thread's warm state stays what its events give", async () => {
+    const store = new MemoryStateStore();
+    const tries: unknown[] = [];
+    const attempt = (f: () => void) => {
+      try {
+        f();
+        tries.push("changed");
+      } catch (e) {
+        tries.push(e);
+      }
+    };
+    const g = asking(store, (run) => {
+      const st = run.state as { notes: string[] };
+      attempt(() => st.notes.push("hacked"));
+      attempt(() => {
+        (run.state as Record<string, unknown>).other = 1;
+      });
+      attempt(() => {
+        delete (run.input as Record<string, unknown>).notes;
+      });
+      attempt(() => {
+        (run.interrupts[0] as { key: string }).key = "other";
+      });
+      // Reading goes on as before: the same object each time, its values as they are.
+      const notes = st.notes;
+      tries.push(notes === st.notes, [...st.notes], Array.isArray(st.notes));
+      throw new ValueError("no");
+    });
+    await g.invoke({ notes: ["a"] }, { threadId: "t" });
+    await expect(g.invoke({ notes: ["b"] }, { threadId: "t" })).rejects.toThrow(
+      new ValueError("no"),
+    );
+    const refused = (what: string) =>
+      new TypeError(
+        `Graph "asker": checkInput is given the thread's state, the input and the interrupts read only; it cannot ${what}`,
+      );
+    expect(tries).toEqual([
+      refused('set "1"'),
+      refused('set "other"'),
+      refused('delete "notes"'),
+      refused('set "key"'),
+      true,
+      ["a"],
+      true,
+    ]);
+    const warm = await g.getState("t");
+    const cold = await asking(store).getState("t");
+    expect(warm.state).toEqual({ notes: ["a"] });
+    expect(cold.state).toEqual(warm.state);
+    expect(warm.interrupts.map((i) => i.key)).toEqual(["ok"]);
+    expect(cold.interrupts.map((i) => i.key)).toEqual(["ok"]);
+  });
 });

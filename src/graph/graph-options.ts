@@ -75,7 +75,8 @@ export interface GraphOptions<O extends FieldSchema | undefined = FieldSchema | 
 
 /**
  * What {@link NewInputCheck} is given: the thread's position and the new input.
- * Read only: the hook must not change any of it.
+ * Read only: `state`, `input` and `interrupts` are views of the thread's own objects (not
+ * copies); changing them throws a `TypeError`, which refuses the run.
  */
 export interface NewInputOnThread {
   /** The graph's name. */
@@ -96,7 +97,8 @@ export interface NewInputOnThread {
  * state and after the busy-thread policy let the run take the thread (its lease), before the
  * run writes its first event (a rollback included). Throwing (or a rejected promise) refuses
  * the run: the caller gets the error as thrown and the thread is as it was (its events, its
- * pending interrupts). Not called for `invoke(null)`, a `Command`, a run without a thread, or a
+ * pending interrupts). No timeout: the run holds the thread's lease while the promise is
+ * pending. Not called for `invoke(null)`, a `Command`, a run without a thread, or a
  * new thread. `buildReactAgent` sets one that refuses input after unanswered tool calls.
  *
  * @example

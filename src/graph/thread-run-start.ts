@@ -8,7 +8,7 @@
  * @module
  */
 import { StateStoreError, UnknownBranchError, ValueError } from "../errors/index.js";
-import { findNonJson, type JsonObject } from "../json/index.js";
+import { findNonJson, type JsonObject, jsonExact } from "../json/index.js";
 import { applyRunInput } from "../state/apply-update.js";
 import { prepareUpdate, type StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
@@ -17,6 +17,7 @@ import { setWaiting } from "./joins.js";
 import type { ThreadJournal } from "./journal.js";
 import type { CachedPosition } from "./load-position.js";
 import { subgraphParentTask } from "./parent-command.js";
+import { readOnlyViews } from "./read-only-view.js";
 import { planRollback, positionAfter, type RollbackData, rollbackEventData } from "./rollback.js";
 import type { Command } from "./routing.js";
 import { scheduleStart } from "./schedule.js";
@@ -93,13 +94,15 @@ export async function startThreadRun(
     // written yet (not even the rollback), so the thread stays as it was.
     const check = engine.checkInput;
     if (check && tp.lastSeq > 0) {
+      const view = readOnlyViews(engine.name);
       const refused = check({
         graph: engine.name,
         threadId,
         branchId,
-        state: tp.state,
-        input: prepared as Record<string, unknown>,
-        interrupts: tp.interrupts,
+        // Read only: the state is the thread's cached one, the input what is written next.
+        state: view(tp.state),
+        input: view(prepared as Record<string, unknown>),
+        interrupts: view(tp.interrupts),
       });
       if (refused) await refused;
     }
@@ -127,7 +130,7 @@ export async function startThreadRun(
       { threadId, branchId },
     );
   }
-  const resume = command?.resume ?? options.resume ?? {};
+  let resume = command?.resume ?? options.resume ?? {};
   const pendingKeys = new Set(tp.interrupts.map((i) => i.key));
   for (const key of Object.keys(resume)) {
     if (!pendingKeys.has(key) && !Object.hasOwn(tp.answers, key)) {
@@ -142,6 +145,9 @@ export async function startThreadRun(
       `Cannot store the resume answers: ${bad.path} is not JSON (${bad.problem})`,
       { field: bad.path, threadId },
     );
+  // The answers as a cold load of this run's event gives them (a -0 as 0, no key holding
+  // undefined; a copy only then): the task reading one now and a later replay see the same.
+  resume = jsonExact(resume);
   if (command && (command.update !== null || command.goto !== null)) {
     // The Command's update and goto: one state_updated event before the run continues.
     const data = await planStateUpdate(

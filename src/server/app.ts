@@ -204,6 +204,17 @@ export function createServer(options: ServerOptions): Hono {
     const { status, body } = errorAnswer(e);
     return c.json(body, status as 400);
   });
+  // Hono hands only Errors to onError and lets anything else thrown (a graph's checkInput may
+  // throw a string) end the answer with an empty 500: give it the same answer as an Error.
+  app.use(async (c, next) => {
+    try {
+      await next();
+    } catch (e) {
+      if (e instanceof Error) throw e;
+      const { status, body } = errorAnswer(e);
+      return c.json(body, status as 500);
+    }
+  });
   app.notFound((c) =>
     c.json(errorBody("NotFound", `No route ${c.req.method} ${c.req.path}`), 404 as const),
   );

@@ -180,6 +180,46 @@ describeStores("-0 and keys holding undefined are stored and held as JSON gives 
     });
   }
 
+  // A resume answer is stored with the run that gives it: the task reads it as a cold load of
+  // that event gives it, in the run that answers (warm) and when a later run replays it.
+  for (const resumed of ["warm", "cold"] as const) {
+    it(`in a resume answer, read by the task and replayed ${resumed}`, async () => {
+      const store = await fx.open();
+      // (The type of an answer has no key holding undefined; plain JavaScript can give one.)
+      const untyped = (v: Loose) => v as never;
+      const told = (v: unknown) => {
+        const o = v as Loose;
+        return `${Object.is(o.v, -0) ? "-0" : String(o.v)} ${Object.keys(o).join(",")}`;
+      };
+      const build = (s: StateStore) => {
+        const ask = node(
+          (_: typeof State.State, ctx) => {
+            const a = told(ctx.interrupt("a?", { key: "a" }));
+            const b = told(ctx.interrupt("b?", { key: "b" }));
+            return { note: `${a} | ${b}` };
+          },
+          { name: "ask" },
+        );
+        return new Graph(State, { stateStore: s }).flow(START.to(ask), ask.to(END));
+      };
+      const g = build(store);
+      await g.invoke({}, { threadId: "t" });
+      const first = await g.invoke(null, {
+        threadId: "t",
+        resume: { a: untyped({ v: -0, u: undefined }) },
+      });
+      expect(first.status).toBe("interrupted");
+      const by = resumed === "warm" ? g : build(await fx.reopen(store));
+      const done = await by.invoke(null, {
+        threadId: "t",
+        resume: { b: untyped({ v: -0, w: undefined }) },
+      });
+      expect(done.state.note).toBe("0 v | 0 v");
+      const cold = await build(await fx.reopen(store)).getState("t");
+      expect(cold.state.note).toBe("0 v | 0 v");
+    });
+  }
+
   it("in a model's message: tool-call arguments and usage", async () => {
     let n = 0;
     const chat: Chat = {

@@ -1,0 +1,52 @@
+/**
+ * A read-only view of JSON data (plain objects and arrays), for `checkInput`: the hook is
+ * given the thread's own cached state, without a copy, and a change there would make the
+ * thread's warm state differ from what its events give.
+ *
+ * @module
+ */
+
+/**
+ * A function giving values as views that read as they do (nested objects as views too, the
+ * same view for the same object, within this function's views) and throw a `TypeError` on any
+ * change (set, delete, define, a new prototype): it costs what is read, not the data's size.
+ * Values that are not objects are given as they are. (No WeakMap: its entries, one per object
+ * read, cost the garbage collector more than the views.)
+ * @param graph - the graph's name, for the error.
+ * @throws TypeError (from a view) on a change, naming the graph and the property.
+ */
+export function readOnlyViews(graph: string): <T>(value: T) => T {
+  const views = new Map<object, object>();
+  const refuse = (what: string): never => {
+    throw new TypeError(
+      `Graph "${graph}": checkInput is given the thread's state, the input and the interrupts read only; it cannot ${what}`,
+    );
+  };
+  const viewOf = <T>(value: T): T => {
+    if (value === null || typeof value !== "object") return value;
+    let view = views.get(value);
+    if (view === undefined) {
+      view = new Proxy(value, handler);
+      views.set(value, view);
+    }
+    return view as T;
+  };
+  const handler: ProxyHandler<object> = {
+    get(target, key) {
+      const v = Reflect.get(target, key);
+      if (v === null || typeof v !== "object") return v;
+      // (A proxy must give a frozen property's own value.)
+      if (!Object.isExtensible(target)) {
+        const d = Reflect.getOwnPropertyDescriptor(target, key);
+        if (d && !d.configurable && d.writable === false) return v;
+      }
+      return viewOf(v);
+    },
+    set: (_, key) => refuse(`set ${JSON.stringify(String(key))}`),
+    deleteProperty: (_, key) => refuse(`delete ${JSON.stringify(String(key))}`),
+    defineProperty: (_, key) => refuse(`define ${JSON.stringify(String(key))}`),
+    setPrototypeOf: () => refuse("set a prototype"),
+    preventExtensions: () => refuse("prevent extensions"),
+  };
+  return viewOf;
+}
