@@ -15,6 +15,7 @@ import type { StateStore } from "../stores/types.js";
 import type { EngineGraph, RunPosition } from "./engine.js";
 import { setWaiting } from "./joins.js";
 import type { ThreadJournal } from "./journal.js";
+import { checkResumeAnswers } from "./journal-events.js";
 import type { CachedPosition } from "./load-position.js";
 import { subgraphParentTask } from "./parent-command.js";
 import { readOnlyViews } from "./read-only-view.js";
@@ -145,6 +146,8 @@ export async function startThreadRun(
       `Cannot store the resume answers: ${bad.path} is not JSON (${bad.problem})`,
       { field: bad.path, threadId },
     );
+  // An answer that is itself undefined is refused before the copy below would drop it.
+  checkResumeAnswers(resume, threadId, branchId);
   // The answers as a cold load of this run's event gives them (a -0 as 0, no key holding
   // undefined; a copy only then): the task reading one now and a later replay see the same.
   resume = jsonExact(resume);
