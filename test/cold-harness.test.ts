@@ -6,13 +6,17 @@
  */
 import { expect, it } from "vitest";
 import { z } from "zod";
-import { Graph, node, START } from "../src/graph/index.js";
+import { Graph, type GraphOptions, MemoryNodeCache, node, START } from "../src/graph/index.js";
 import { END } from "../src/graph/routing.js";
+import { GRAPH_OPTIONS } from "../src/graph/run-options.js";
 import { PostgresStateStore } from "../src/integrations/postgres/index.js";
 import { SqliteStateStore } from "../src/integrations/sqlite/index.js";
+import { InMemoryStore } from "../src/memory/in-memory-store.js";
 import { defineState, reducer } from "../src/state/index.js";
 import { MemoryStateStore } from "../src/stores/index.js";
 import type { StateStore } from "../src/stores/types.js";
+import { MemoryWorkspace } from "../src/workspace/memory.js";
+import { optionsOf } from "./setup/cold-graph.js";
 import { coldCounts, coldStoreKind } from "./setup/cold-stores.js";
 
 const State = defineState({
@@ -73,4 +77,51 @@ it("a store whose methods a test replaced is kept, and counted as kept", async (
   expect(coldCounts.storesKept - before.storesKept).toBe(1);
   expect(coldCounts.storesOpened - before.storesOpened).toBe(0);
   expect(reads).toBeGreaterThan(0);
+});
+
+it("rebuilds a graph with every option it was given (the list is GraphOptions' own)", () => {
+  const store = new MemoryStateStore();
+  const options: Required<Omit<GraphOptions, "tracer">> & { tracer: boolean } = {
+    name: "g",
+    stateStore: store,
+    workspace: new MemoryWorkspace(),
+    memoryStore: new InMemoryStore(),
+    maxSteps: 7,
+    middleware: [],
+    leaseTtlMs: 12_345,
+    retry: { maxAttempts: 2 },
+    nodeCache: new MemoryNodeCache(),
+    tracer: true,
+    interruptBefore: ["step"],
+    interruptAfter: ["step"],
+    maxConcurrency: 3,
+    onError: () => undefined,
+    input: ["log"],
+    output: ["log"],
+    checkInput: () => undefined,
+  };
+  expect(Object.keys(options).sort()).toEqual([...GRAPH_OPTIONS].sort());
+  const step = node(() => ({ log: ["x"] }), { name: "step" });
+  const g = new Graph(State, options).flow(START.to(step), step.to(END));
+  const rebuilt = optionsOf(g as never, store);
+  expect(Object.keys(rebuilt).sort()).toEqual([...GRAPH_OPTIONS].sort());
+  const again = new Graph(State, rebuilt);
+  for (const key of [
+    "name",
+    "maxSteps",
+    "leaseTtlMs",
+    "maxConcurrency",
+    "interruptBefore",
+    "interruptAfter",
+    "inputFields",
+    "outputFields",
+    "workspace",
+    "memoryStore",
+    "nodeCache",
+    "onError",
+    "checkInput",
+    "middleware",
+  ] as const) {
+    expect(again[key], key).toEqual(g[key]);
+  }
 });

@@ -38,7 +38,7 @@ export function checkMemoryStore(store: unknown, where: string): MemoryStore | n
 }
 
 /** Every key of {@link GraphOptions}. */
-const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
+export const GRAPH_OPTIONS: ReadonlySet<string> = new Set<keyof GraphOptions>([
   "name",
   "stateStore",
   "workspace",

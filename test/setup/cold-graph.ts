@@ -41,8 +41,11 @@ function reopened(store: StateStore | null, reopen: Reopen, opened: StateStore[]
   return s;
 }
 
-/** The options a graph was built with, as its public fields show them, on `store`. */
-function optionsOf(g: AnyGraph, store: StateStore | null): GraphOptions {
+/**
+ * The options a graph was built with, as its public fields show them, on `store` (every key
+ * of `GraphOptions`: test/cold-harness.test.ts checks the list against the graph's own).
+ */
+export function optionsOf(g: AnyGraph, store: StateStore | null): GraphOptions {
   const o: GraphOptions = {
     name: g.name,
     stateStore: store,
@@ -61,6 +64,8 @@ function optionsOf(g: AnyGraph, store: StateStore | null): GraphOptions {
   if (g.onError !== null) o.onError = g.onError;
   if (g.maxConcurrency !== null) o.maxConcurrency = g.maxConcurrency;
   if (g.checkInput !== null) o.checkInput = g.checkInput;
+  if (g.inputFields !== null) o.input = g.inputFields;
+  if (g.outputFields !== null) o.output = g.outputFields;
   return o;
 }
 
