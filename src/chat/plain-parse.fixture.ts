@@ -22,6 +22,14 @@ function objectsOf(v: unknown, seen = new Set<unknown>()): Set<unknown> {
   return seen;
 }
 
+/**
+ * `got` (a parse of `input`) holds what `want` holds, key for key in the same order (-0 and
+ * `undefined`-valued keys included), and shares no object or array with `input`.
+ */
+export function expectSameParse(got: unknown, want: unknown, input: unknown): void {
+  same(got, want, "value", objectsOf(input));
+}
+
 /** `got` holds what `want` holds, key for key in the same order, and none of `shared`. */
 function same(got: unknown, want: unknown, path: string, shared: Set<unknown>): void {
   if (want === null || typeof want !== "object") {

@@ -2,36 +2,8 @@ import { describe, expect, it } from "vitest";
 import { AgentState } from "../agents/agent-state.js";
 import { messagesUpdateSchema } from "../state/add-messages.js";
 import { lastParseWasPlain, safeParseTwin } from "../zod-cycles.js";
+import { expectSameParse } from "./plain-parse.fixture.js";
 import { plainMessagesUpdate, plainToolCalls } from "./plain-parse.js";
-
-/**
- * The same data with the same keys in the same order, `undefined`-valued keys and -0 included,
- * and no object or array of `got` one of `input`'s (a parse shares nothing with its value).
- */
-function sameParse(got: unknown, want: unknown, input: unknown): void {
-  const inputs = new Set<unknown>();
-  const collect = (v: unknown): void => {
-    if (v !== null && typeof v === "object" && !inputs.has(v)) {
-      inputs.add(v);
-      for (const k of Object.keys(v)) collect((v as Record<string, unknown>)[k]);
-    }
-  };
-  collect(input);
-  const walk = (g: unknown, w: unknown, path: string): void => {
-    if (w === null || typeof w !== "object") {
-      expect(Object.is(g, w), `${path}: ${String(g)} vs ${String(w)}`).toBe(true);
-      return;
-    }
-    expect(typeof g, path).toBe("object");
-    expect(inputs.has(g), `${path} is shared with the input`).toBe(false);
-    expect(Array.isArray(g), path).toBe(Array.isArray(w));
-    expect(Object.getPrototypeOf(g), path).toBe(Object.getPrototypeOf(w));
-    expect(Object.keys(g as object), path).toEqual(Object.keys(w));
-    for (const k of Object.keys(w))
-      walk((g as Record<string, unknown>)[k], (w as Record<string, unknown>)[k], `${path}.${k}`);
-  };
-  walk(got, want, "value");
-}
 
 /** Check the plain parse against zod's: same result when it takes `v`; zod's refusal when it must not. */
 function check(
@@ -49,8 +21,8 @@ function check(
   expect(twinPlain).toBe(got !== undefined);
   if (got === undefined) return "zod";
   expect(zod.success, `zod refuses what the plain parse took: ${JSON.stringify(v)}`).toBe(true);
-  sameParse(got, zod.data, v);
-  sameParse(twin.data, zod.data, v);
+  expectSameParse(got, zod.data, v);
+  expectSameParse(twin.data, zod.data, v);
   return "plain";
 }
 
