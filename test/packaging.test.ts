@@ -2,7 +2,8 @@
  * The package as npm delivers it: build into a staging copy, `npm pack`, install the tarball
  * into a new project with zod and typescript (from npm's cache when it has them), then use it
  * as a newcomer does: type-check the README's first agent under NodeNext and under Bundler
- * with `strict`, run it with node, `require()` it from CommonJS, run `npx nodestep`, and check
+ * with `strict`, run it with node, `require()` it from CommonJS, type-check and run
+ * docs/getting-started.md's programs, run `npx nodestep`, and check
  * that `import("nodestep")` loads nothing heavy (not even zod). A second project with zod 3
  * gets the error that says nodestep needs zod 4 at its first use of a schema.
  */
@@ -80,6 +81,28 @@ async function newProject(dir: string, packages: string[], extra: string[] = [])
   );
 }
 
+/** The programs of docs/getting-started.md (examples/getting-started/). */
+const GETTING_STARTED = [
+  "graph",
+  "agent",
+  "real-model",
+  "thread",
+  "continue",
+  "approval",
+  "tokens",
+] as const;
+
+/** What docs/getting-started.md says a program prints: the `text` block after its `ts` block. */
+function gettingStartedOutput(name: string): string {
+  const doc = readFileSync(join(root, "docs/getting-started.md"), "utf8");
+  const program = readFileSync(join(root, `examples/getting-started/${name}.ts`), "utf8");
+  const shown = `\`\`\`ts\n${program}\`\`\`\n\n\`\`\`text\n`;
+  const at = doc.indexOf(shown);
+  if (at < 0) throw new Error(`docs/getting-started.md does not show ${name}.ts and its output`);
+  const start = at + shown.length;
+  return doc.slice(start, doc.indexOf("```", start));
+}
+
 /** The README's first `ts` block under "A first agent". */
 function readmeAgent(): string {
   const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -145,6 +168,28 @@ beforeAll(async () => {
   writeFileSync(
     join(app, "tsconfig.bundler.json"),
     tsconfig({ module: "ESNext", moduleResolution: "Bundler", noEmit: true }),
+  );
+  // docs/getting-started.md's programs, as a newcomer saves them next to their package.json.
+  mkdirSync(join(app, "getting-started"));
+  for (const name of GETTING_STARTED) {
+    cpSync(
+      join(root, `examples/getting-started/${name}.ts`),
+      join(app, `getting-started/${name}.ts`),
+    );
+  }
+  writeFileSync(
+    join(app, "tsconfig.getting-started.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        strict: true,
+        types: [],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        outDir: "out-getting-started",
+      },
+      files: GETTING_STARTED.map((name) => `getting-started/${name}.ts`),
+    }),
   );
   writeFileSync(
     join(app, "postgres.ts"),
@@ -228,6 +273,26 @@ describe("the packed package", () => {
         stdout: "Order A-1001 has shipped.\n",
         stderr: "",
       });
+    },
+    SLOW,
+  );
+
+  it(
+    "type-checks docs/getting-started.md's programs under NodeNext with strict, and runs those that need no driver",
+    async () => {
+      const tsc = join(app, "node_modules/typescript/bin/tsc");
+      expect(
+        await run(process.execPath, [tsc, "-p", "tsconfig.getting-started.json"], app),
+      ).toEqual({ code: 0, stdout: "", stderr: "" });
+      // thread.ts and continue.ts need better-sqlite3, real-model.ts openai (and a server):
+      // test/examples-getting-started.test.ts runs them on the sources.
+      for (const name of ["graph", "agent", "approval", "tokens"]) {
+        expect(await run(process.execPath, [`out-getting-started/${name}.js`], app), name).toEqual({
+          code: 0,
+          stdout: gettingStartedOutput(name),
+          stderr: "",
+        });
+      }
     },
     SLOW,
   );
