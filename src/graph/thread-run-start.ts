@@ -77,7 +77,7 @@ export async function startThreadRun(
       : rewind === undefined
         ? null
         : await planRewind(store, def, threadId, branchId, tp, rewind);
-  if (rollback) tp = await writeRollback(journal, rollback, tp);
+  if (rollback) tp = await writeRollback(journal, rollback);
   if (input !== null && input !== undefined && !command) {
     const prepared = prepareUpdate(def, input, "__input__", false);
     const state = applyRunInput(def, tp.state, prepared, false);
@@ -196,8 +196,8 @@ const NONE_ROLLED_BACK: readonly string[] = Object.freeze([]);
 async function writeRollback(
   journal: ThreadJournal,
   rollback: RollbackData,
-  tp: ThreadPosition,
 ): Promise<ThreadPosition> {
-  await journal.rolledBack(tp.step, rollbackEventData(rollback));
+  // At the step of the position it goes back to (as the fold reads it).
+  await journal.rolledBack(rollback.position.step as number, rollbackEventData(rollback));
   return positionAfter(rollback, journal.lastSeq, journal.lastEventId);
 }

@@ -188,6 +188,7 @@ describeStores("new input on a busy agent thread, refused", (fx) => {
         ["rolled_back", by],
       ]);
       expect(events.at(-1)!.data).toMatchObject({ runs: [resumeId], toEventId: paused.at(-1)!.id });
+      expect([events.at(-1)!.step, paused.at(-1)!.step]).toEqual([1, 1]);
       const snap = await (await a.agent()).getState("t");
       expect(snap.interrupts.map((i) => i.key)).toEqual([KEY]);
       expect(snap.next).toEqual(["act"]);
