@@ -84,3 +84,52 @@ it("a resume key refused after the rollback: the rollback stays, the error names
   const done = await make().invoke(null, { threadId: "t", resume: { ok: "again" } });
   expect([done.status, done.state.log]).toEqual(["completed", ["a", "ok=again", "work"]]);
 });
+
+it("resume answers with new input are refused before the run asks for the thread: onBusy stops nothing and rolls nothing back", async () => {
+  let enter!: () => void;
+  const entered = new Promise<void>((r) => {
+    enter = r;
+  });
+  let release!: () => void;
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  const one = node(
+    async (s: typeof L.State) => {
+      if (s.log.includes("a")) {
+        enter();
+        await released;
+      }
+      return { log: ["one"] };
+    },
+    { name: "one" },
+  );
+  const two = node(() => ({ log: ["two"] }), { name: "two" });
+  const store = new MemoryStateStore();
+  const g = new Graph(L, { name: "busy", stateStore: store }).flow(
+    START.to(one),
+    one.to(two),
+    two.to(END),
+  );
+  const first = g.invoke({ log: ["a"] }, { threadId: "t" });
+  await entered;
+  const firstId = (await store.read("t", "main")).findLast((e) => e.type === "run_started")!.runId;
+  for (const onBusy of ["interrupt", "rollback"] as const) {
+    await expect(
+      g.invoke({ log: ["b"] }, { threadId: "t", resume: { k: 1 }, onBusy }),
+    ).rejects.toEqual(
+      new ValueError(
+        'Graph "busy": resume answers go with invoke(null, { threadId, resume }), not with new input',
+      ),
+    );
+  }
+  expect(await store.stopRequested("t", "main", firstId)).toBeNull();
+  release();
+  expect((await first).state).toEqual({ log: ["a", "one", "two"] });
+  expect((await g.history("t")).map((e) => e.type)).toEqual([
+    "run_started",
+    "step_committed",
+    "step_committed",
+    "run_finished",
+  ]);
+});

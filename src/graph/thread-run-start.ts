@@ -50,8 +50,8 @@ export interface ThreadRunStart {
  * Write the run's first events and return the position it runs from, with the run that
  * started the thread's current work (`originRunId`: this run for new input, else the one the
  * position names).
- * @throws ValueError for resume answers given with new input, or for a key no interrupt is
- *   pending on; what the graph's `checkInput` throws for new input; UnknownBranchError when
+ * @throws ValueError for a resume key no interrupt is pending on (resume answers with new
+ *   input are refused before, by `checkRunArguments`); what the graph's `checkInput` throws for new input; UnknownBranchError when
  *   continuing a branch with no history; StateStoreError for a resume answer that is not
  *   JSON; what the input's or the Command's update throws. Each leaves nothing of the run
  *   written but its `rolled_back` event, when it had one to write (that one stays).
@@ -91,11 +91,6 @@ export async function startThreadRun(
     };
     const scheduled = scheduleStart(engine, pos, tp.step);
     if (scheduled) await scheduled;
-    if (options.resume !== undefined) {
-      throw new ValueError(
-        `Graph "${engine.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
-      );
-    }
     // The graph's checkInput may refuse new input on a thread with history: nothing of the
     // run is written (a rollback above is, and stays), so the thread is as the check saw it.
     const check = engine.checkInput;
