@@ -42,6 +42,8 @@ const COLD = [
   "test/durable/stopped-turn.test.ts",
   "src/graph/state-in-place.test.ts",
   "test/cold-harness.test.ts",
+  "src/graph/check-input.test.ts",
+  "src/graph/rollback-refused.test.ts",
 ];
 
 export default defineConfig({

@@ -139,7 +139,9 @@ export function repairHistory(messages: readonly Message[]): Message[] {
  * The `checkInput` of `buildReactAgent`: refuse new input on a thread whose `messages` end in
  * an `AIMessage` with tool calls that have no results (followed only by the results it has),
  * as a pending approval in the tool step or a stopped tool turn leaves it. The input would
- * follow the unanswered calls and the next model call would fail; nothing is written.
+ * follow the unanswered calls and the next model call would fail; nothing of the run is
+ * written (a rollback the run did first stays, and the message says so: the thread is judged,
+ * and the way on given, as rolled back; see `NewInputOnThread.rolledBack`).
  * Set it on your own graph of `modelNode` and `toolRunner` to get the same refusal (leave it
  * out where the model node has `repairHistory: true`: new input is fine there).
  * @throws PendingToolCallsError naming the thread, the calls, the pending interrupts and the
@@ -174,8 +176,13 @@ export function refuseInputAfterOpenCalls(run: NewInputOnThread): void {
     keys.length === 0
       ? `Continue the tool step with invoke(null, { ${where} })`
       : `Answer with invoke(null, { ${where}, resume: { ${keys.map((k) => `${JSON.stringify(k)}: …`).join(", ")} } })`;
+  const undone = run.rolledBack;
+  const written =
+    undone.length === 0
+      ? "Nothing was written"
+      : `${undone.length === 1 ? "Run" : "Runs"} ${quoted(undone)} ${undone.length === 1 ? "was" : "were"} rolled back first (${undone.length === 1 ? "it stays" : "they stay"} undone); the input was not written`;
   throw new PendingToolCallsError(
-    `Thread "${threadId}"${branchId === "main" ? "" : ` (branch "${branchId}")`} of graph "${run.graph}" cannot take new input: ${calls} of the AIMessage at index ${at} ${callIds.length === 1 ? "has" : "have"} no result${waits}. ${on}, or fork the thread at the event before the model's request and send the input on the branch. Nothing was written`,
+    `Thread "${threadId}"${branchId === "main" ? "" : ` (branch "${branchId}")`} of graph "${run.graph}" cannot take new input: ${calls} of the AIMessage at index ${at} ${callIds.length === 1 ? "has" : "have"} no result${waits}. ${on}, or fork the thread at the event before the model's request and send the input on the branch. ${written}`,
     { threadId, branchId, index: at, callIds, interruptKeys: keys },
   );
 }

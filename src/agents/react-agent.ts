@@ -79,7 +79,8 @@ export type ReactAgent<O extends z.ZodType | null = null> = Graph<TypedAgentStat
  * `ToolLimitMiddleware({ maxToolCalls })` followed by `middleware`; calls over the budget are
  * denied and the model is told in a tool message. New input on a thread whose messages end in
  * tool calls without results (a pending approval, a stopped tool turn) is refused with
- * `PendingToolCallsError` and nothing is written (`GraphOptions.checkInput`).
+ * `PendingToolCallsError` and nothing of the run is written (`GraphOptions.checkInput`; a
+ * rollback its `onBusy: "rollback"` did first stays, and the message says so).
  *
  * @param chat - chat model to call.
  * @param options - see {@link ReactAgentOptions}; `tools` is required.

@@ -74,5 +74,25 @@ describe("historyLines", () => {
       "",
       "stopped: continue it with: nodestep resume t --graph <module>#<export>",
     ]);
+    // A rollback last (the run that did it was refused): its position says what is pending.
+    const paused = { step: 1, interrupts: [{ key: "1:0#c1", value: "ok?" }] };
+    expect(
+      historyLines([
+        at(3, "run_finished", 2, { status: "completed" }),
+        at(4, "rolled_back", 1, { runs: ["run-a"], toEventId: "t/main/2", position: paused }),
+      ]),
+    ).toEqual([
+      "t/main/3  run_finished  step 2  completed",
+      "t/main/4  rolled_back   step 1  rolled back run(s) run-a to t/main/2",
+      "",
+      "paused: answer with: nodestep resume t --graph <module>#<export> --answer '1:0#c1=<answer>'",
+    ]);
+    // Nothing pending where it went back to: no hint, as before.
+    expect(
+      historyLines([
+        at(3, "run_finished", 1, { status: "interrupted", interrupts: [{ key: "k" }] }),
+        at(4, "rolled_back", 0, { runs: ["run-a"], toEventId: null, position: { step: 0 } }),
+      ]).at(-1),
+    ).toBe("t/main/4  rolled_back   step 0  rolled back run(s) run-a to the start");
   });
 });

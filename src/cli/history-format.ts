@@ -217,25 +217,35 @@ export function historyLines(events: readonly StoredEvent[], o: HistoryOptions =
 
 /**
  * The hint after a branch's events (`nodestep history`, and `nodestep fork` for the branch it
- * made): how to answer a paused run, continue a stopped one or retry a failed one; `null`
- * otherwise.
+ * made): how to answer a paused run (also one paused again by a `rolled_back` event last in
+ * the history), continue a stopped one or retry a failed one; `null` otherwise.
  * @example historyHint(events, { branchId: "alt" }) // "paused: answer with: nodestep resume t1 --graph <module>#<export> --branch alt --answer 'approve=<answer>'"
  */
 export function historyHint(events: readonly StoredEvent[], o: HistoryOptions): string | null {
   const last = events.findLast((e) => e.type === "run_finished" || e.type === "run_failed");
-  const end = events.at(-1)?.type;
-  if (last === undefined || end === "state_updated" || end === "rolled_back") return null;
-  const thread = shellQuote(last.threadId);
+  const final = events.at(-1);
+  const end = final?.type;
   const flags = `${o.storeFlag ?? ""}${o.branchId && o.branchId !== "main" ? ` --branch ${shellQuote(o.branchId)}` : ""}`;
-  const resume = `nodestep resume ${thread} --graph <module>#<export>${flags}`;
+  const resumeOf = (threadId: string) =>
+    `nodestep resume ${shellQuote(threadId)} --graph <module>#<export>${flags}`;
+  const answersOf = (interrupts: unknown) =>
+    keysOf(interrupts)
+      .map((k) => ` --answer ${shellQuote(`${k}=<answer>`)}`)
+      .join("");
+  if (final !== undefined && end === "rolled_back") {
+    // A rollback last (its run refused after it, onBusy "rollback"): the thread is where it
+    // went back to; paused there, its interrupts are pending again.
+    const back = isObject(final.data) && isObject(final.data.position) ? final.data.position : {};
+    const keys = answersOf(back.interrupts);
+    return keys === "" ? null : `paused: answer with: ${resumeOf(final.threadId)}${keys}`;
+  }
+  if (last === undefined || end === "state_updated") return null;
+  const resume = resumeOf(last.threadId);
   const d = isObject(last.data) ? last.data : {};
   if (last.type === "run_failed")
     return `failed: retry from before the failed step with: ${resume}`;
   if (d.status !== "interrupted") return null;
   // Stopped by another run (onBusy): what was left to run goes on with a plain resume.
   if (typeof d.stoppedBy === "string") return `stopped: continue it with: ${resume}`;
-  const answers = keysOf(d.interrupts)
-    .map((k) => ` --answer ${shellQuote(`${k}=<answer>`)}`)
-    .join("");
-  return `paused: answer with: ${resume}${answers}`;
+  return `paused: answer with: ${resume}${answersOf(d.interrupts)}`;
 }

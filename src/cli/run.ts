@@ -152,9 +152,13 @@ export async function streamRun(
       throw new UsageError(`${given} does not fit the graph's state: ${error.message}`);
     }
     if (names.includes("PendingToolCallsError") && input !== null) {
-      // The agent refused the input before writing anything: say how to go on from here.
+      // The agent refused the input before writing it: say how to go on from the thread as
+      // the store holds it now (what the refusal judged), not as read before the run.
       const given = "messages" in input && s.fromMessage ? "--message" : "--input";
-      if (!json) printRefused(out, s, before?.interrupts ?? [], e as RefusedInput);
+      if (!json) {
+        const now = await graph.getState(threadId, { branchId }).catch(() => before);
+        printRefused(out, s, now?.interrupts ?? [], e as RefusedInput);
+      }
       throw new UsageError(`${given} was refused: ${error.message}`);
     }
     if (!json) await printUsage();

@@ -21,9 +21,10 @@ export class ChatHistoryError extends NodestepError {
 /**
  * New input was refused on a thread whose messages end in an `AIMessage` with tool calls that
  * have no results (a pending approval in the tool step, or a stopped tool turn): the input
- * would follow the unanswered calls and the next model call would fail. Nothing was written:
- * answer the pending interrupts, continue with `invoke(null, { threadId })`, or fork the
- * thread. Raised by `buildReactAgent`'s `checkInput`; a `ChatHistoryError`.
+ * would follow the unanswered calls and the next model call would fail. Nothing of the run
+ * was written (but a rollback its `onBusy: "rollback"` did first, which stays and which the
+ * message names): answer the pending interrupts, continue with `invoke(null, { threadId })`,
+ * or fork the thread. Raised by `buildReactAgent`'s `checkInput`; a `ChatHistoryError`.
  */
 export class PendingToolCallsError extends ChatHistoryError {
   readonly threadId: string;

@@ -6,7 +6,8 @@
  * - `"enqueue"`: wait for the lease, polling it, for at most `onBusyTimeoutMs`.
  * - `"interrupt"`: ask the holder to stop at its next superstep boundary (a stop request
  *   recorded with the lease in the store, `StateStore.requestStop`), then wait as `"enqueue"`.
- * - `"rollback"`: as `"interrupt"`; the run then undoes the stopped run (`rollback.ts`).
+ * - `"rollback"`: as `"interrupt"`; the run then undoes the stopped run (`rollback.ts`), as
+ *   its first write, which stays if the run is then refused (`thread-run-start.ts`).
  *
  * Everything goes through the store, so runs in different processes sharing a SQLite file or
  * a PostgreSQL schema see each other's leases and requests.
@@ -25,7 +26,8 @@ import type { StateStore } from "../stores/types.js";
  * What a run does when its thread's branch is busy (another run holds its lease), the run
  * option `onBusy`: `"reject"` (fail with `ThreadBusyError`), `"enqueue"` (wait for the other
  * run to end), `"interrupt"` (ask it to stop at its next superstep boundary, then run),
- * `"rollback"` (as `"interrupt"`, then undo the stopped run). LangGraph Platform:
+ * `"rollback"` (as `"interrupt"`, then undo the stopped run, before anything else is judged:
+ * the undo stays when the new run's input is refused). LangGraph Platform:
  * `multitaskStrategy`. See docs/busy-threads.md.
  *
  * @example

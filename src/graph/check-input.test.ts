@@ -1,6 +1,7 @@
 /**
- * `GraphOptions.checkInput`: called for new input on a thread with history, before anything
- * is written; throwing refuses the run and leaves the thread as it was. Without it, new input
+ * `GraphOptions.checkInput`: called for new input on a thread with history, before the run
+ * writes its start; throwing refuses the run and leaves the thread as the check saw it (as it
+ * was, or rolled back by the run's `onBusy: "rollback"`, which stays). Without it, new input
  * on a paused thread starts a run from it as before (its pending interrupt dropped).
  */
 import { describe, expect, it } from "vitest";
@@ -63,6 +64,7 @@ describe("GraphOptions.checkInput", () => {
         state: { notes: ["a"] },
         input: { notes: ["b"] },
         interrupts: [{ key: "ok", value: "go on?", node: "ask", taskId: "0:0" }],
+        rolledBack: [],
       },
     ]);
     // A new graph object and store view: the same events, the same interrupt.
@@ -107,7 +109,7 @@ describe("GraphOptions.checkInput", () => {
     );
   });
 
-  it("with onBusy rollback: sees the state before the stopped run; refused, writes nothing (no rolled_back)", async () => {
+  it("with onBusy rollback: the rollback is written first and stays; the check sees the rolled-back thread and is told the runs undone", async () => {
     const L = defineState({
       log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
     });
@@ -135,8 +137,8 @@ describe("GraphOptions.checkInput", () => {
     const g = new Graph(L, {
       name: "busy",
       stateStore: store,
-      checkInput: ({ state, input }) => {
-        seen.push([state, input]);
+      checkInput: ({ state, input, rolledBack }) => {
+        seen.push([state, input, [...rolledBack]]);
         if ((input.log as string[]).includes("b")) throw new ValueError("no b");
       },
     }).flow(START.to(one), one.to(two), two.to(END));
@@ -156,9 +158,9 @@ describe("GraphOptions.checkInput", () => {
     const [stopped, refused] = await Promise.all([first, second]);
     expect(stopped).toBeInstanceOf(RunStoppedError);
     expect(refused).toEqual(new ValueError("no b"));
-    expect(seen.at(-1)).toEqual([{ log: ["z", "one", "two"] }, { log: ["b"] }]);
-    const types = (await g.history("t")).map((e) => e.type);
-    expect(types).toEqual([
+    expect(seen.at(-1)).toEqual([{ log: ["z", "one", "two"] }, { log: ["b"] }, [firstId]]);
+    const events = await g.history("t");
+    expect(events.map((e) => e.type)).toEqual([
       "run_started",
       "step_committed",
       "step_committed",
@@ -166,8 +168,24 @@ describe("GraphOptions.checkInput", () => {
       "run_started",
       "step_committed",
       "run_finished",
+      "rolled_back",
     ]);
-    expect((await g.getState("t")).state).toEqual({ log: ["z", "one", "two", "a", "one"] });
+    // The refused run wrote the rollback and nothing else; a new graph reads the same thread.
+    expect(new Set(events.slice(4, 7).map((e) => e.runId))).toEqual(new Set([firstId]));
+    expect(events[7]!.runId).not.toBe(firstId);
+    expect(events[7]!.data).toMatchObject({ runs: [firstId], toEventId: events[3]!.id });
+    const cold = new Graph(L, { name: "busy", stateStore: store }).flow(
+      START.to(one),
+      one.to(two),
+      two.to(END),
+    );
+    for (const graph of [g, cold])
+      expect((await graph.getState("t")).state).toEqual({ log: ["z", "one", "two"] });
+    // The input the check refused goes in once the check takes it.
+    seen.length = 0;
+    const r = await g.invoke({ log: ["c"] }, { threadId: "t" });
+    expect(r.state).toEqual({ log: ["z", "one", "two", "c", "one", "two"] });
+    expect(seen).toEqual([[{ log: ["z", "one", "two"] }, { log: ["c"] }, []]]);
   });
 
   it("is given the thread's state, the input and the interrupts read only: a change is refused, the thread's warm state stays what its events give", async () => {

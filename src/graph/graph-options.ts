@@ -83,21 +83,34 @@ export interface NewInputOnThread {
   readonly graph: string;
   readonly threadId: string;
   readonly branchId: string;
-  /** The thread's state the input would be applied to (after an `onBusy: "rollback"` or a stable subgraph's rewind). */
+  /**
+   * The thread's state the input would be applied to, as the store holds it: after an
+   * `onBusy: "rollback"` or a stable subgraph's rewind, whose `rolled_back` event is already
+   * written (see `rolledBack`).
+   */
   readonly state: Readonly<Record<string, unknown>>;
   /** The input as the run would apply it (checked against the state definition). */
   readonly input: Readonly<Record<string, unknown>>;
-  /** The interrupts the thread waits on; new input today drops them. */
+  /** The interrupts the thread waits on, as the store holds them; new input today drops them. */
   readonly interrupts: readonly InterruptInfo[];
+  /**
+   * The runs this run undid before the check (those an `onBusy: "rollback"` stopped, or a
+   * stable subgraph child's runs its parent never committed), in order; empty for none. Their
+   * `rolled_back` event is written and stays when the check refuses: say so in a refusal
+   * (`refuseInputAfterOpenCalls` does), as the thread is no longer as its caller last saw it.
+   */
+  readonly rolledBack: readonly string[];
 }
 
 /**
  * `GraphOptions.checkInput`: decides whether a run's new input may start on a thread. Called
  * on runs with a `threadId` whose branch has history, after the input is checked against the
  * state and after the busy-thread policy let the run take the thread (its lease), before the
- * run writes its first event (a rollback included). Throwing (or a rejected promise) refuses
- * the run: the caller gets the error as thrown and the thread is as it was (its events, its
- * pending interrupts). No timeout: the run holds the thread's lease while the promise is
+ * run writes its `run_started`. With `onBusy: "rollback"` the stopped runs are undone first
+ * (their `rolled_back` event written, the caller's explicit request): the check is given the
+ * thread as rolled back. Throwing (or a rejected promise) refuses the run: the caller gets the
+ * error as thrown and the thread is as the check saw it (its events, its pending interrupts;
+ * a rollback stays done). No timeout: the run holds the thread's lease while the promise is
  * pending. Not called for `invoke(null)`, a `Command`, a run without a thread, or a
  * new thread. `buildReactAgent` sets one that refuses input after unanswered tool calls.
  *

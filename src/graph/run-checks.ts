@@ -53,6 +53,13 @@ export function checkRunArguments<D extends StateDefinition | null>(
       `Graph "${graph.name}": resume answers need the threadId of the paused run`,
     );
   }
+  // Before the run asks for the thread: a busy-thread policy must not stop (or roll back)
+  // another run for a call that cannot run.
+  if (!command && input !== null && input !== undefined && options.resume !== undefined) {
+    throw new ValueError(
+      `Graph "${graph.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
+    );
+  }
   const breakpoints = resolveBreakpoints(graph.name, flow, graph, options);
   if (breakpoints !== null && threadId === null) {
     throw new ValueError(

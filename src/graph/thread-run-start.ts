@@ -3,7 +3,9 @@
  * position, after undoing what must be undone (busy-thread policy `"rollback"`, or a stable
  * subgraph's child going back to where its parent knows it, `stable-rewind.ts`), with new
  * input applied, or continuing it with resume answers or a `Command`'s update and goto. The
- * run's first events (`rolled_back`, `state_updated`, `run_started`) are written here.
+ * run's first events (`rolled_back`, `state_updated`, `run_started`) are written here. The
+ * `rolled_back` event comes first, before the input, the resume answers or the `Command` are
+ * judged: a run refused after it leaves the thread rolled back (see docs/busy-threads.md).
  *
  * @module
  */
@@ -48,9 +50,11 @@ export interface ThreadRunStart {
  * Write the run's first events and return the position it runs from, with the run that
  * started the thread's current work (`originRunId`: this run for new input, else the one the
  * position names).
- * @throws ValueError for resume answers given with new input, or for a key no interrupt is
- *   pending on; what the graph's `checkInput` throws for new input (nothing written); UnknownBranchError when continuing a branch with no history; StateStoreError
- *   for a resume answer that is not JSON; what the input's or the Command's update throws.
+ * @throws ValueError for a resume key no interrupt is pending on (resume answers with new
+ *   input are refused before, by `checkRunArguments`); what the graph's `checkInput` throws for new input; UnknownBranchError when
+ *   continuing a branch with no history; StateStoreError for a resume answer that is not
+ *   JSON; what the input's or the Command's update throws. Each leaves nothing of the run
+ *   written but its `rolled_back` event, when it had one to write (that one stays).
  */
 export async function startThreadRun(
   run: ThreadRunStart,
@@ -60,19 +64,20 @@ export async function startThreadRun(
   const { engine, store, threadId, branchId, runId, journal, options } = run;
   const def: StateDefinition | null = engine.state;
   let tp = run.loaded.position;
-  // onBusy "rollback": the runs it stopped are undone; the run goes on from the position
-  // before them, written (as a rolled_back event) just before its first event.
-  // A stable subgraph's child first goes back to where its parent knows it (stable-rewind.ts).
+  // onBusy "rollback": the runs it stopped are undone; a stable subgraph's child first goes
+  // back to where its parent knows it (stable-rewind.ts). Either is written (a rolled_back
+  // event) before anything else is judged: the caller asked for it, and whatever refuses the
+  // run next (checkInput, a resume key, the input) judges, and names, the thread as stored.
   journal.parentTask = subgraphParentTask(options);
   // (No await without a rollback or a rewind to plan: a run's start awaits nothing it need not.)
   const rewind = rewindOf(options);
-  let rollback =
+  const rollback =
     options.onBusy === "rollback"
       ? await planRollback(store, def, threadId, branchId, run.stopped)
       : rewind === undefined
         ? null
         : await planRewind(store, def, threadId, branchId, tp, rewind);
-  if (rollback) tp = positionAfter(rollback, tp.lastSeq, tp.lastEventId);
+  if (rollback) tp = await writeRollback(journal, rollback);
   if (input !== null && input !== undefined && !command) {
     const prepared = prepareUpdate(def, input, "__input__", false);
     const state = applyRunInput(def, tp.state, prepared, false);
@@ -86,13 +91,8 @@ export async function startThreadRun(
     };
     const scheduled = scheduleStart(engine, pos, tp.step);
     if (scheduled) await scheduled;
-    if (options.resume !== undefined) {
-      throw new ValueError(
-        `Graph "${engine.name}": resume answers go with invoke(null, { threadId, resume }), not with new input`,
-      );
-    }
-    // The graph's checkInput may refuse new input on a thread with history: nothing is
-    // written yet (not even the rollback), so the thread stays as it was.
+    // The graph's checkInput may refuse new input on a thread with history: nothing of the
+    // run is written (a rollback above is, and stays), so the thread is as the check saw it.
     const check = engine.checkInput;
     if (check && tp.lastSeq > 0) {
       const view = readOnlyViews(engine.name);
@@ -104,12 +104,9 @@ export async function startThreadRun(
         state: view(tp.state),
         input: view(prepared as Record<string, unknown>),
         interrupts: view(tp.interrupts),
+        rolledBack: rollback ? view(rollback.runs) : NONE_ROLLED_BACK,
       });
       if (refused) await refused;
-    }
-    if (rollback) {
-      tp = await writeRollback(journal, rollback, tp);
-      rollback = null;
     }
     await journal.runStarted(
       tp.step,
@@ -161,10 +158,6 @@ export async function startThreadRun(
       command.goto,
       true,
     );
-    if (rollback) {
-      tp = await writeRollback(journal, rollback, tp);
-      rollback = null;
-    }
     await journal.stateUpdated(tp.step, data);
     const updated: ThreadPosition = { ...tp };
     applyStateUpdated(def, updated, tp.step, data);
@@ -183,24 +176,23 @@ export async function startThreadRun(
   };
   setWaiting(pos, tp);
   const originRunId = tp.originRunId ?? runId;
-  if (rollback) {
-    tp = await writeRollback(journal, rollback, tp);
-    rollback = null;
-  }
   await journal.runStarted(tp.step, { input: null, tasks: null, resume });
   return { pos, originRunId };
 }
 
+/** `NewInputOnThread.rolledBack` when the run undid nothing (one frozen array for every check). */
+const NONE_ROLLED_BACK: readonly string[] = Object.freeze([]);
+
 /**
- * Write the `rolled_back` event of `rollback` (just before the run's first event) and return
+ * Write the `rolled_back` event of `rollback` (before the run's first event) and return
  * the position after it. (A function of its own, not a closure in `startThreadRun`: a named
  * closure per run costs a name set on it in the build, esbuild's keepNames.)
  */
 async function writeRollback(
   journal: ThreadJournal,
   rollback: RollbackData,
-  tp: ThreadPosition,
 ): Promise<ThreadPosition> {
-  await journal.rolledBack(tp.step, rollbackEventData(rollback));
+  // At the step of the position it goes back to (as the fold reads it).
+  await journal.rolledBack(rollback.position.step as number, rollbackEventData(rollback));
   return positionAfter(rollback, journal.lastSeq, journal.lastEventId);
 }

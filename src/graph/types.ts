@@ -127,7 +127,10 @@ export interface RunOptions<C = unknown> {
    * fails at once with `ThreadBusyError`; `"enqueue"` waits for the other run to end;
    * `"interrupt"` asks the other run to stop at its next superstep boundary (it ends with
    * `RunStoppedError`, what it committed kept) and then runs; `"rollback"` does the same and
-   * undoes the stopped run first (a `rolled_back` event; its events stay in the history).
+   * undoes the stopped run first (a `rolled_back` event; its events stay in the history). The
+   * rollback is this run's first write and stays even when the run is then refused (the
+   * graph's `checkInput`, a resume key no interrupt waits on): the refusal is about the
+   * thread as rolled back, which is what the store holds.
    * Needs a `threadId`. Works across processes that share a SQLite file or a PostgreSQL schema.
    * @example `graph.invoke(input, { threadId: "t1", onBusy: "interrupt" })`
    */

@@ -1,0 +1,135 @@
+/**
+ * `onBusy: "rollback"` whose run is refused after it took the thread (not by `checkInput`):
+ * the `rolled_back` event is the run's first write and stays, and the refusal is about the
+ * thread as rolled back (a resume key: the keys pending after the rollback are named, and
+ * answering one of them works). `check-input.test.ts` covers a `checkInput` refusal.
+ */
+import { expect, it } from "vitest";
+import { z } from "zod";
+import { RunStoppedError, ValueError } from "../errors/index.js";
+import { defineState, reducer } from "../state/define-state.js";
+import { MemoryStateStore } from "../stores/memory-state-store.js";
+import { Graph } from "./graph.js";
+import { node, START } from "./node.js";
+import { END } from "./routing.js";
+
+const L = defineState({
+  log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
+});
+
+it("a resume key refused after the rollback: the rollback stays, the error names the keys pending after it, and answering one works", async () => {
+  let enter!: () => void;
+  const entered = new Promise<void>((r) => {
+    enter = r;
+  });
+  let release!: () => void;
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  // ask pauses on "ok"; answered, it is held the first time (the resume's first superstep,
+  // whose commit asks for a stop request), then work runs and the run ends.
+  let held = true;
+  const ask = node(
+    async (_s: typeof L.State, ctx) => {
+      const answer = ctx.interrupt("go on?", { key: "ok" });
+      if (held) {
+        held = false;
+        enter();
+        await released;
+      }
+      return { log: [`ok=${String(answer)}`] };
+    },
+    { name: "ask" },
+  );
+  const work = node(() => ({ log: ["work"] }), { name: "work" });
+  const store = new MemoryStateStore();
+  const make = () =>
+    new Graph(L, { name: "asker", stateStore: store }).flow(
+      START.to(ask),
+      ask.to(work),
+      work.to(END),
+    );
+  const g = make();
+  expect((await g.invoke({ log: ["a"] }, { threadId: "t" })).status).toBe("interrupted");
+  const paused = await g.history("t");
+  const resume = g.invoke(null, { threadId: "t", resume: { ok: "yes" } }).catch((e: unknown) => e);
+  await entered;
+  const resumeId = (await store.read("t", "main")).findLast((e) => e.type === "run_started")!.runId;
+  const second = make()
+    .invoke(null, { threadId: "t", resume: { nope: 1 }, onBusy: "rollback" })
+    .catch((e: unknown) => e);
+  while ((await store.stopRequested("t", "main", resumeId)) === null)
+    await new Promise((r) => setTimeout(r, 5));
+  release();
+  const [stopped, refused] = await Promise.all([resume, second]);
+  expect(stopped).toBeInstanceOf(RunStoppedError);
+  // The resume had answered "ok"; rolled back, "ok" is pending again, and the error says so.
+  expect(refused).toEqual(
+    new ValueError('Thread "t" has no pending interrupt with key "nope"; pending: ok'),
+  );
+  const events = await make().history("t");
+  expect(events.slice(0, paused.length)).toEqual(paused);
+  expect(events.slice(paused.length).map((e) => [e.type, e.runId === resumeId])).toEqual([
+    ["run_started", true],
+    ["step_committed", true],
+    ["run_finished", true],
+    ["rolled_back", false],
+  ]);
+  const snap = await make().getState("t");
+  expect([snap.state.log, snap.interrupts.map((i) => i.key), snap.next]).toEqual([
+    ["a"],
+    ["ok"],
+    ["ask"],
+  ]);
+  const done = await make().invoke(null, { threadId: "t", resume: { ok: "again" } });
+  expect([done.status, done.state.log]).toEqual(["completed", ["a", "ok=again", "work"]]);
+});
+
+it("resume answers with new input are refused before the run asks for the thread: onBusy stops nothing and rolls nothing back", async () => {
+  let enter!: () => void;
+  const entered = new Promise<void>((r) => {
+    enter = r;
+  });
+  let release!: () => void;
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  const one = node(
+    async (s: typeof L.State) => {
+      if (s.log.includes("a")) {
+        enter();
+        await released;
+      }
+      return { log: ["one"] };
+    },
+    { name: "one" },
+  );
+  const two = node(() => ({ log: ["two"] }), { name: "two" });
+  const store = new MemoryStateStore();
+  const g = new Graph(L, { name: "busy", stateStore: store }).flow(
+    START.to(one),
+    one.to(two),
+    two.to(END),
+  );
+  const first = g.invoke({ log: ["a"] }, { threadId: "t" });
+  await entered;
+  const firstId = (await store.read("t", "main")).findLast((e) => e.type === "run_started")!.runId;
+  for (const onBusy of ["interrupt", "rollback"] as const) {
+    await expect(
+      g.invoke({ log: ["b"] }, { threadId: "t", resume: { k: 1 }, onBusy }),
+    ).rejects.toEqual(
+      new ValueError(
+        'Graph "busy": resume answers go with invoke(null, { threadId, resume }), not with new input',
+      ),
+    );
+  }
+  expect(await store.stopRequested("t", "main", firstId)).toBeNull();
+  release();
+  expect((await first).state).toEqual({ log: ["a", "one", "two"] });
+  expect((await g.history("t")).map((e) => e.type)).toEqual([
+    "run_started",
+    "step_committed",
+    "step_committed",
+    "run_finished",
+  ]);
+});
