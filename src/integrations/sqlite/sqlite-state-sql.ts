@@ -1,6 +1,6 @@
 /**
- * The SQLite state store's statements (prepared once per database) and its row types, with
- * their conversions to the store's `EventRow` and `BranchInfo`.
+ * The SQLite state store's statements (each prepared on its first use, once per connection)
+ * and its row types, with their conversions to the store's `EventRow` and `BranchInfo`.
  *
  * @module
  */
