@@ -207,6 +207,9 @@ const MAKE: Record<SqliteStatementName, (db: Database.Database) => Database.Stat
     ),
 };
 
+/** How many statements {@link MAKE} makes. */
+const STATEMENTS = Object.keys(MAKE).length;
+
 /** Where a {@link LazyStatements} keeps its connection and the statements it made. */
 const DB: unique symbol = Symbol("db");
 const MADE: unique symbol = Symbol("made");
@@ -215,7 +218,7 @@ const MADE: unique symbol = Symbol("made");
 class LazyStatements {
   readonly [DB]: Database.Database;
   /** By the statement's place in {@link MAKE}; `undefined` until first used. */
-  readonly [MADE]: (Database.Statement | undefined)[] = [];
+  readonly [MADE]: (Database.Statement | undefined)[] = new Array(STATEMENTS).fill(undefined);
   constructor(db: Database.Database) {
     this[DB] = db;
   }
@@ -235,7 +238,7 @@ for (const [i, [name, make]] of Object.entries(MAKE).entries()) {
 /**
  * The store's statements on `db`, each prepared on its first use and kept: opening a store
  * prepares none of them (a process that only reads a thread uses 3 of the 26; preparing
- * them all was about a fifth of a cold load's `new SqliteStateStore`). A statement that does
+ * them all was about a third of a cold load's `new SqliteStateStore`). A statement that does
  * not prepare (a file whose tables lack a column) fails the call that first uses it, as a
  * `StateStoreError` naming the SQLite error.
  */
