@@ -89,6 +89,38 @@ describe("packMessages / unpackMessages", () => {
     }
   });
 
+  it("makes each type whole at every length: the values given, then each key's default", () => {
+    // (Some lengths take a shorter path, one literal each; every length must give the same.)
+    const defaults = { null: null, list: [], object: {} } as const;
+    for (const type of PACKED_MESSAGE_TYPES) {
+      const keys = MESSAGE_KEYS[type]!;
+      for (let n = 1; n <= keys.length + 1; n++) {
+        const values = keys.slice(0, n - 1).map(([k]) => `${k} value`);
+        const expected: Record<string, unknown> = { type };
+        keys.forEach(([k, d], i) => {
+          if (i < n - 1) expected[k] = values[i];
+          else if (d !== "optional") expected[k] = defaults[d];
+        });
+        const [whole] = unpackMessages(j([[type, ...values]])) as Record<string, unknown>[];
+        expect(Object.keys(whole!)).toEqual(Object.keys(expected));
+        expect(whole).toEqual(expected);
+      }
+      expect(() => unpackMessages(j([[type, ...keys.map(() => 1), 1]]))).toThrow(
+        new TypeError(`packed messages: item 0 has more values than a ${type} message has keys`),
+      );
+    }
+    // The defaults are fresh at the short paths' lengths too.
+    const [a, b] = unpackMessages(
+      j([
+        ["ai", "x", "hi"],
+        ["ai", "y", "hi"],
+      ]),
+    ) as { toolCalls: unknown[]; reasoning: unknown[]; usage: object }[];
+    expect(a!.toolCalls).not.toBe(b!.toolCalls);
+    expect(a!.reasoning).not.toBe(b!.reasoning);
+    expect(a!.usage).not.toBe(b!.usage);
+  });
+
   it("packs a key that holds undefined as JSON has it: an optional one absent, any other not at all", () => {
     // (A run's own position keeps what a node wrote; a message list that packs an undefined
     // value is not JSON: the store refuses the snapshot.)

@@ -124,6 +124,11 @@ export function unpackMessages(packed: JsonValue): JsonValue[] {
         break;
       case "tool":
         if (n > 6) throw tooLong(i, type);
+        if (n === 5) {
+          // (The usual length: a result with its call's name and id; see "ai" below.)
+          out[i] = { type, id, content: a[2]!, name: a[3]!, toolCallId: a[4]!, arguments: null };
+          break;
+        }
         out[i] = {
           type,
           id,
@@ -135,7 +140,50 @@ export function unpackMessages(packed: JsonValue): JsonValue[] {
         break;
       case "ai": {
         if (n > 9) throw tooLong(i, type);
-        const m: Obj = {
+        // The usual lengths (3: an answer; 5: with tool calls; 8: with its finish reason and
+        // usage) as one literal each whose defaults are constants (a fresh `[]` and `{}`):
+        // a value chosen by a condition for every key took about twice as long in a new process
+        // (the interpreter stores each such key on its own; this is one copy of a template).
+        if (n === 3) {
+          out[i] = {
+            type,
+            id,
+            content: a[2]!,
+            refusal: null,
+            toolCalls: [],
+            reasoning: [],
+            finishReason: null,
+            usage: {},
+          };
+          break;
+        }
+        if (n === 5) {
+          out[i] = {
+            type,
+            id,
+            content: a[2]!,
+            refusal: a[3]!,
+            toolCalls: a[4]!,
+            reasoning: [],
+            finishReason: null,
+            usage: {},
+          };
+          break;
+        }
+        if (n === 8) {
+          out[i] = {
+            type,
+            id,
+            content: a[2]!,
+            refusal: a[3]!,
+            toolCalls: a[4]!,
+            reasoning: a[5]!,
+            finishReason: a[6]!,
+            usage: a[7]!,
+          };
+          break;
+        }
+        const whole: Obj = {
           type,
           id,
           content: n > 2 ? a[2]! : null,
@@ -145,8 +193,8 @@ export function unpackMessages(packed: JsonValue): JsonValue[] {
           finishReason: n > 6 ? a[6]! : null,
           usage: n > 7 ? a[7]! : {},
         };
-        if (n > 8) m.responseMetadata = a[8]!;
-        out[i] = m;
+        if (n > 8) whole.responseMetadata = a[8]!;
+        out[i] = whole;
         break;
       }
       default:

@@ -29,7 +29,7 @@ export class SqliteCore {
   /** The database file this store was opened on. */
   readonly path: string;
   #db: Database.Database | null;
-  /** The statements, prepared once on the connection. */
+  /** The statements, each prepared on the connection by its first use and kept. */
   readonly s: SqliteStatements;
   /** The heads of the branches this store appended to (a cache; see BranchHeads). */
   readonly heads = new BranchHeads();

@@ -1,6 +1,6 @@
 /**
- * The SQLite state store's statements (prepared once per database) and its row types, with
- * their conversions to the store's `EventRow` and `BranchInfo`.
+ * The SQLite state store's statements (each prepared on its first use, once per connection)
+ * and its row types, with their conversions to the store's `EventRow` and `BranchInfo`.
  *
  * @module
  */
@@ -91,104 +91,159 @@ type SqliteStatementName =
   | "listBranches"
   | "sizeBytes";
 
-/** Prepare the store's statements on `db`. */
-export function prepare(db: Database.Database): SqliteStatements {
-  return {
-    getBranch: db.prepare(
+/**
+ * How each statement is made on a connection (its SQL, and its raw or pluck mode); see
+ * {@link prepare}.
+ */
+const MAKE: Record<SqliteStatementName, (db: Database.Database) => Database.Statement> = {
+  getBranch: (db) =>
+    db.prepare(
       `SELECT parent_branch, parent_seq, ${BRANCH_LAST_SEQ} AS last_seq FROM branches b WHERE thread_id = ? AND branch_id = ?`,
     ),
-    insertBranch: db.prepare(
+  insertBranch: (db) =>
+    db.prepare(
       "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq, updated_at) VALUES (?, ?, NULL, NULL, 0, ?)",
     ),
-    insertBranchIfNew: db.prepare(
+  insertBranchIfNew: (db) =>
+    db.prepare(
       "INSERT INTO branches (thread_id, branch_id, parent_branch, parent_seq, last_seq) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
     ),
-    // In raw mode: [seq, total_bytes] of the branch's last event (one seek; none when the
-    // branch has no events of its own, or does not exist).
-    lastEvent: db
+  // In raw mode: [seq, total_bytes] of the branch's last event (one seek; none when the
+  // branch has no events of its own, or does not exist).
+  lastEvent: (db) =>
+    db
       .prepare(
         "SELECT seq, total_bytes FROM events WHERE thread_id = ? AND branch_id = ? ORDER BY seq DESC LIMIT 1",
       )
       .raw(true),
-    // Changes when another connection committed since this one last asked (not for its own).
-    dataVersion: db.prepare("PRAGMA data_version").pluck(),
-    insertEvent: db.prepare(
+  // Changes when another connection committed since this one last asked (not for its own).
+  dataVersion: (db) => db.prepare("PRAGMA data_version").pluck(),
+  insertEvent: (db) =>
+    db.prepare(
       `INSERT INTO events (thread_id, branch_id, ${EVENT_COLUMNS}, total_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    readRange: db.prepare(
+  readRange: (db) =>
+    db.prepare(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE thread_id = ? AND branch_id = ? AND seq > ? AND seq <= ? ORDER BY seq`,
     ),
-    readPacked: db.prepare(
+  readPacked: (db) =>
+    db.prepare(
       // The rows in the primary key's order, as the range scan visits them (no sort: the text
       // is checked to hold the seqs in order, and read row by row if it does not).
       `SELECT count(*) AS n, '[' || group_concat(${PACKED_ROW}, ',') || ']' AS text
        FROM events WHERE thread_id = ? AND branch_id = ? AND seq > ? AND seq <= ?`,
     ),
-    getEvent: db.prepare(
+  getEvent: (db) =>
+    db.prepare(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE thread_id = ? AND branch_id = ? AND seq = ?`,
     ),
-    eventExists: db.prepare(
-      "SELECT 1 AS x FROM events WHERE thread_id = ? AND branch_id = ? AND seq = ?",
-    ),
-    saveSnapshot: db.prepare(
+  eventExists: (db) =>
+    db.prepare("SELECT 1 AS x FROM events WHERE thread_id = ? AND branch_id = ? AND seq = ?"),
+  saveSnapshot: (db) =>
+    db.prepare(
       `INSERT INTO snapshots (thread_id, branch_id, seq, data, bytes)
        SELECT ?, ?, ?, ?, ? FROM branches b WHERE thread_id = ? AND branch_id = ? AND ${BRANCH_LAST_SEQ} >= ?
        ON CONFLICT (thread_id, branch_id) DO UPDATE SET seq = excluded.seq, data = excluded.data, bytes = excluded.bytes`,
     ),
-    loadSnapshot: db.prepare(
-      "SELECT seq, data FROM snapshots WHERE thread_id = ? AND branch_id = ?",
-    ),
-    getLease: db.prepare(
+  loadSnapshot: (db) =>
+    db.prepare("SELECT seq, data FROM snapshots WHERE thread_id = ? AND branch_id = ?"),
+  getLease: (db) =>
+    db.prepare(
       "SELECT owner, expires_at, host, pid, started FROM leases WHERE thread_id = ? AND branch_id = ?",
     ),
-    takeLease: db.prepare(
+  takeLease: (db) =>
+    db.prepare(
       `INSERT INTO leases (thread_id, branch_id, owner, expires_at, host, pid, started) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (thread_id, branch_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
          host = excluded.host, pid = excluded.pid, started = excluded.started,
          stop_by = CASE WHEN leases.owner = excluded.owner THEN leases.stop_by ELSE NULL END
        WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`,
     ),
-    putLease: db.prepare(
+  putLease: (db) =>
+    db.prepare(
       `INSERT INTO leases (thread_id, branch_id, owner, expires_at, host, pid, started) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (thread_id, branch_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
          host = excluded.host, pid = excluded.pid, started = excluded.started,
          stop_by = CASE WHEN leases.owner = excluded.owner THEN leases.stop_by ELSE NULL END`,
     ),
-    threadBranches: db.prepare(
+  threadBranches: (db) =>
+    db.prepare(
       "SELECT thread_id, branch_id FROM branches WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?) ORDER BY thread_id, rowid",
     ),
-    deleteEvents: db.prepare(
-      "DELETE FROM events WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?)",
-    ),
-    deleteBranches: db.prepare(
+  deleteEvents: (db) =>
+    db.prepare("DELETE FROM events WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?)"),
+  deleteBranches: (db) =>
+    db.prepare(
       "DELETE FROM branches WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?)",
     ),
-    deleteSnapshots: db.prepare(
+  deleteSnapshots: (db) =>
+    db.prepare(
       "DELETE FROM snapshots WHERE thread_id = ? OR (? = 1 AND substr(thread_id, 1, ?) = ?)",
     ),
-    listPage: db.prepare(
+  listPage: (db) =>
+    db.prepare(
       `SELECT thread_id, max(${BRANCH_UPDATED_AT}) AS updated_at FROM branches b GROUP BY thread_id
        ORDER BY updated_at DESC, thread_id LIMIT ? OFFSET ?`,
     ),
-    renewLease: db.prepare(
+  renewLease: (db) =>
+    db.prepare(
       "UPDATE leases SET expires_at = ? WHERE thread_id = ? AND branch_id = ? AND owner = ?",
     ),
-    releaseLease: db.prepare(
-      "DELETE FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?",
-    ),
-    requestStop: db.prepare(
+  releaseLease: (db) =>
+    db.prepare("DELETE FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?"),
+  requestStop: (db) =>
+    db.prepare(
       "UPDATE leases SET stop_by = ? WHERE thread_id = ? AND branch_id = ? AND expires_at > ? RETURNING owner",
     ),
-    stopRequested: db.prepare(
-      "SELECT stop_by FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?",
-    ),
-    listBranches: db.prepare(
+  stopRequested: (db) =>
+    db.prepare("SELECT stop_by FROM leases WHERE thread_id = ? AND branch_id = ? AND owner = ?"),
+  listBranches: (db) =>
+    db.prepare(
       `SELECT thread_id, branch_id, ${BRANCH_UPDATED_AT} AS updated_at FROM branches b ORDER BY rowid`,
     ),
-    sizeBytes: db.prepare(
+  sizeBytes: (db) =>
+    db.prepare(
       `SELECT (SELECT coalesce(sum(${lastEventOf("total_bytes")}), 0) FROM branches b) + (SELECT coalesce(sum(bytes), 0) FROM snapshots) AS n`,
     ),
-  };
+};
+
+/** How many statements {@link MAKE} makes. */
+const STATEMENTS = Object.keys(MAKE).length;
+
+/** Where a {@link LazyStatements} keeps its connection and the statements it made. */
+const DB: unique symbol = Symbol("db");
+const MADE: unique symbol = Symbol("made");
+
+/** The statements of one connection, each prepared on its first use (see {@link prepare}). */
+class LazyStatements {
+  readonly [DB]: Database.Database;
+  /** By the statement's place in {@link MAKE}; `undefined` until first used. */
+  readonly [MADE]: (Database.Statement | undefined)[] = new Array(STATEMENTS).fill(undefined);
+  constructor(db: Database.Database) {
+    this[DB] = db;
+  }
+}
+for (const [i, [name, make]] of Object.entries(MAKE).entries()) {
+  Object.defineProperty(LazyStatements.prototype, name, {
+    get(this: LazyStatements): Database.Statement {
+      const made = this[MADE];
+      const s = made[i];
+      if (s !== undefined) return s;
+      made[i] = make(this[DB]);
+      return made[i];
+    },
+  });
+}
+
+/**
+ * The store's statements on `db`, each prepared on its first use and kept: opening a store
+ * prepares none of them (a process that only reads a thread uses 3 of the 26; preparing
+ * them all was about a third of a cold load's `new SqliteStateStore`). A statement that does
+ * not prepare (a file whose tables lack a column) fails the call that first uses it, as a
+ * `StateStoreError` naming the SQLite error.
+ */
+export function prepare(db: Database.Database): SqliteStatements {
+  return new LazyStatements(db) as unknown as SqliteStatements;
 }
 
 export function toBranchInfo(threadId: string, branchId: string, row: BranchRow): BranchInfo {

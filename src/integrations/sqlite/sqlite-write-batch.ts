@@ -45,6 +45,17 @@ export const BATCH_MAX_WRITES = 1_000;
  */
 export const BATCH_MAX_BYTES = 1_048_576;
 
+/** The statements a batch runs: its transaction, each operation's savepoint, `data_version`. */
+interface BatchStatements {
+  begin: Database.Statement;
+  commit: Database.Statement;
+  rollback: Database.Statement;
+  savepoint: Database.Statement;
+  release: Database.Statement;
+  rollbackTo: Database.Statement;
+  dataVersion: Database.Statement;
+}
+
 /**
  * The write operations of one SQLite connection waiting for their batch, and the batch's
  * commit. A batch runs synchronously ({@link flush}): nothing else uses the connection while
@@ -55,13 +66,8 @@ export class SqliteWriteBatch {
   readonly #heads: BranchHeads;
   /** The database file, for the errors. */
   readonly #path: string;
-  readonly #begin: Database.Statement;
-  readonly #commit: Database.Statement;
-  readonly #rollback: Database.Statement;
-  readonly #savepoint: Database.Statement;
-  readonly #release: Database.Statement;
-  readonly #rollbackTo: Database.Statement;
-  readonly #dataVersion: Database.Statement;
+  /** The batch's statements, prepared by its first commit (a store that only reads has none). */
+  #st: BatchStatements | null = null;
   #ops: Op[] = [];
   /** The threads of the queued operations. */
   readonly #threads = new Set<string>();
@@ -98,13 +104,22 @@ export class SqliteWriteBatch {
     this.#db = db;
     this.#heads = heads;
     this.#path = path;
-    this.#begin = db.prepare("BEGIN IMMEDIATE");
-    this.#commit = db.prepare("COMMIT");
-    this.#rollback = db.prepare("ROLLBACK");
-    this.#savepoint = db.prepare("SAVEPOINT nodestep_op");
-    this.#release = db.prepare("RELEASE nodestep_op");
-    this.#rollbackTo = db.prepare("ROLLBACK TO nodestep_op");
-    this.#dataVersion = db.prepare("PRAGMA data_version").pluck();
+  }
+
+  /** The batch's statements, prepared on the first call. */
+  #s(): BatchStatements {
+    if (this.#st !== null) return this.#st;
+    const db = this.#db;
+    this.#st = {
+      begin: db.prepare("BEGIN IMMEDIATE"),
+      commit: db.prepare("COMMIT"),
+      rollback: db.prepare("ROLLBACK"),
+      savepoint: db.prepare("SAVEPOINT nodestep_op"),
+      release: db.prepare("RELEASE nodestep_op"),
+      rollbackTo: db.prepare("ROLLBACK TO nodestep_op"),
+      dataVersion: db.prepare("PRAGMA data_version").pluck(),
+    };
+    return this.#st;
   }
 
   /**
@@ -166,8 +181,8 @@ export class SqliteWriteBatch {
     const alone = end - start === 1;
     let i = start;
     try {
-      this.#begin.run();
-      this.#heads.begin(this.#dataVersion.get() as number);
+      this.#s().begin.run();
+      this.#heads.begin(this.#s().dataVersion.get() as number);
       while (i < end && this.#apply(ops[i]!, alone)) i++;
       if (i < end) {
         // SQLite rolled the transaction back (a disk error): the operations before it are lost
@@ -179,10 +194,10 @@ export class SqliteWriteBatch {
         return i + 1;
       }
       if (alone && ops[start]!.failed) {
-        this.#rollback.run();
+        this.#s().rollback.run();
         this.#heads.discard();
       } else {
-        this.#commit.run();
+        this.#s().commit.run();
         this.#heads.commit();
       }
     } catch (e) {
@@ -190,7 +205,7 @@ export class SqliteWriteBatch {
       // rejects with that error, but one that threw its own error keeps it.
       if (this.#db.inTransaction) {
         try {
-          this.#rollback.run();
+          this.#s().rollback.run();
         } catch {
           // (Rolled back by SQLite meanwhile.)
         }
@@ -209,16 +224,16 @@ export class SqliteWriteBatch {
    * when it throws; `false` when SQLite rolled the whole transaction back.
    */
   #apply(op: Op, alone: boolean): boolean {
-    if (!alone) this.#savepoint.run();
+    if (!alone) this.#s().savepoint.run();
     try {
       op.value = op.run();
     } catch (e) {
       op.value = e;
       op.failed = true;
       if (!this.#db.inTransaction) return false;
-      if (!alone) this.#rollbackTo.run();
+      if (!alone) this.#s().rollbackTo.run();
     }
-    if (!alone) this.#release.run();
+    if (!alone) this.#s().release.run();
     return true;
   }
 
