@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
+import { SlowFirstSequencer } from "./test/setup/slow-first-sequencer.js";
 
 // `nodestep` and its subpaths resolve to the sources here, through tsconfig.json's `paths` (which
 // tsx reads too, for the examples and child processes run with `node --import tsx`). The published
@@ -71,6 +72,9 @@ export default defineConfig({
       PGOPTIONS: [process.env.PGOPTIONS, "-c synchronous_commit=off"].filter(Boolean).join(" "),
     },
     hookTimeout: 30_000,
+    // The slowest files first (test/setup/slow-first-sequencer.ts), so that the run does not
+    // end on one of them with the other worker idle.
+    sequence: { sequencer: SlowFirstSequencer },
     // Builds the studio's page when its sources are newer than dist/studio/.
     globalSetup: ["test/setup/studio-build.ts"],
     projects: [
