@@ -22,7 +22,6 @@ export const SLOW_FIRST: readonly string[] = [
   "test/durable/model-kill.test.ts",
   "test/durable/cold-load.test.ts",
   "test/durable/log-codec-adversarial.test.ts",
-  "src/cli/threads-delete.test.ts",
   "test/examples-graph-semantics.test.ts",
   "test/examples-core.test.ts",
   "test/examples-runs-on-workers.test.ts",
