@@ -257,7 +257,8 @@ export async function loadGraph(
   if (!existsSync(path)) throw new UsageError(`no module at ${file} (looked at ${path})`);
   const mod = await importModule(file, path, how.version ?? 0);
   if (!(exportName in mod)) {
-    const names = Object.keys(mod).join(", ") || "(none)";
+    // Sorted, as Node.js lists a module namespace's names; vitest's loader keeps their order.
+    const names = Object.keys(mod).sort().join(", ") || "(none)";
     throw new UsageError(`${file} has no export "${exportName}"; its exports: ${names}`);
   }
   const value = mod[exportName];

@@ -1,42 +1,18 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteMemoryStore } from "../integrations/sqlite/sqlite-memory-store.js";
+import { type CliOutcome, runCaptured } from "./cli-capture.fixture.js";
 import { index } from "./fixtures/memory-index.fixture.js";
 
-// A test here starts several processes one after another (the CLI, or an example and its
-// workers), each 1–5 s of wall time on a loaded 2-core machine with two test workers: the
-// budget is two minutes a test or hook, not vitest's 30 s (each process has its own 60 s timeout).
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const bin = join(root, "bin/nodestep.js");
 const dir = mkdtempSync(join(tmpdir(), "nodestep-memory-cli-"));
 const db = join(dir, "app.db");
 const STORE = `sqlite:${db}`;
 const INDEX = "src/cli/fixtures/memory-index.fixture.ts#index";
 
-function nodestep(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env };
-  delete env.NODESTEP_STORE;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, ...args],
-      { cwd: root, env, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({
-          code: error ? Number((error as { code?: unknown }).code ?? 1) : 0,
-          stdout,
-          stderr,
-        });
-      },
-    );
-  });
-}
+/** Run `nodestep ARGS` in-process (runCli, cli-capture.fixture.ts), with an empty environment. */
+const nodestep = (args: string[]): Promise<CliOutcome> => runCaptured(args);
 
 beforeAll(async () => {
   let now = 1_700_000_000_000;

@@ -1,32 +1,16 @@
 /** Issue 13, item 9: `nodestep threads delete` and `nodestep threads --limit/--offset`. */
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, expect, it, vi } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { SqliteStateStore } from "../integrations/sqlite/index.js";
+import { type CliOutcome, runCaptured } from "./cli-capture.fixture.js";
 
-// A test here starts several processes one after another (the CLI, or an example and its
-// workers), each 1–5 s of wall time on a loaded 2-core machine with two test workers: the
-// budget is two minutes a test or hook, not vitest's 30 s (each process has its own 60 s timeout).
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const bin = join(root, "bin/nodestep.js");
 const dir = mkdtempSync(join(tmpdir(), "nodestep-cli-del-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function nodestep(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env };
-  delete env.NODESTEP_STORE;
-  delete env.NODESTEP_GRAPH;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, env, timeout: 60_000 }, (e, o, r) =>
-      resolve({ code: e ? Number((e as { code?: unknown }).code ?? 1) : 0, stdout: o, stderr: r }),
-    );
-  });
-}
+/** Run `nodestep ARGS` in-process (runCli, cli-capture.fixture.ts), with an empty environment. */
+const nodestep = (args: string[]): Promise<CliOutcome> => runCaptured(args);
 
 it("deletes a thread (and its children with --children), and pages the listing", async () => {
   const db = join(dir, "s.db");
