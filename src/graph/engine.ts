@@ -1,18 +1,12 @@
 /**
  * The superstep engine: the run loop. Each superstep runs its tasks concurrently
- * (`run-task.ts`), applies their updates in task order (`commit.ts`), and schedules the next
+ * (`run-task.ts`; several at once in `superstep-tasks.ts`), applies their updates in task order (`commit.ts`), and schedules the next
  * superstep from edges, `Command`s and `Send`s (`schedule.ts`). Its data is in `engine-types.ts`.
  *
  * @module
  */
 
-import {
-  type InterruptInfo,
-  LeaseLostError,
-  NodeTimeoutError,
-  RunCancelledError,
-  StepLimitError,
-} from "../errors/index.js";
+import { type InterruptInfo, StepLimitError } from "../errors/index.js";
 import type { JsonObject } from "../json/index.js";
 import { type AbortRace, abortRace } from "./abort-race.js";
 import { breakpointAfter, breakpointBefore } from "./breakpoints.js";
@@ -27,7 +21,6 @@ import type {
   TaskResult,
   TaskSpec,
 } from "./engine-types.js";
-import { frozenValue } from "./frozen-value.js";
 import { settleNext, type Waiting } from "./joins.js";
 import { ParentCommand } from "./parent-command.js";
 import { runTask } from "./run-task.js";
@@ -40,6 +33,7 @@ import {
   watchesTasks,
 } from "./stream-modes.js";
 import type { SubAgents } from "./sub-agents.js";
+import { afterTask, cancelled, runTasksConcurrently } from "./superstep-tasks.js";
 import { endWithError, startSpan } from "./tracing.js";
 import type { StreamEvent } from "./types.js";
 
@@ -189,20 +183,6 @@ async function loop(
   return { status: "completed" };
 }
 
-function cancelled(graph: EngineGraph, signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (
-    reason instanceof RunCancelledError ||
-    reason instanceof NodeTimeoutError ||
-    reason instanceof LeaseLostError
-  )
-    return reason;
-  return new RunCancelledError(`Run of graph "${graph.name}" was cancelled`, {
-    graph: graph.name,
-    cause: reason,
-  });
-}
-
 /**
  * What a run's tasks reach of it (streaming, the journal, sub-agents). A class, not an object
  * of arrows: a named closure costs a name set on it in the build (esbuild's keepNames), about
@@ -271,136 +251,6 @@ async function runSuperstep(
     if (after) await after;
     return results;
   }
-  // Several tasks: run them concurrently; each finishes into the results map. The first
-  // failure fires the siblings' signal (the superstep's own, joined to the run's) and ends
-  // the superstep with that failure.
-  const stop = new AbortController();
-  const siblings: StepRun = { ...run, opts: { ...opts, signal: stop.signal } };
-  await new Promise<void>((resolve, reject) => {
-    let left = toRun.length;
-    let failed = false;
-    const onAbort = () => {
-      stop.abort(opts.signal.reason);
-      if (!failed) {
-        failed = true;
-        reject(cancelled(graph, opts.signal));
-      }
-    };
-    opts.signal.addEventListener("abort", onAbort, { once: true });
-    const fail = (e: unknown, t: TaskSpec) => {
-      if (failed) return;
-      failed = true;
-      opts.signal.removeEventListener("abort", onAbort);
-      stop.abort(
-        new RunCancelledError(
-          `Run of graph "${graph.name}" stopped: node "${t.name}" (task ${t.id}) failed`,
-          { graph: graph.name, cause: e },
-        ),
-      );
-      reject(e);
-    };
-    const done = () => {
-      if (--left === 0 && !failed) {
-        opts.signal.removeEventListener("abort", onAbort);
-        resolve();
-      }
-    };
-    // A task's result goes into the map as soon as it is known; a synchronous node's result
-    // (and its pending write, when the journal has nothing to await) costs no promise.
-    const finish = (t: TaskSpec, res: TaskResult) => {
-      if (failed) return;
-      results.set(t.id, res);
-      if (watch) emitTaskResult(opts, step, t, res);
-      let after: Promise<void> | void;
-      try {
-        after = afterTask(opts, step, t, res);
-      } catch (e) {
-        fail(e, t);
-        return;
-      }
-      if (after) after.then(done, (e) => fail(e, t));
-      else done();
-    };
-    // With maxConcurrency below the task count, a finished task's slot starts the next one
-    // (in task order; a loop, not recursion, so synchronous nodes use no stack).
-    const limit = opts.maxConcurrency ?? 0;
-    const limited = limit > 0 && limit < toRun.length;
-    let next = 0;
-    let running = 0;
-    let pumping = false;
-    const failTask = (e: unknown, t: TaskSpec) => {
-      if (watch && !failed) emitTaskFailed(opts, step, t, e);
-      fail(e, t);
-    };
-    const start = (t: TaskSpec): boolean => {
-      let r: TaskResult | Promise<TaskResult>;
-      if (watch) emitTaskStart(opts, step, t, pos.state);
-      try {
-        r = runTask(siblings, t);
-      } catch (e) {
-        failTask(e, t);
-        return false;
-      }
-      if (r instanceof Promise)
-        r.then(
-          (res) => {
-            if (limited) release();
-            finish(t, res);
-          },
-          (e) => failTask(e, t),
-        );
-      else {
-        if (limited) release();
-        finish(t, r);
-      }
-      return true;
-    };
-    const pump = () => {
-      if (pumping) return;
-      pumping = true;
-      while (!failed && next < toRun.length && running < limit) {
-        running++;
-        if (!start(toRun[next++]!)) break;
-      }
-      pumping = false;
-    };
-    const release = () => {
-      running--;
-      pump();
-    };
-    if (limited) pump();
-    else for (const t of toRun) if (!start(t)) return;
-  });
+  await runTasksConcurrently(run, toRun, results, watch);
   return results;
-}
-
-/** Emit a finished task's update and give the journal its pending write (a promise only when it has one). */
-function afterTask(
-  opts: EngineRunOptions,
-  step: number,
-  t: TaskSpec,
-  r: TaskResult,
-  defer = false,
-): Promise<void> | void {
-  // A Command.PARENT is neither an update of this graph nor stored: the run ends with it.
-  if (r.kind !== "done" || r.toParent) return;
-  if (opts.emit && opts.modes.has("updates")) {
-    const e: StreamEvent = {
-      mode: "updates",
-      node: t.name,
-      step,
-      taskId: t.id,
-      data: r.update ?? {},
-    };
-    if (r.cached) e.cached = true;
-    opts.emit(e);
-  }
-  if (opts.journal) {
-    // The log keeps what the node returned as it was when it returned, and the run goes on
-    // with that same copy: nothing the node does to its objects afterwards reaches either
-    // (an update that is one already, and was sent to no stream, is kept as it is).
-    if (opts.emit !== null || r.owned !== true) r.update = frozenValue(r.update);
-    r.routes = frozenValue(r.routes);
-    return opts.journal.taskFinished(step, t, r, defer);
-  }
 }
