@@ -61,7 +61,11 @@ export async function runLoop(
   pos: RunPosition,
   opts: EngineRunOptions,
 ): Promise<LoopEnd> {
-  const race = abortRace(opts.signal, () => cancelled(graph, opts.signal));
+  const race = abortRace(
+    opts.signal,
+    () => cancelled(graph, opts.signal),
+    opts.journal?.leaseAbort ?? null,
+  );
   try {
     return await loop(graph, pos, opts, race);
   } finally {
