@@ -32,9 +32,9 @@ describe("abortRace", () => {
     const source = new WatchedAbort();
     const added: string[] = [];
     const add = source.signal.addEventListener.bind(source.signal);
-    source.signal.addEventListener = (type: string, ...rest: never[]) => {
-      added.push(type);
-      add(type, ...(rest as [EventListener]));
+    source.signal.addEventListener = (...args: Parameters<AbortSignal["addEventListener"]>) => {
+      added.push(args[0]);
+      add(...args);
     };
     const order: string[] = [];
     const r = abortRace(

@@ -61,130 +61,122 @@ export async function runLoop(
   pos: RunPosition,
   opts: EngineRunOptions,
 ): Promise<LoopEnd> {
+  // (The race closed here, in the loop's own frame: no second async function a run.)
   const race = abortRace(
     opts.signal,
     () => cancelled(graph, opts.signal),
     opts.journal?.leaseAbort ?? null,
   );
   try {
-    return await loop(graph, pos, opts, race);
+    let stepsThisRun = 0;
+    const host = new RunHost(opts);
+    while (pos.tasks.length > 0) {
+      if (opts.signal.aborted) throw cancelled(graph, opts.signal);
+      if (opts.breakpoints) {
+        const breakpoint = breakpointBefore(
+          opts.breakpoints,
+          pos.tasks,
+          pos.step,
+          pos.passed ?? null,
+        );
+        if (breakpoint)
+          return { status: "interrupted", interrupts: [], results: new Map(), breakpoint };
+      }
+      if (stepsThisRun >= opts.maxSteps) {
+        const pending = pos.tasks.map((t) => t.name);
+        throw new StepLimitError(
+          `Graph "${graph.name}" reached its limit of ${opts.maxSteps} supersteps with nodes still to run (${[...new Set(pending)].join(", ")}); raise maxSteps, or check for a loop that never reaches END`,
+          { graph: graph.name, maxSteps: opts.maxSteps, pending },
+        );
+      }
+      const step = pos.step;
+      let results: Map<string, TaskResult>;
+      if (graph.tracer) {
+        const s = startSpan(
+          graph.tracer,
+          `nodestep.superstep ${step}`,
+          { "nodestep.step": step, "nodestep.tasks": pos.tasks.length },
+          opts.traceContext,
+        );
+        try {
+          results = await runSuperstep(
+            graph,
+            pos,
+            { ...opts, traceContext: s.context },
+            host,
+            step,
+            race,
+          );
+          s.span.end();
+        } catch (e) {
+          endWithError(s.span, e);
+          throw e;
+        }
+      } else results = await runSuperstep(graph, pos, opts, host, step, race);
+      let interrupted = false;
+      let toParent = false;
+      for (const r of results.values()) {
+        if (r.kind === "interrupted") interrupted = true;
+        else if (r.toParent) toParent = true;
+      }
+      if (toParent) {
+        // A node returned Command.PARENT: the run ends there, its superstep not applied.
+        for (const t of pos.tasks) {
+          const r = results.get(t.id);
+          if (r?.kind === "done" && r.toParent)
+            throw new ParentCommand(r.toParent, t.name, graph.name);
+        }
+      }
+      if (interrupted) {
+        const interrupts: InterruptInfo[] = [];
+        for (const t of pos.tasks) {
+          const r = results.get(t.id);
+          if (r?.kind === "interrupted")
+            for (const i of r.interrupts)
+              interrupts.push({ key: i.key, value: i.value, node: t.name, taskId: t.id });
+        }
+        return { status: "interrupted", interrupts, results };
+      }
+      // Apply the updates in task order, schedule the next superstep, and commit it.
+      const pending = applyUpdates(graph, pos, results, opts.journal, step);
+      const applied = pending instanceof Promise ? await pending : pending;
+      const { state } = applied;
+      let next: TaskSpec[] = [];
+      let waiting: Waiting | null = null;
+      try {
+        const scheduled = scheduleNext(graph, pos.tasks, results, state, next, new Set(), step + 1);
+        if (scheduled) await scheduled;
+        // Joins and deferred nodes (only in flows that have them, or a position that holds some).
+        if (graph.flow.waits || pos.deferred) {
+          const settled = settleNext(graph.flow, pos.tasks, results, next, pos, step + 1);
+          next = settled.next;
+          waiting = settled.waiting;
+        }
+        if (opts.onStepCommitted)
+          await opts.onStepCommitted(step, pos.tasks, next, state, applied.before, waiting);
+      } catch (e) {
+        // Written in place: the position's state goes back to what it was before the superstep.
+        undoApplied(applied);
+        throw e;
+      }
+      const ran = pos.tasks;
+      commitStep(pos, state, next, opts, step, waiting);
+      stepsThisRun++;
+      if (opts.emit)
+        emitCheckpoint(opts, step, pos.state, pos.tasks, opts.journal?.lastEventId ?? null);
+      if (opts.breakpoints) {
+        const breakpoint = breakpointAfter(opts.breakpoints, ran, next, step);
+        if (breakpoint)
+          return { status: "interrupted", interrupts: [], results: new Map(), breakpoint };
+      }
+      // Another run asked for the thread (onBusy "interrupt"): stop at this boundary.
+      const by = opts.journal?.stoppedBy;
+      if (by && pos.tasks.length > 0) return { status: "stopped", by };
+    }
+    return { status: "completed" };
   } finally {
     race.close();
   }
-}
-
-async function loop(
-  graph: EngineGraph,
-  pos: RunPosition,
-  opts: EngineRunOptions,
-  race: AbortRace,
-): Promise<LoopEnd> {
-  let stepsThisRun = 0;
-  const host = new RunHost(opts);
-  while (pos.tasks.length > 0) {
-    if (opts.signal.aborted) throw cancelled(graph, opts.signal);
-    if (opts.breakpoints) {
-      const breakpoint = breakpointBefore(
-        opts.breakpoints,
-        pos.tasks,
-        pos.step,
-        pos.passed ?? null,
-      );
-      if (breakpoint)
-        return { status: "interrupted", interrupts: [], results: new Map(), breakpoint };
-    }
-    if (stepsThisRun >= opts.maxSteps) {
-      const pending = pos.tasks.map((t) => t.name);
-      throw new StepLimitError(
-        `Graph "${graph.name}" reached its limit of ${opts.maxSteps} supersteps with nodes still to run (${[...new Set(pending)].join(", ")}); raise maxSteps, or check for a loop that never reaches END`,
-        { graph: graph.name, maxSteps: opts.maxSteps, pending },
-      );
-    }
-    const step = pos.step;
-    let results: Map<string, TaskResult>;
-    if (graph.tracer) {
-      const s = startSpan(
-        graph.tracer,
-        `nodestep.superstep ${step}`,
-        { "nodestep.step": step, "nodestep.tasks": pos.tasks.length },
-        opts.traceContext,
-      );
-      try {
-        results = await runSuperstep(
-          graph,
-          pos,
-          { ...opts, traceContext: s.context },
-          host,
-          step,
-          race,
-        );
-        s.span.end();
-      } catch (e) {
-        endWithError(s.span, e);
-        throw e;
-      }
-    } else results = await runSuperstep(graph, pos, opts, host, step, race);
-    let interrupted = false;
-    let toParent = false;
-    for (const r of results.values()) {
-      if (r.kind === "interrupted") interrupted = true;
-      else if (r.toParent) toParent = true;
-    }
-    if (toParent) {
-      // A node returned Command.PARENT: the run ends there, its superstep not applied.
-      for (const t of pos.tasks) {
-        const r = results.get(t.id);
-        if (r?.kind === "done" && r.toParent)
-          throw new ParentCommand(r.toParent, t.name, graph.name);
-      }
-    }
-    if (interrupted) {
-      const interrupts: InterruptInfo[] = [];
-      for (const t of pos.tasks) {
-        const r = results.get(t.id);
-        if (r?.kind === "interrupted")
-          for (const i of r.interrupts)
-            interrupts.push({ key: i.key, value: i.value, node: t.name, taskId: t.id });
-      }
-      return { status: "interrupted", interrupts, results };
-    }
-    // Apply the updates in task order, schedule the next superstep, and commit it.
-    const pending = applyUpdates(graph, pos, results, opts.journal, step);
-    const applied = pending instanceof Promise ? await pending : pending;
-    const { state } = applied;
-    let next: TaskSpec[] = [];
-    let waiting: Waiting | null = null;
-    try {
-      const scheduled = scheduleNext(graph, pos.tasks, results, state, next, new Set(), step + 1);
-      if (scheduled) await scheduled;
-      // Joins and deferred nodes (only in flows that have them, or a position that holds some).
-      if (graph.flow.waits || pos.deferred) {
-        const settled = settleNext(graph.flow, pos.tasks, results, next, pos, step + 1);
-        next = settled.next;
-        waiting = settled.waiting;
-      }
-      if (opts.onStepCommitted)
-        await opts.onStepCommitted(step, pos.tasks, next, state, applied.before, waiting);
-    } catch (e) {
-      // Written in place: the position's state goes back to what it was before the superstep.
-      undoApplied(applied);
-      throw e;
-    }
-    const ran = pos.tasks;
-    commitStep(pos, state, next, opts, step, waiting);
-    stepsThisRun++;
-    if (opts.emit)
-      emitCheckpoint(opts, step, pos.state, pos.tasks, opts.journal?.lastEventId ?? null);
-    if (opts.breakpoints) {
-      const breakpoint = breakpointAfter(opts.breakpoints, ran, next, step);
-      if (breakpoint)
-        return { status: "interrupted", interrupts: [], results: new Map(), breakpoint };
-    }
-    // Another run asked for the thread (onBusy "interrupt"): stop at this boundary.
-    const by = opts.journal?.stoppedBy;
-    if (by && pos.tasks.length > 0) return { status: "stopped", by };
-  }
-  return { status: "completed" };
 }
 
 /**
