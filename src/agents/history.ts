@@ -8,6 +8,7 @@
 import { type Message, ToolMessage } from "../chat/messages.js";
 import { ChatHistoryError, PendingToolCallsError } from "../errors/index.js";
 import type { NewInputOnThread } from "../graph/graph-options.js";
+import { markReadsOnly } from "../graph/read-only-view.js";
 
 /** The text sent for a tool call that has no result, when the history is repaired. */
 export const NOT_EXECUTED = "Tool call was not executed.";
@@ -186,3 +187,7 @@ export function refuseInputAfterOpenCalls(run: NewInputOnThread): void {
     { threadId, branchId, index: at, callIds, interruptKeys: keys },
   );
 }
+
+// It only reads the run it is given (its error holds copies of what it names): given the
+// thread's state itself, without read-only views (graph/read-only-view.ts).
+markReadsOnly(refuseInputAfterOpenCalls);

@@ -207,6 +207,31 @@ export function toolRunner<S = Record<string, unknown>>(
     }
   };
 
+  // One call's outcome in a turn (made once, not per run: the turn holds what it counts).
+  const answer = async (turn: ToolTurn<S>, call: ToolCall): Promise<Outcome> => {
+    const { ctx } = turn;
+    const cached = ctx.cache[call.id];
+    if (cached !== undefined) return { kind: "message", message: cached as unknown as ToolMessage };
+    let outcome = await runOne(call, turn.state, ctx);
+    if (outcome.kind === "failed" && policy !== "raise") {
+      outcome = {
+        kind: "message",
+        message: ToolMessage({
+          content: errorText(policy, outcome.original, owner),
+          toolCallId: call.id,
+          name: byName.get(call.name)?.name ?? call.name,
+        }),
+      };
+    }
+    turn.running--;
+    if (outcome.kind !== "message") turn.allAnswered = false;
+    if (outcome.kind === "message") {
+      (ctx.cache as Record<string, JsonValue>)[call.id] = outcome.message as unknown as JsonValue;
+      if (turn.running > 0 || !turn.allAnswered) await ctx.saveCache();
+    }
+    return outcome;
+  };
+
   const run = async (state: S, ctx: NodeContext): Promise<Record<string, unknown>> => {
     checkStateFields("toolRunner", ctx, messagesField, [
       { option: "toolCallsField", field: toolCallsField },
@@ -215,34 +240,12 @@ export function toolRunner<S = Record<string, unknown>>(
     const calls = readCalls(owner, state, toolCallsField);
     // Calls not yet finished; the last one to finish needs no pending write of its own, since
     // the task's result follows at once (a single-call turn writes one event, not two).
-    let running = calls.length;
-    let allAnswered = true;
-    const outcomes = await Promise.all(
-      calls.map(async (call): Promise<Outcome> => {
-        const cached = ctx.cache[call.id];
-        if (cached !== undefined)
-          return { kind: "message", message: cached as unknown as ToolMessage };
-        let outcome = await runOne(call, state, ctx);
-        if (outcome.kind === "failed" && policy !== "raise") {
-          outcome = {
-            kind: "message",
-            message: ToolMessage({
-              content: errorText(policy, outcome.original, owner),
-              toolCallId: call.id,
-              name: byName.get(call.name)?.name ?? call.name,
-            }),
-          };
-        }
-        running--;
-        if (outcome.kind !== "message") allAnswered = false;
-        if (outcome.kind === "message") {
-          (ctx.cache as Record<string, JsonValue>)[call.id] =
-            outcome.message as unknown as JsonValue;
-          if (running > 0 || !allAnswered) await ctx.saveCache();
-        }
-        return outcome;
-      }),
-    );
+    const turn: ToolTurn<S> = { state, ctx, running: calls.length, allAnswered: true };
+    // (A single call, the common case, without Promise.all's promises and array.)
+    const outcomes =
+      calls.length === 1
+        ? [await answer(turn, calls[0]!)]
+        : await Promise.all(calls.map((call) => answer(turn, call)));
     // (Loops, not flatMap: no array per outcome.)
     const failures: Error[] = [];
     for (const o of outcomes) if (o.kind === "failed") failures.push(o.error);
@@ -266,6 +269,16 @@ export function toolRunner<S = Record<string, unknown>>(
     };
   };
   return node<S>(run, { name });
+}
+
+/** A run of the tool node: its input and what its calls count as they finish. */
+interface ToolTurn<S> {
+  readonly state: S;
+  readonly ctx: NodeContext;
+  /** Calls not yet finished. */
+  running: number;
+  /** Whether every call finished so far was answered with a message. */
+  allAnswered: boolean;
 }
 
 /** Whether a `ValidationError` from `callTool` is about the arguments (not the result). */

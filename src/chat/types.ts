@@ -135,18 +135,20 @@ export interface Chat {
 
 /** Build a {@link ChatRequest}; omitted fields take their defaults (`tools: []`, `toolChoice: null`, `outputSchema: null`; `reasoning` is set only when given). */
 export function ChatRequest(init: Partial<ChatRequest> & { messages: Message[] }): ChatRequest {
-  return {
+  const request: ChatRequest = {
     messages: init.messages,
     tools: init.tools ?? [],
     toolChoice: init.toolChoice ?? null,
     outputSchema: init.outputSchema ?? null,
-    ...(init.reasoning != null ? { reasoning: init.reasoning } : {}),
   };
+  // (Set after, not spread from an object made for it: the same keys in the same order.)
+  if (init.reasoning != null) request.reasoning = init.reasoning;
+  return request;
 }
 
 /** Build a full {@link ChatResponse} from one whose fields may be left out. */
 export function ChatResponse(init: ChatResponseInit = {}): ChatResponse {
-  return {
+  const response: ChatResponse = {
     content: init.content ?? null,
     refusal: init.refusal ?? null,
     toolCalls: (init.toolCalls ?? []).map((c) => ToolCalls.of(c)),
@@ -155,6 +157,8 @@ export function ChatResponse(init: ChatResponseInit = {}): ChatResponse {
     usage: init.usage ?? {},
     model: init.model ?? null,
     raw: init.raw ?? null,
-    ...(init.responseMetadata !== undefined ? { responseMetadata: init.responseMetadata } : {}),
   };
+  // (Set after, not spread from an object made for it: the same keys in the same order.)
+  if (init.responseMetadata !== undefined) response.responseMetadata = init.responseMetadata;
+  return response;
 }

@@ -6,12 +6,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { refuseInputAfterOpenCalls } from "../agents/history.js";
 import { RunStoppedError, ValueError } from "../errors/index.js";
 import { defineState, reducer } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import type { NewInputCheck, NewInputOnThread } from "./graph.js";
 import { Graph } from "./graph.js";
 import { node, START } from "./node.js";
+import { readsOnly } from "./read-only-view.js";
 import { Command, END } from "./routing.js";
 
 const S = defineState({ notes: z.array(z.string()).default([]) });
@@ -239,5 +241,26 @@ describe("GraphOptions.checkInput", () => {
     expect(cold.state).toEqual(warm.state);
     expect(warm.interrupts.map((i) => i.key)).toEqual(["ok"]);
     expect(cold.interrupts.map((i) => i.key)).toEqual(["ok"]);
+  });
+
+  it("only nodestep's own reading check is given the objects without views; a user's check gets views", async () => {
+    expect(readsOnly(refuseInputAfterOpenCalls)).toBe(true);
+    const user: NewInputCheck = () => {};
+    expect(readsOnly(user)).toBe(false);
+    const seen: boolean[] = [];
+    const store = new MemoryStateStore();
+    const a = node(() => ({}), { name: "a" });
+    const g = new Graph(S, {
+      stateStore: store,
+      checkInput: (run) => {
+        seen.push(Object.isFrozen(run.state));
+        expect(() => {
+          (run.state as Record<string, unknown>).x = 1;
+        }).toThrow(TypeError);
+      },
+    }).flow(START.to(a), a.to(END));
+    await g.invoke({}, { threadId: "t" });
+    await g.invoke({}, { threadId: "t" });
+    expect(seen).toEqual([false]);
   });
 });

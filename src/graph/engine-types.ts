@@ -11,6 +11,7 @@ import type { JsonObject, JsonValue } from "../json/index.js";
 import type { MemoryStore } from "../memory/types.js";
 import type { PreparedUpdate, StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
+import type { WatchedAbort } from "./abort-race.js";
 import type { Breakpoint, Breakpoints } from "./breakpoints.js";
 import type { CompiledFlow } from "./compile.js";
 import type { PendingInterrupt, StreamMode, TaskHost } from "./context.js";
@@ -99,6 +100,8 @@ export interface RunJournal {
   readonly lastEventId?: string | null;
   /** The run that asked this one to stop (busy-thread policy "interrupt"), seen at the last commit. */
   readonly stoppedBy?: string | null;
+  /** The source of the lease's signal (the run's own signal when it has no other): see `abort-race.ts`. */
+  readonly leaseAbort?: WatchedAbort;
 }
 
 /** The mutable position of a run: the state, what runs next, and what waits (joins, deferred tasks). */

@@ -1,18 +1,12 @@
 /**
  * The superstep engine: the run loop. Each superstep runs its tasks concurrently
- * (`run-task.ts`), applies their updates in task order (`commit.ts`), and schedules the next
+ * (`run-task.ts`; several at once in `superstep-tasks.ts`), applies their updates in task order (`commit.ts`), and schedules the next
  * superstep from edges, `Command`s and `Send`s (`schedule.ts`). Its data is in `engine-types.ts`.
  *
  * @module
  */
 
-import {
-  type InterruptInfo,
-  LeaseLostError,
-  NodeTimeoutError,
-  RunCancelledError,
-  StepLimitError,
-} from "../errors/index.js";
+import { type InterruptInfo, StepLimitError } from "../errors/index.js";
 import type { JsonObject } from "../json/index.js";
 import { type AbortRace, abortRace } from "./abort-race.js";
 import { breakpointAfter, breakpointBefore } from "./breakpoints.js";
@@ -27,7 +21,6 @@ import type {
   TaskResult,
   TaskSpec,
 } from "./engine-types.js";
-import { frozenValue } from "./frozen-value.js";
 import { settleNext, type Waiting } from "./joins.js";
 import { ParentCommand } from "./parent-command.js";
 import { runTask } from "./run-task.js";
@@ -40,6 +33,7 @@ import {
   watchesTasks,
 } from "./stream-modes.js";
 import type { SubAgents } from "./sub-agents.js";
+import { afterTask, cancelled, runTasksConcurrently } from "./superstep-tasks.js";
 import { endWithError, startSpan } from "./tracing.js";
 import type { StreamEvent } from "./types.js";
 
@@ -67,140 +61,122 @@ export async function runLoop(
   pos: RunPosition,
   opts: EngineRunOptions,
 ): Promise<LoopEnd> {
-  const race = abortRace(opts.signal, () => cancelled(graph, opts.signal));
+  // (The race closed here, in the loop's own frame: no second async function a run.)
+  const race = abortRace(
+    opts.signal,
+    () => cancelled(graph, opts.signal),
+    opts.journal?.leaseAbort ?? null,
+  );
   try {
-    return await loop(graph, pos, opts, race);
+    let stepsThisRun = 0;
+    const host = new RunHost(opts);
+    while (pos.tasks.length > 0) {
+      if (opts.signal.aborted) throw cancelled(graph, opts.signal);
+      if (opts.breakpoints) {
+        const breakpoint = breakpointBefore(
+          opts.breakpoints,
+          pos.tasks,
+          pos.step,
+          pos.passed ?? null,
+        );
+        if (breakpoint)
+          return { status: "interrupted", interrupts: [], results: new Map(), breakpoint };
+      }
+      if (stepsThisRun >= opts.maxSteps) {
+        const pending = pos.tasks.map((t) => t.name);
+        throw new StepLimitError(
+          `Graph "${graph.name}" reached its limit of ${opts.maxSteps} supersteps with nodes still to run (${[...new Set(pending)].join(", ")}); raise maxSteps, or check for a loop that never reaches END`,
+          { graph: graph.name, maxSteps: opts.maxSteps, pending },
+        );
+      }
+      const step = pos.step;
+      let results: Map<string, TaskResult>;
+      if (graph.tracer) {
+        const s = startSpan(
+          graph.tracer,
+          `nodestep.superstep ${step}`,
+          { "nodestep.step": step, "nodestep.tasks": pos.tasks.length },
+          opts.traceContext,
+        );
+        try {
+          results = await runSuperstep(
+            graph,
+            pos,
+            { ...opts, traceContext: s.context },
+            host,
+            step,
+            race,
+          );
+          s.span.end();
+        } catch (e) {
+          endWithError(s.span, e);
+          throw e;
+        }
+      } else results = await runSuperstep(graph, pos, opts, host, step, race);
+      let interrupted = false;
+      let toParent = false;
+      for (const r of results.values()) {
+        if (r.kind === "interrupted") interrupted = true;
+        else if (r.toParent) toParent = true;
+      }
+      if (toParent) {
+        // A node returned Command.PARENT: the run ends there, its superstep not applied.
+        for (const t of pos.tasks) {
+          const r = results.get(t.id);
+          if (r?.kind === "done" && r.toParent)
+            throw new ParentCommand(r.toParent, t.name, graph.name);
+        }
+      }
+      if (interrupted) {
+        const interrupts: InterruptInfo[] = [];
+        for (const t of pos.tasks) {
+          const r = results.get(t.id);
+          if (r?.kind === "interrupted")
+            for (const i of r.interrupts)
+              interrupts.push({ key: i.key, value: i.value, node: t.name, taskId: t.id });
+        }
+        return { status: "interrupted", interrupts, results };
+      }
+      // Apply the updates in task order, schedule the next superstep, and commit it.
+      const pending = applyUpdates(graph, pos, results, opts.journal, step);
+      const applied = pending instanceof Promise ? await pending : pending;
+      const { state } = applied;
+      let next: TaskSpec[] = [];
+      let waiting: Waiting | null = null;
+      try {
+        const scheduled = scheduleNext(graph, pos.tasks, results, state, next, new Set(), step + 1);
+        if (scheduled) await scheduled;
+        // Joins and deferred nodes (only in flows that have them, or a position that holds some).
+        if (graph.flow.waits || pos.deferred) {
+          const settled = settleNext(graph.flow, pos.tasks, results, next, pos, step + 1);
+          next = settled.next;
+          waiting = settled.waiting;
+        }
+        if (opts.onStepCommitted)
+          await opts.onStepCommitted(step, pos.tasks, next, state, applied.before, waiting);
+      } catch (e) {
+        // Written in place: the position's state goes back to what it was before the superstep.
+        undoApplied(applied);
+        throw e;
+      }
+      const ran = pos.tasks;
+      commitStep(pos, state, next, opts, step, waiting);
+      stepsThisRun++;
+      if (opts.emit)
+        emitCheckpoint(opts, step, pos.state, pos.tasks, opts.journal?.lastEventId ?? null);
+      if (opts.breakpoints) {
+        const breakpoint = breakpointAfter(opts.breakpoints, ran, next, step);
+        if (breakpoint)
+          return { status: "interrupted", interrupts: [], results: new Map(), breakpoint };
+      }
+      // Another run asked for the thread (onBusy "interrupt"): stop at this boundary.
+      const by = opts.journal?.stoppedBy;
+      if (by && pos.tasks.length > 0) return { status: "stopped", by };
+    }
+    return { status: "completed" };
   } finally {
     race.close();
   }
-}
-
-async function loop(
-  graph: EngineGraph,
-  pos: RunPosition,
-  opts: EngineRunOptions,
-  race: AbortRace,
-): Promise<LoopEnd> {
-  let stepsThisRun = 0;
-  const host = new RunHost(opts);
-  while (pos.tasks.length > 0) {
-    if (opts.signal.aborted) throw cancelled(graph, opts.signal);
-    if (opts.breakpoints) {
-      const breakpoint = breakpointBefore(
-        opts.breakpoints,
-        pos.tasks,
-        pos.step,
-        pos.passed ?? null,
-      );
-      if (breakpoint)
-        return { status: "interrupted", interrupts: [], results: new Map(), breakpoint };
-    }
-    if (stepsThisRun >= opts.maxSteps) {
-      const pending = pos.tasks.map((t) => t.name);
-      throw new StepLimitError(
-        `Graph "${graph.name}" reached its limit of ${opts.maxSteps} supersteps with nodes still to run (${[...new Set(pending)].join(", ")}); raise maxSteps, or check for a loop that never reaches END`,
-        { graph: graph.name, maxSteps: opts.maxSteps, pending },
-      );
-    }
-    const step = pos.step;
-    let results: Map<string, TaskResult>;
-    if (graph.tracer) {
-      const s = startSpan(
-        graph.tracer,
-        `nodestep.superstep ${step}`,
-        { "nodestep.step": step, "nodestep.tasks": pos.tasks.length },
-        opts.traceContext,
-      );
-      try {
-        results = await runSuperstep(
-          graph,
-          pos,
-          { ...opts, traceContext: s.context },
-          host,
-          step,
-          race,
-        );
-        s.span.end();
-      } catch (e) {
-        endWithError(s.span, e);
-        throw e;
-      }
-    } else results = await runSuperstep(graph, pos, opts, host, step, race);
-    let interrupted = false;
-    let toParent = false;
-    for (const r of results.values()) {
-      if (r.kind === "interrupted") interrupted = true;
-      else if (r.toParent) toParent = true;
-    }
-    if (toParent) {
-      // A node returned Command.PARENT: the run ends there, its superstep not applied.
-      for (const t of pos.tasks) {
-        const r = results.get(t.id);
-        if (r?.kind === "done" && r.toParent)
-          throw new ParentCommand(r.toParent, t.name, graph.name);
-      }
-    }
-    if (interrupted) {
-      const interrupts: InterruptInfo[] = [];
-      for (const t of pos.tasks) {
-        const r = results.get(t.id);
-        if (r?.kind === "interrupted")
-          for (const i of r.interrupts)
-            interrupts.push({ key: i.key, value: i.value, node: t.name, taskId: t.id });
-      }
-      return { status: "interrupted", interrupts, results };
-    }
-    // Apply the updates in task order, schedule the next superstep, and commit it.
-    const pending = applyUpdates(graph, pos, results, opts.journal, step);
-    const applied = pending instanceof Promise ? await pending : pending;
-    const { state } = applied;
-    let next: TaskSpec[] = [];
-    let waiting: Waiting | null = null;
-    try {
-      const scheduled = scheduleNext(graph, pos.tasks, results, state, next, new Set(), step + 1);
-      if (scheduled) await scheduled;
-      // Joins and deferred nodes (only in flows that have them, or a position that holds some).
-      if (graph.flow.waits || pos.deferred) {
-        const settled = settleNext(graph.flow, pos.tasks, results, next, pos, step + 1);
-        next = settled.next;
-        waiting = settled.waiting;
-      }
-      if (opts.onStepCommitted)
-        await opts.onStepCommitted(step, pos.tasks, next, state, applied.before, waiting);
-    } catch (e) {
-      // Written in place: the position's state goes back to what it was before the superstep.
-      undoApplied(applied);
-      throw e;
-    }
-    const ran = pos.tasks;
-    commitStep(pos, state, next, opts, step, waiting);
-    stepsThisRun++;
-    if (opts.emit)
-      emitCheckpoint(opts, step, pos.state, pos.tasks, opts.journal?.lastEventId ?? null);
-    if (opts.breakpoints) {
-      const breakpoint = breakpointAfter(opts.breakpoints, ran, next, step);
-      if (breakpoint)
-        return { status: "interrupted", interrupts: [], results: new Map(), breakpoint };
-    }
-    // Another run asked for the thread (onBusy "interrupt"): stop at this boundary.
-    const by = opts.journal?.stoppedBy;
-    if (by && pos.tasks.length > 0) return { status: "stopped", by };
-  }
-  return { status: "completed" };
-}
-
-function cancelled(graph: EngineGraph, signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (
-    reason instanceof RunCancelledError ||
-    reason instanceof NodeTimeoutError ||
-    reason instanceof LeaseLostError
-  )
-    return reason;
-  return new RunCancelledError(`Run of graph "${graph.name}" was cancelled`, {
-    graph: graph.name,
-    cause: reason,
-  });
 }
 
 /**
@@ -271,136 +247,6 @@ async function runSuperstep(
     if (after) await after;
     return results;
   }
-  // Several tasks: run them concurrently; each finishes into the results map. The first
-  // failure fires the siblings' signal (the superstep's own, joined to the run's) and ends
-  // the superstep with that failure.
-  const stop = new AbortController();
-  const siblings: StepRun = { ...run, opts: { ...opts, signal: stop.signal } };
-  await new Promise<void>((resolve, reject) => {
-    let left = toRun.length;
-    let failed = false;
-    const onAbort = () => {
-      stop.abort(opts.signal.reason);
-      if (!failed) {
-        failed = true;
-        reject(cancelled(graph, opts.signal));
-      }
-    };
-    opts.signal.addEventListener("abort", onAbort, { once: true });
-    const fail = (e: unknown, t: TaskSpec) => {
-      if (failed) return;
-      failed = true;
-      opts.signal.removeEventListener("abort", onAbort);
-      stop.abort(
-        new RunCancelledError(
-          `Run of graph "${graph.name}" stopped: node "${t.name}" (task ${t.id}) failed`,
-          { graph: graph.name, cause: e },
-        ),
-      );
-      reject(e);
-    };
-    const done = () => {
-      if (--left === 0 && !failed) {
-        opts.signal.removeEventListener("abort", onAbort);
-        resolve();
-      }
-    };
-    // A task's result goes into the map as soon as it is known; a synchronous node's result
-    // (and its pending write, when the journal has nothing to await) costs no promise.
-    const finish = (t: TaskSpec, res: TaskResult) => {
-      if (failed) return;
-      results.set(t.id, res);
-      if (watch) emitTaskResult(opts, step, t, res);
-      let after: Promise<void> | void;
-      try {
-        after = afterTask(opts, step, t, res);
-      } catch (e) {
-        fail(e, t);
-        return;
-      }
-      if (after) after.then(done, (e) => fail(e, t));
-      else done();
-    };
-    // With maxConcurrency below the task count, a finished task's slot starts the next one
-    // (in task order; a loop, not recursion, so synchronous nodes use no stack).
-    const limit = opts.maxConcurrency ?? 0;
-    const limited = limit > 0 && limit < toRun.length;
-    let next = 0;
-    let running = 0;
-    let pumping = false;
-    const failTask = (e: unknown, t: TaskSpec) => {
-      if (watch && !failed) emitTaskFailed(opts, step, t, e);
-      fail(e, t);
-    };
-    const start = (t: TaskSpec): boolean => {
-      let r: TaskResult | Promise<TaskResult>;
-      if (watch) emitTaskStart(opts, step, t, pos.state);
-      try {
-        r = runTask(siblings, t);
-      } catch (e) {
-        failTask(e, t);
-        return false;
-      }
-      if (r instanceof Promise)
-        r.then(
-          (res) => {
-            if (limited) release();
-            finish(t, res);
-          },
-          (e) => failTask(e, t),
-        );
-      else {
-        if (limited) release();
-        finish(t, r);
-      }
-      return true;
-    };
-    const pump = () => {
-      if (pumping) return;
-      pumping = true;
-      while (!failed && next < toRun.length && running < limit) {
-        running++;
-        if (!start(toRun[next++]!)) break;
-      }
-      pumping = false;
-    };
-    const release = () => {
-      running--;
-      pump();
-    };
-    if (limited) pump();
-    else for (const t of toRun) if (!start(t)) return;
-  });
+  await runTasksConcurrently(run, toRun, results, watch);
   return results;
-}
-
-/** Emit a finished task's update and give the journal its pending write (a promise only when it has one). */
-function afterTask(
-  opts: EngineRunOptions,
-  step: number,
-  t: TaskSpec,
-  r: TaskResult,
-  defer = false,
-): Promise<void> | void {
-  // A Command.PARENT is neither an update of this graph nor stored: the run ends with it.
-  if (r.kind !== "done" || r.toParent) return;
-  if (opts.emit && opts.modes.has("updates")) {
-    const e: StreamEvent = {
-      mode: "updates",
-      node: t.name,
-      step,
-      taskId: t.id,
-      data: r.update ?? {},
-    };
-    if (r.cached) e.cached = true;
-    opts.emit(e);
-  }
-  if (opts.journal) {
-    // The log keeps what the node returned as it was when it returned, and the run goes on
-    // with that same copy: nothing the node does to its objects afterwards reaches either
-    // (an update that is one already, and was sent to no stream, is kept as it is).
-    if (opts.emit !== null || r.owned !== true) r.update = frozenValue(r.update);
-    r.routes = frozenValue(r.routes);
-    return opts.journal.taskFinished(step, t, r, defer);
-  }
 }

@@ -206,20 +206,23 @@ export class Graph<
    *   graph's `output` fields when it has an output schema.
    * @throws StateUpdateError for invalid input or updates (and an input field outside the graph's `input`); GraphExecutionError, StepLimitError, NodeTimeoutError, RunCancelledError; whatever a node throws.
    */
-  async invoke(
-    input: GraphInput<D>,
-    options: RunOptions = {},
-  ): Promise<RunResult<GraphOutput<D, O>>> {
-    checkRunOptions(this.name, options);
-    const modes = options.modes ?? [];
-    checkModes(modes);
-    // The state is picked to the output fields by the run (run-setup.ts).
-    return this.#run(
-      input,
-      options,
-      options.onEvent && modes.length ? options.onEvent : null,
-      options.onEvent ? modes : [],
-    );
+  invoke(input: GraphInput<D>, options: RunOptions = {}): Promise<RunResult<GraphOutput<D, O>>> {
+    // Not an async function (the run's own promise, not one more around it); what the checks
+    // throw is a rejection all the same.
+    try {
+      checkRunOptions(this.name, options);
+      const modes = options.modes ?? [];
+      checkModes(modes);
+      // The state is picked to the output fields by the run (run-setup.ts).
+      return this.#run(
+        input,
+        options,
+        options.onEvent && modes.length ? options.onEvent : null,
+        options.onEvent ? modes : [],
+      );
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /**

@@ -9,6 +9,7 @@ import type { LeaseLostError } from "../errors/index.js";
 import type { JsonValue } from "../json/index.js";
 import type { StateDefinition } from "../state/define-state.js";
 import type { NewEvent, StateStore } from "../stores/types.js";
+import type { WatchedAbort } from "./abort-race.js";
 import type { Durability } from "./durability.js";
 import type { TaskOutcome, TaskSpec } from "./engine-types.js";
 import { JournalLease } from "./journal-lease.js";
@@ -33,6 +34,8 @@ export class JournalAppender {
   readonly #writer: JournalWriter;
   /** Fires (with the `LeaseLostError` as its reason) when the run loses its lease. */
   readonly leaseSignal: AbortSignal;
+  /** The source of {@link leaseSignal}: the run's race is told by it directly (`abort-race.ts`). */
+  readonly leaseAbort: WatchedAbort;
   /**
    * The run that asked this one to stop (busy-thread policy `"interrupt"`), as the store said
    * at the last commit; `null` while none did. The engine stops at the superstep boundary.
@@ -53,6 +56,7 @@ export class JournalAppender {
     readonly durability: Durability,
   ) {
     this.#lease = new JournalLease(this);
+    this.leaseAbort = this.#lease.lostAbort;
     this.leaseSignal = this.#lease.signal;
     this.#writer = new JournalWriter(this.#lease, durability, lastSeq, lastEventId, (by) => {
       this.stoppedBy = by;
@@ -176,8 +180,14 @@ export class JournalAppender {
     this.#closed = true;
     const settled = this.#writer.close();
     this.#lease.stop();
-    await settled;
-    // Also after a lost lease: releasing is a no-op when another owner holds it now.
-    await this.store.releaseLease(this.threadId, this.branchId, this.runId).catch(() => {});
+    if (settled !== null) await settled;
+    // Also after a lost lease: releasing is a no-op when another owner holds it now. (A
+    // rejection ignored in place: no promise and closure of a `.catch` a run.)
+    const released = this.store.releaseLease(this.threadId, this.branchId, this.runId);
+    try {
+      await released;
+    } catch {
+      // (ignored)
+    }
   }
 }

@@ -9,6 +9,7 @@
  */
 import { LeaseLostError } from "../errors/index.js";
 import type { StateStore } from "../stores/types.js";
+import { WatchedAbort } from "./abort-race.js";
 
 /** The run a lease is held for. */
 export interface LeaseHolder {
@@ -43,9 +44,10 @@ export class JournalLease {
    * lasts at least `leaseTtlMs` from then (the store counts from when it got the request).
    */
   #heldSince = performance.now();
-  readonly #lostController = new AbortController();
+  /** Fired (with the `LeaseLostError` as its reason) when the run loses its lease. */
+  readonly lostAbort = new WatchedAbort();
   /** Fires (with the `LeaseLostError` as its reason) when the run loses its lease. */
-  readonly signal: AbortSignal = this.#lostController.signal;
+  readonly signal: AbortSignal = this.lostAbort.signal;
 
   constructor(readonly run: LeaseHolder) {}
 
@@ -184,7 +186,7 @@ export class JournalLease {
     if (this.#renewal) clearInterval(this.#renewal);
     this.#unlisten?.();
     this.#onLost?.();
-    this.#lostController.abort(this.#lost);
+    this.lostAbort.abort(this.#lost);
   }
 
   /** Stop renewing and listening (the journal closes; it releases the lease). */

@@ -20,9 +20,13 @@ import { ASYNC_MAX_HELD_STEPS, type Durability } from "./durability.js";
 import { frozenValue } from "./frozen-value.js";
 import type { JournalLease } from "./journal-lease.js";
 
+/** A settled promise, shared: what a write that has nothing left to wait for returns. */
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** Sends a run's batches of events to its branch, in order, as its durability says. */
 export class JournalWriter {
-  #tail: Promise<unknown> = Promise.resolve();
+  /** The last append or held send, in order; {@link SETTLED} while nothing was queued. */
+  #tail: Promise<unknown> = SETTLED;
   #closed = false;
   /** Appends started and not yet settled. */
   #inFlight = 0;
@@ -103,7 +107,7 @@ export class JournalWriter {
         this.#send(batch).catch((e: unknown) => {
           this.#deferred ??= e;
         });
-        return Promise.resolve();
+        return SETTLED;
       }
     }
     return this.#send(batch);
@@ -119,7 +123,7 @@ export class JournalWriter {
       this.#held.push(frozenEvent(e));
       if (e.type === "step_committed") this.#heldSteps++;
     }
-    if (this.durability === "exit") return Promise.resolve();
+    if (this.durability === "exit") return SETTLED;
     if (!this.#heldSend) {
       const send = this.#tail.then(() => {
         this.#heldSend = null;
@@ -134,7 +138,7 @@ export class JournalWriter {
       });
       this.#tail = this.#heldSend;
     }
-    if (this.#heldSteps < ASYNC_MAX_HELD_STEPS) return Promise.resolve();
+    if (this.#heldSteps < ASYNC_MAX_HELD_STEPS) return SETTLED;
     return this.#heldSend.then(() => {
       if (this.#deferred) throw this.#deferred;
     });
@@ -175,7 +179,7 @@ export class JournalWriter {
         this.lastSeq += n;
         this.#storedEventId = eventId(threadId, branchId, this.lastSeq);
       }
-      return Promise.resolve();
+      return SETTLED;
     } catch (e) {
       // Not written: the head goes back by what this append held.
       this.#headSeq -= batch.length;
@@ -253,10 +257,13 @@ export class JournalWriter {
     return res.events;
   }
 
-  /** Write nothing more; resolves when the appends under way settled. */
-  close(): Promise<unknown> {
+  /**
+   * Write nothing more; resolves when the appends under way settled, or `null` when nothing
+   * was ever queued (every append made at once: nothing to wait for).
+   */
+  close(): Promise<unknown> | null {
     this.#closed = true;
-    return this.#tail;
+    return this.#tail === SETTLED ? null : this.#tail;
   }
 }
 

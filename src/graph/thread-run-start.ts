@@ -20,7 +20,7 @@ import type { ThreadJournal } from "./journal.js";
 import { checkResumeAnswers } from "./journal-events.js";
 import type { CachedPosition } from "./load-position.js";
 import { subgraphParentTask } from "./parent-command.js";
-import { readOnlyViews } from "./read-only-view.js";
+import { readOnlyViews, readsOnly } from "./read-only-view.js";
 import { planRollback, positionAfter, type RollbackData, rollbackEventData } from "./rollback.js";
 import type { Command } from "./routing.js";
 import { scheduleStart } from "./schedule.js";
@@ -95,16 +95,22 @@ export async function startThreadRun(
     // run is written (a rollback above is, and stays), so the thread is as the check saw it.
     const check = engine.checkInput;
     if (check && tp.lastSeq > 0) {
-      const view = readOnlyViews(engine.name);
+      // Read only: the state is the thread's cached one, the input what is written next (a
+      // check of nodestep's own that only reads is given them as they are).
+      const view = readsOnly(check) ? null : readOnlyViews(engine.name);
+      const input = prepared as Record<string, unknown>;
       const refused = check({
         graph: engine.name,
         threadId,
         branchId,
-        // Read only: the state is the thread's cached one, the input what is written next.
-        state: view(tp.state),
-        input: view(prepared as Record<string, unknown>),
-        interrupts: view(tp.interrupts),
-        rolledBack: rollback ? view(rollback.runs) : NONE_ROLLED_BACK,
+        state: view === null ? tp.state : view(tp.state),
+        input: view === null ? input : view(input),
+        interrupts: view === null ? tp.interrupts : view(tp.interrupts),
+        rolledBack: rollback
+          ? view === null
+            ? rollback.runs
+            : view(rollback.runs)
+          : NONE_ROLLED_BACK,
       });
       if (refused) await refused;
     }

@@ -23,6 +23,7 @@ import { findNonJson, type JsonObject, type JsonValue } from "../json/index.js";
 import type { PreparedUpdate, StateDefinition } from "./define-state.js";
 import { messagesCodec } from "./messages-codec.js";
 import { isReplacement } from "./replace.js";
+import { sameJsonText } from "./same-json-text.js";
 
 /**
  * How one field's updates are stored. `decode(encode(u))` must equal `u` for every prepared
@@ -367,6 +368,10 @@ function findList(
     if (!Object.hasOwn(item, key)) continue;
     const v = item[key];
     if (!Array.isArray(v) || v.length !== value.length) continue;
+    // Decided by a walk where it can be (no text made), else by the two texts.
+    const same = sameJsonText(v, value);
+    if (same === true) return path;
+    if (same === false) continue;
     json ??= JSON.stringify(value);
     if (JSON.stringify(v) === json) return path;
   }
