@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { SqliteStateStore } from "../integrations/sqlite/index.js";
 import { runCaptured } from "./cli-capture.fixture.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-cli-refused-"));
@@ -81,5 +82,32 @@ describe("new input on a thread waiting on an approval", () => {
       1,
       'nodestep: run failed: ValueError: thread "o1" takes one input\n(nothing was written: thread o1 is as it was)\n',
     ]);
+  });
+});
+
+describe("new input on a thread another run holds", () => {
+  it("run -m fails (exit 1), says the message was not sent, and writes nothing", async () => {
+    expect((await cli(["run", SHOP, "-m", "where is A-1?", "-t", "b1"])).code).toBe(0);
+    const before = await cli(["history", "b1"]);
+    const store = new SqliteStateStore({ path: db });
+    try {
+      // Another run (another process, say) holds the thread's lease.
+      expect(await store.acquireLease("b1", "main", "other-run", 30_000)).toBe(true);
+      const r = await cli(["run", SHOP, "-m", "hi", "-t", "b1"]);
+      expect(r).toEqual({
+        code: 1,
+        stdout: lines(`thread b1 · branch main · graph shop · store sqlite:${db}`, "you: hi"),
+        stderr:
+          'nodestep: Thread "b1" (branch "main") is already running; graph "shop" cannot start a second run on it until the first ends (or its lease of 30000 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)\n(--message was not sent; thread b1 is as it was; the CLI has no onBusy: run the command again once the other run has ended)\n',
+      });
+      const resumed = await cli(["resume", "b1", "--graph", SHOP]);
+      expect([resumed.code, resumed.stderr.split("\n")[1]]).toEqual([
+        1,
+        "(nothing was written; thread b1 is as it was; the CLI has no onBusy: run the command again once the other run has ended)",
+      ]);
+    } finally {
+      await store.close();
+    }
+    expect(await cli(["history", "b1"])).toEqual(before);
   });
 });

@@ -142,9 +142,17 @@ export async function streamRun(
     const names = classNames(e);
     if (names.includes("RunCancelledError") && io.signal?.aborted) throw e;
     const error = e instanceof Error ? e : new Error(String(e));
-    if (names.includes("ThreadBusyError") || names.includes("UnknownBranchError")) {
-      throw new RunFailed(error.message);
+    if (names.includes("ThreadBusyError")) {
+      // `you: …` was printed before the run tried the thread: say the input did not go in.
+      // The CLI has no onBusy: the way on is to wait for the other run.
+      const given =
+        input === null ? null : "messages" in input && s.fromMessage ? "--message" : "--input";
+      const notSent = given === null ? "nothing was written" : `${given} was not sent`;
+      throw new RunFailed(
+        `${error.message}\n(${notSent}; thread ${threadId} is as it was; the CLI has no onBusy: run the command again once the other run has ended)`,
+      );
     }
+    if (names.includes("UnknownBranchError")) throw new RunFailed(error.message);
     if (resume && isBadAnswer(names, e)) throw new UsageError(error.message);
     if (names.includes("StateUpdateError") && (e as { node?: unknown }).node === "__input__") {
       const given =
