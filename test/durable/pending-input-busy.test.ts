@@ -144,7 +144,7 @@ describeStores("new input on a busy agent thread, refused", (fx) => {
       await expectError(
         async () => runAgent(await a.agent(), "move 100", { threadId: "t" }),
         RunInterruptedError,
-        `Agent "bank" paused for human input (interrupt "${KEY}"); answer with graph.invoke(null, { threadId: "t", resume: { <key>: <answer> } })`,
+        `Agent "bank" paused for human input (interrupt "${KEY}"); answer with graph.invoke(null, { threadId: "t", resume: { "${KEY}": <answer> } })`,
       );
       const paused = await (await a.agent()).history("t");
       // The answer runs the tool, held while the new message comes with onBusy "rollback".

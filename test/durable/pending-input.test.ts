@@ -70,7 +70,7 @@ describeStores("new input on a thread waiting on tool results", (fx) => {
       const paused = await expectError(
         async () => runAgent(await a.agent(), "move 100", { threadId: "t" }),
         RunInterruptedError,
-        'Agent "bank" paused for human input (interrupt "1:0#c_tx"); answer with graph.invoke(null, { threadId: "t", resume: { <key>: <answer> } })',
+        'Agent "bank" paused for human input (interrupt "1:0#c_tx"); answer with graph.invoke(null, { threadId: "t", resume: { "1:0#c_tx": <answer> } })',
       );
       const key = paused.interrupts[0]!.key;
       expect(key).toBe("1:0#c_tx");
