@@ -179,12 +179,13 @@ export async function streamRun(
     const lastSeq = (await loaded.store.getBranch(threadId, branchId))?.lastSeq ?? 0;
     if (input !== null && afterSeq > 0 && lastSeq === afterSeq)
       return `nothing was written: thread ${threadId} is as it was`;
-    const stored = await graph
-      .getState(threadId, { branchId })
-      .then((st) => st.lastEventId !== null)
-      .catch(() => false);
-    if (!stored) return `nothing was stored on thread ${threadId}`;
-    return `the thread keeps its state from before the failed step; retry with: nodestep resume ${shellQuote(threadId)} --graph ${shellQuote(s.target)}${flags(s)}`;
+    const now = await graph.getState(threadId, { branchId }).catch(() => null);
+    if (now === null || now.lastEventId === null) return `nothing was stored on thread ${threadId}`;
+    // A failed resume gives its answers back: the interrupts it answered are pending again.
+    const answers = now.interrupts
+      .map((i) => ` --answer ${shellQuote(`${i.key}=<answer>`)}`)
+      .join("");
+    return `the thread keeps its state from before the failed step; retry with: nodestep resume ${shellQuote(threadId)} --graph ${shellQuote(s.target)}${flags(s)}${answers}`;
   }
   progress?.clear();
   if (open) io.stdout("\n");
