@@ -40,11 +40,11 @@ describe("new input on a thread waiting on an approval", () => {
         "answer with:",
         `  nodestep resume p1 --graph ${SHOP} --answer 1:0#c3=yes`,
         '  (an approval takes yes, no, {"approved":false,"reason":"…"} or {"approved":true,"arguments":{…}})',
-        "or fork the thread before the model's request (nodestep history p1, then nodestep fork p1 --event <id>) and run on the branch",
+        "or fork the thread before the model's request (nodestep fork p1 --event p1/main/1) and run on the branch",
       ),
     );
     expect(r.stderr).toBe(
-      `nodestep: --message was refused: Thread "p1" of graph "shop" cannot take new input: tool call "c3" of the AIMessage at index 1 has no result and it waits on interrupt "1:0#c3". Answer with invoke(null, { threadId: "p1", resume: { "1:0#c3": … } }), or fork the thread at the event before the model's request and send the input on the branch. Nothing was written\n`,
+      `nodestep: --message was refused: Thread "p1" of graph "shop" cannot take new input: tool call "c3" of the AIMessage at index 1 has no result and it waits on interrupt "1:0#c3". Answer with invoke(null, { threadId: "p1", resume: { "1:0#c3": … } }), or fork the thread at event "p1/main/1" (before the model's request) and send the input on the branch. Nothing was written\n`,
     );
     expect(r.code).toBe(2);
     expect(await cli(["history", "p1"])).toEqual(before);

@@ -280,6 +280,8 @@ function printPaused(
 /** What `printRefused` reads of a `PendingToolCallsError`. */
 interface RefusedInput {
   readonly callIds: readonly string[];
+  /** The event to fork at (before the model's request), when the error knows it. */
+  readonly forkAt?: string | null;
 }
 
 /**
@@ -302,8 +304,11 @@ function printRefused(
     out("continue the tool step with:");
     out(`  nodestep resume ${shellQuote(s.threadId)} --graph ${shellQuote(s.target)}${flags(s)}`);
   }
+  const forkAt = typeof e.forkAt === "string" ? e.forkAt : null;
   out(
-    `or fork the thread before the model's request (nodestep history ${shellQuote(s.threadId)}${flags(s)}, then nodestep fork ${shellQuote(s.threadId)}${storeFlag(s)} --event <id>) and run on the branch`,
+    forkAt === null
+      ? `or fork the thread before the model's request (nodestep history ${shellQuote(s.threadId)}${flags(s)}, then nodestep fork ${shellQuote(s.threadId)}${storeFlag(s)} --event <id>) and run on the branch`
+      : `or fork the thread before the model's request (nodestep fork ${shellQuote(s.threadId)}${storeFlag(s)} --event ${shellQuote(forkAt)}) and run on the branch`,
   );
 }
 

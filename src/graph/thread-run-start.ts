@@ -105,6 +105,7 @@ export async function startThreadRun(
         input: view(prepared as Record<string, unknown>),
         interrupts: view(tp.interrupts),
         rolledBack: rollback ? view(rollback.runs) : NONE_ROLLED_BACK,
+        events: () => store.read(threadId, branchId),
       });
       if (refused) await refused;
     }
