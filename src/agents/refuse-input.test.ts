@@ -10,7 +10,10 @@ import type { NewInputOnThread } from "../graph/graph-options.js";
 import type { StoredEvent } from "../stores/types.js";
 import { refuseInputAfterOpenCalls } from "./history.js";
 
-const ask = AIMessage({ content: "", toolCalls: [{ id: "c1", name: "refund", arguments: {} }] });
+const ask = AIMessage({
+  content: "",
+  toolCalls: [{ id: "c1", name: "refund", arguments: {}, argumentsError: null }],
+});
 
 function run(
   messages: unknown[],
