@@ -773,12 +773,12 @@ describe.each<Kind>(["memory", "sqlite"])("bad thread and run inputs [%s]", (kin
     await expectError(
       () => graph.fork("nobody", { eventId: "nobody/main/1" }),
       UnknownEventError,
-      'Thread "nobody" has no event "nobody/main/1". Event ids are "<threadId>/<branchId>/<seq>" as returned by append and read.',
+      'Thread "nobody" has no event "nobody/main/1". Event ids are "<threadId>/<branchId>/<seq>" as listed by `nodestep history <thread>` or by getState and history.',
     );
     await expectError(
       () => graph.fork("t", { eventId: "t/main/1/extra" }),
       UnknownEventError,
-      'Thread "t" has no event "t/main/1/extra". Event ids are "<threadId>/<branchId>/<seq>" as returned by append and read.',
+      'Thread "t" has no event "t/main/1/extra". Event ids are "<threadId>/<branchId>/<seq>" as listed by `nodestep history <thread>` or by getState and history.',
     );
     await expectError(
       () => graph.fork("t", undefined as never),
@@ -871,7 +871,7 @@ describe.each<Kind>(["memory", "sqlite"])("bad thread and run inputs [%s]", (kin
     const busy = (results[1] as PromiseRejectedResult).reason as Error;
     expect(busy).toBeInstanceOf(ThreadBusyError);
     expect(busy.message).toBe(
-      'Thread "t" (branch "main") is already running; graph "g" cannot start a second run on it until the first ends (or its lease of 30000 ms expires)',
+      'Thread "t" (branch "main") is already running; graph "g" cannot start a second run on it until the first ends (or its lease of 30000 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)',
     );
     expect(await graph().getState("t")).toMatchObject({
       state: { count: 1, trail: ["a", "b"] },
@@ -967,7 +967,7 @@ describe("store misuse", () => {
     await expectError(
       () => graph(again).invoke(null, { threadId: "t" }),
       ThreadBusyError,
-      'Thread "t" (branch "main") is already running; graph "g" cannot start a second run on it until the first ends (or its lease of 150 ms expires)',
+      'Thread "t" (branch "main") is already running; graph "g" cannot start a second run on it until the first ends (or its lease of 150 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)',
     );
     await new Promise((r) => setTimeout(r, 200));
     expect((await graph(again).invoke(null, { threadId: "t" })).state).toEqual({ count: 11 });

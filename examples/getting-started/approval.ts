@@ -24,7 +24,9 @@ const chat = new ScriptedChat([
 const agent = buildReactAgent(chat, {
   tools: [refund],
   middleware: [ApprovalMiddleware({ tools: ["refund"] })],
-  stateStore: new MemoryStateStore(), // SqliteStateStore: the answer may come from another process
+  // With a SqliteStateStore the answer may come from another process; there, ScriptedChat's
+  // replies must be functions of the request, as in step 3 (its list starts over in each process).
+  stateStore: new MemoryStateStore(),
 });
 
 const paused = await agent.invoke(

@@ -9,6 +9,7 @@ import { type Message, ToolMessage } from "../chat/messages.js";
 import { ChatHistoryError, PendingToolCallsError } from "../errors/index.js";
 import type { NewInputOnThread } from "../graph/graph-options.js";
 import { markReadsOnly } from "../graph/read-only-view.js";
+import type { StoredEvent } from "../stores/types.js";
 
 /** The text sent for a tool call that has no result, when the history is repaired. */
 export const NOT_EXECUTED = "Tool call was not executed.";
@@ -145,14 +146,17 @@ export function repairHistory(messages: readonly Message[]): Message[] {
  * and the way on given, as rolled back; see `NewInputOnThread.rolledBack`).
  * Set it on your own graph of `modelNode` and `toolRunner` to get the same refusal (leave it
  * out where the model node has `repairHistory: true`: new input is fine there).
- * @throws PendingToolCallsError naming the thread, the calls, the pending interrupts and the
- *   ways on: answer them (`resume`), continue (`invoke(null)`), or fork the thread.
+ * Returns nothing when the input may go on; when it refuses, a promise (it reads the branch's
+ * events, `run.events()`, to name the event to fork at) that rejects.
+ * @throws PendingToolCallsError (as that rejection) naming the thread, the calls, the pending
+ *   interrupts and the ways on: answer them (`resume`), continue (`invoke(null)`), or fork the
+ *   thread at the event it names (`forkAt`).
  * @example
  * ```ts
  * const graph = new Graph(AgentState, { stateStore, checkInput: refuseInputAfterOpenCalls });
  * ```
  */
-export function refuseInputAfterOpenCalls(run: NewInputOnThread): void {
+export function refuseInputAfterOpenCalls(run: NewInputOnThread): void | Promise<void> {
   if (!Array.isArray(run.state.messages)) return;
   const messages = run.state.messages as readonly Message[];
   let at = messages.length - 1;
@@ -178,14 +182,49 @@ export function refuseInputAfterOpenCalls(run: NewInputOnThread): void {
       ? `Continue the tool step with invoke(null, { ${where} })`
       : `Answer with invoke(null, { ${where}, resume: { ${keys.map((k) => `${JSON.stringify(k)}: …`).join(", ")} } })`;
   const undone = run.rolledBack;
+  const one = undone.length === 1;
   const written =
     undone.length === 0
       ? "Nothing was written"
-      : `${undone.length === 1 ? "Run" : "Runs"} ${quoted(undone)} ${undone.length === 1 ? "was" : "were"} rolled back first (${undone.length === 1 ? "it stays" : "they stay"} undone); the input was not written`;
-  throw new PendingToolCallsError(
-    `Thread "${threadId}"${branchId === "main" ? "" : ` (branch "${branchId}")`} of graph "${run.graph}" cannot take new input: ${calls} of the AIMessage at index ${at} ${callIds.length === 1 ? "has" : "have"} no result${waits}. ${on}, or fork the thread at the event before the model's request and send the input on the branch. ${written}`,
-    { threadId, branchId, index: at, callIds, interruptKeys: keys },
-  );
+      : `${one ? "Run" : "Runs"} ${quoted(undone)} ${one ? "was" : "were"} rolled back first (${one ? "it stays undone; its" : "they stay undone; their"} tools may already have run, and answering runs them again); the input was not written`;
+  // The event to fork at: the one before the event that wrote the model's request.
+  return run.events().then((events) => {
+    const forkAt = eventBeforeCalls(events, new Set(callIds));
+    const fork =
+      forkAt === null
+        ? "fork the thread at the event before the model's request"
+        : `fork the thread at event ${JSON.stringify(forkAt)} (before the model's request)`;
+    throw new PendingToolCallsError(
+      `Thread "${threadId}"${branchId === "main" ? "" : ` (branch "${branchId}")`} of graph "${run.graph}" cannot take new input: ${calls} of the AIMessage at index ${at} ${callIds.length === 1 ? "has" : "have"} no result${waits}. ${on}, or ${fork} and send the input on the branch. ${written}`,
+      { threadId, branchId, index: at, callIds, interruptKeys: keys, forkAt },
+    );
+  });
+}
+
+/**
+ * The id of the event before the first one that wrote an `AIMessage` asking for one of `ids`
+ * (a task's or a step's update, a state update, a run's input; not a `rolled_back` event,
+ * which holds a copy of the state it goes back to), or `null` when there is none (or the
+ * request came with the thread's first event).
+ */
+function eventBeforeCalls(events: readonly StoredEvent[], ids: ReadonlySet<string>): string | null {
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    if (e.type !== "rolled_back" && asksFor(e.data, ids, 0))
+      return i === 0 ? null : events[i - 1]!.id;
+  }
+  return null;
+}
+
+/** Whether `value` holds (at most 8 levels down) an AI message with a tool call in `ids`. */
+function asksFor(value: unknown, ids: ReadonlySet<string>, depth: number): boolean {
+  if (depth > 8 || value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some((v) => asksFor(v, ids, depth + 1));
+  const o = value as Record<string, unknown>;
+  if (o.type === "ai" && Array.isArray(o.toolCalls)) {
+    return o.toolCalls.some((c) => ids.has((c as { id?: unknown } | null)?.id as string));
+  }
+  return Object.values(o).some((v) => asksFor(v, ids, depth + 1));
 }
 
 // It only reads the run it is given (its error holds copies of what it names): given the

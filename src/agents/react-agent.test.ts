@@ -13,6 +13,7 @@ import {
 import type { StreamEvent } from "../graph/types.js";
 import { resolveLazy } from "../lazy.js";
 import type { Middleware } from "../middleware/types.js";
+import { MemoryStateStore } from "../stores/memory-state-store.js";
 import { tool } from "../tools/tool.js";
 import { AgentState } from "./agent-state.js";
 import { failure, rejection, thrown } from "./node-tests.fixture.js";
@@ -344,12 +345,35 @@ describe("runAgent", () => {
     )) as RunInterruptedError;
     expect(error).toBeInstanceOf(RunInterruptedError);
     expect(error.message).toBe(
-      'Agent "agent" paused for human input (interrupt "1:0#c1"); answer with graph.invoke(null, { threadId: null, resume: { <key>: <answer> } })',
+      'Agent "agent" paused for human input (interrupt "1:0#c1"); answer with graph.invoke(null, { threadId: null, resume: { "1:0#c1": <answer> } })',
     );
     expect(error.interrupts).toEqual([
       { key: "1:0#c1", value: { question: "Refund?" }, node: "act", taskId: "1:0" },
     ]);
     expect(error.threadId).toBeNull();
+  });
+
+  it("names every pending key in RunInterruptedError's resume advice", async () => {
+    const approve = tool((_args, ctx) => ctx.interrupt({ question: "Refund?" }), {
+      name: "approve",
+      description: "Ask a person.",
+    });
+    const chat = new ScriptedChat([
+      {
+        toolCalls: [
+          { id: "c1", name: "approve" },
+          { id: "c2", name: "approve" },
+        ],
+      },
+      "never",
+    ]);
+    const agent = buildReactAgent(chat, { tools: [approve], stateStore: new MemoryStateStore() });
+    const error = (await rejection(
+      runAgent(agent, "refund me", { threadId: "t" }),
+    )) as RunInterruptedError;
+    expect(error.message).toBe(
+      'Agent "agent" paused for human input (interrupt "1:0#c1", "1:0#c2"); answer with graph.invoke(null, { threadId: "t", resume: { "1:0#c1": <answer>, "1:0#c2": <answer> } })',
+    );
   });
 
   it("refuses a message that is not a string", async () => {

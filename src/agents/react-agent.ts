@@ -195,9 +195,10 @@ export async function runAgent<C = unknown>(
     options as RunOptions,
   );
   if (result.status === "interrupted") {
-    const keys = result.interrupts.map((i) => `"${i.key}"`).join(", ");
+    const keys = result.interrupts.map((i) => JSON.stringify(i.key));
+    const answers = keys.map((k) => `${k}: <answer>`).join(", ");
     throw new RunInterruptedError(
-      `Agent "${graph.name}" paused for human input (interrupt ${keys}); answer with graph.invoke(null, { threadId: ${JSON.stringify(result.threadId)}, resume: { <key>: <answer> } })`,
+      `Agent "${graph.name}" paused for human input (interrupt ${keys.join(", ")}); answer with graph.invoke(null, { threadId: ${JSON.stringify(result.threadId)}, resume: { ${answers} } })`,
       { threadId: result.threadId, interrupts: result.interrupts },
     );
   }

@@ -1,7 +1,9 @@
 /**
  * A bad `--answer` is a usage error (exit 2, the error's message, no retry hint) and changes
  * nothing: a prototype key (refused as the server refuses it), a key no interrupt waits on, a
- * value nested past the depth limit.
+ * value nested past the depth limit. An answer the node refuses when it runs (an invalid
+ * approval) fails the run (exit 1); the retry it suggests, and `history`'s, gives the pending
+ * interrupt its answer again, and following it works.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -76,4 +78,29 @@ it("refuses bad --answer values with exit 2 and leaves the thread as it was", as
     `nodestep: Cannot store the resume answers: resume.approve${"[0]".repeat(limit - 1)} is not JSON (the value is nested deeper than ${limit} levels (the limit))\n`,
   );
   expect(await eventTypes(db)).toEqual(before);
+});
+
+it("after an answer the approval refuses, the retry hints carry --answer for the pending interrupt", async () => {
+  const SHOP = "src/cli/fixtures/shop.fixture.ts#buildStrictShopAgent";
+  const STORE = `sqlite:${join(dir, "strict.db")}`;
+  const run = await nodestep(["run", SHOP, "-m", "refund A-1", "-t", "s", "--store", STORE]);
+  expect(run.code).toBe(3);
+  const resume = (answer: string) =>
+    nodestep(["resume", "s", "--graph", SHOP, "--store", STORE, "--answer", `1:0#c3=${answer}`]);
+  const failed = await resume("maybe");
+  expect(failed.code).toBe(1);
+  expect(failed.stderr).toBe(
+    `nodestep: run failed: ToolExecutionError: Tool "refund" failed on call "c3": ValueError: ApprovalMiddleware: invalid answer for tool "refund" (call "c3"): got "maybe"; answer "yes", "no", true, false, { approved: true }, { approved: true, arguments: { ... } } or { approved: false, reason: "..." }\n(the thread keeps its state from before the failed step; retry with: nodestep resume s --graph ${SHOP} --store ${STORE} --answer '1:0#c3=<answer>')\n`,
+  );
+  // Again: after two failed resumes the interrupt is still the one pending.
+  expect((await resume("perhaps")).code).toBe(1);
+  const history = await nodestep(["history", "s", "--store", STORE]);
+  expect(
+    history.stdout.endsWith(
+      `\n\nfailed: retry from before the failed step with: nodestep resume s --graph <module>#<export> --store ${STORE} --answer '1:0#c3=<answer>'\n`,
+    ),
+  ).toBe(true);
+  const done = await resume("yes");
+  expect([done.code, done.stderr]).toEqual([0, ""]);
+  expect(done.stdout).toContain("ai: Refunded 25 on A-1.\n");
 });

@@ -216,6 +216,27 @@ export function historyLines(events: readonly StoredEvent[], o: HistoryOptions =
 }
 
 /**
+ * The interrupts pending after the failed run `failed`: a resume that fails gives its answers
+ * back (src/graph/resume-base.ts), so those of the pause it answered are pending again (and
+ * again after each failed resume since). `[]` when the failed run was not a resume of a pause.
+ */
+function pendingAfterFailure(events: readonly StoredEvent[], failed: StoredEvent): unknown {
+  const at = events.indexOf(failed);
+  const start = events.findLastIndex((e, i) => i < at && e.type === "run_started");
+  const d = start >= 0 && isObject(events[start]!.data) ? events[start]!.data : {};
+  if (!isObject(d.resume) || Object.keys(d.resume).length === 0) return [];
+  for (let i = start - 1; i >= 0; i--) {
+    const e = events[i]!;
+    const data = isObject(e.data) ? e.data : {};
+    if (e.type === "run_finished")
+      return data.status === "interrupted" && data.stoppedBy === undefined ? data.interrupts : [];
+    if (e.type === "state_updated" || e.type === "rolled_back") return [];
+    if (e.type === "run_started" && data.input !== undefined && data.input !== null) return [];
+  }
+  return [];
+}
+
+/**
  * The hint after a branch's events (`nodestep history`, and `nodestep fork` for the branch it
  * made): how to answer a paused run (also one paused again by a `rolled_back` event last in
  * the history), continue a stopped one or retry a failed one; `null` otherwise.
@@ -243,7 +264,7 @@ export function historyHint(events: readonly StoredEvent[], o: HistoryOptions): 
   const resume = resumeOf(last.threadId);
   const d = isObject(last.data) ? last.data : {};
   if (last.type === "run_failed")
-    return `failed: retry from before the failed step with: ${resume}`;
+    return `failed: retry from before the failed step with: ${resume}${answersOf(pendingAfterFailure(events, last))}`;
   if (d.status !== "interrupted") return null;
   // Stopped by another run (onBusy): what was left to run goes on with a plain resume.
   if (typeof d.stoppedBy === "string") return `stopped: continue it with: ${resume}`;

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { SqliteStateStore } from "../integrations/sqlite/index.js";
 import { runCaptured } from "./cli-capture.fixture.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-cli-refused-"));
@@ -39,11 +40,11 @@ describe("new input on a thread waiting on an approval", () => {
         "answer with:",
         `  nodestep resume p1 --graph ${SHOP} --answer 1:0#c3=yes`,
         '  (an approval takes yes, no, {"approved":false,"reason":"…"} or {"approved":true,"arguments":{…}})',
-        "or fork the thread before the model's request (nodestep history p1, then nodestep fork p1 --event <id>) and run on the branch",
+        "or fork the thread before the model's request (nodestep fork p1 --event p1/main/1) and run on the branch",
       ),
     );
     expect(r.stderr).toBe(
-      `nodestep: --message was refused: Thread "p1" of graph "shop" cannot take new input: tool call "c3" of the AIMessage at index 1 has no result and it waits on interrupt "1:0#c3". Answer with invoke(null, { threadId: "p1", resume: { "1:0#c3": … } }), or fork the thread at the event before the model's request and send the input on the branch. Nothing was written\n`,
+      `nodestep: --message was refused: Thread "p1" of graph "shop" cannot take new input: tool call "c3" of the AIMessage at index 1 has no result and it waits on interrupt "1:0#c3". Answer with invoke(null, { threadId: "p1", resume: { "1:0#c3": … } }), or fork the thread at event "p1/main/1" (before the model's request) and send the input on the branch. Nothing was written\n`,
     );
     expect(r.code).toBe(2);
     expect(await cli(["history", "p1"])).toEqual(before);
@@ -81,5 +82,32 @@ describe("new input on a thread waiting on an approval", () => {
       1,
       'nodestep: run failed: ValueError: thread "o1" takes one input\n(nothing was written: thread o1 is as it was)\n',
     ]);
+  });
+});
+
+describe("new input on a thread another run holds", () => {
+  it("run -m fails (exit 1), says the message was not sent, and writes nothing", async () => {
+    expect((await cli(["run", SHOP, "-m", "where is A-1?", "-t", "b1"])).code).toBe(0);
+    const before = await cli(["history", "b1"]);
+    const store = new SqliteStateStore({ path: db });
+    try {
+      // Another run (another process, say) holds the thread's lease.
+      expect(await store.acquireLease("b1", "main", "other-run", 30_000)).toBe(true);
+      const r = await cli(["run", SHOP, "-m", "hi", "-t", "b1"]);
+      expect(r).toEqual({
+        code: 1,
+        stdout: lines(`thread b1 · branch main · graph shop · store sqlite:${db}`, "you: hi"),
+        stderr:
+          'nodestep: Thread "b1" (branch "main") is already running; graph "shop" cannot start a second run on it until the first ends (or its lease of 30000 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)\n(--message was not sent; thread b1 is as it was; the CLI has no onBusy: run the command again once the other run has ended)\n',
+      });
+      const resumed = await cli(["resume", "b1", "--graph", SHOP]);
+      expect([resumed.code, resumed.stderr.split("\n")[1]]).toEqual([
+        1,
+        "(nothing was written; thread b1 is as it was; the CLI has no onBusy: run the command again once the other run has ended)",
+      ]);
+    } finally {
+      await store.close();
+    }
+    expect(await cli(["history", "b1"])).toEqual(before);
   });
 });

@@ -142,9 +142,17 @@ export async function streamRun(
     const names = classNames(e);
     if (names.includes("RunCancelledError") && io.signal?.aborted) throw e;
     const error = e instanceof Error ? e : new Error(String(e));
-    if (names.includes("ThreadBusyError") || names.includes("UnknownBranchError")) {
-      throw new RunFailed(error.message);
+    if (names.includes("ThreadBusyError")) {
+      // `you: …` was printed before the run tried the thread: say the input did not go in.
+      // The CLI has no onBusy: the way on is to wait for the other run.
+      const given =
+        input === null ? null : "messages" in input && s.fromMessage ? "--message" : "--input";
+      const notSent = given === null ? "nothing was written" : `${given} was not sent`;
+      throw new RunFailed(
+        `${error.message}\n(${notSent}; thread ${threadId} is as it was; the CLI has no onBusy: run the command again once the other run has ended)`,
+      );
     }
+    if (names.includes("UnknownBranchError")) throw new RunFailed(error.message);
     if (resume && isBadAnswer(names, e)) throw new UsageError(error.message);
     if (names.includes("StateUpdateError") && (e as { node?: unknown }).node === "__input__") {
       const given =
@@ -171,12 +179,13 @@ export async function streamRun(
     const lastSeq = (await loaded.store.getBranch(threadId, branchId))?.lastSeq ?? 0;
     if (input !== null && afterSeq > 0 && lastSeq === afterSeq)
       return `nothing was written: thread ${threadId} is as it was`;
-    const stored = await graph
-      .getState(threadId, { branchId })
-      .then((st) => st.lastEventId !== null)
-      .catch(() => false);
-    if (!stored) return `nothing was stored on thread ${threadId}`;
-    return `the thread keeps its state from before the failed step; retry with: nodestep resume ${shellQuote(threadId)} --graph ${shellQuote(s.target)}${flags(s)}`;
+    const now = await graph.getState(threadId, { branchId }).catch(() => null);
+    if (now === null || now.lastEventId === null) return `nothing was stored on thread ${threadId}`;
+    // A failed resume gives its answers back: the interrupts it answered are pending again.
+    const answers = now.interrupts
+      .map((i) => ` --answer ${shellQuote(`${i.key}=<answer>`)}`)
+      .join("");
+    return `the thread keeps its state from before the failed step; retry with: nodestep resume ${shellQuote(threadId)} --graph ${shellQuote(s.target)}${flags(s)}${answers}`;
   }
   progress?.clear();
   if (open) io.stdout("\n");
@@ -271,6 +280,8 @@ function printPaused(
 /** What `printRefused` reads of a `PendingToolCallsError`. */
 interface RefusedInput {
   readonly callIds: readonly string[];
+  /** The event to fork at (before the model's request), when the error knows it. */
+  readonly forkAt?: string | null;
 }
 
 /**
@@ -293,8 +304,11 @@ function printRefused(
     out("continue the tool step with:");
     out(`  nodestep resume ${shellQuote(s.threadId)} --graph ${shellQuote(s.target)}${flags(s)}`);
   }
+  const forkAt = typeof e.forkAt === "string" ? e.forkAt : null;
   out(
-    `or fork the thread before the model's request (nodestep history ${shellQuote(s.threadId)}${flags(s)}, then nodestep fork ${shellQuote(s.threadId)}${storeFlag(s)} --event <id>) and run on the branch`,
+    forkAt === null
+      ? `or fork the thread before the model's request (nodestep history ${shellQuote(s.threadId)}${flags(s)}, then nodestep fork ${shellQuote(s.threadId)}${storeFlag(s)} --event <id>) and run on the branch`
+      : `or fork the thread before the model's request (nodestep fork ${shellQuote(s.threadId)}${storeFlag(s)} --event ${shellQuote(forkAt)}) and run on the branch`,
   );
 }
 

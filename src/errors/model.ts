@@ -33,6 +33,12 @@ export class PendingToolCallsError extends ChatHistoryError {
   readonly callIds: readonly string[];
   /** Keys of the interrupts the thread waits on (empty after a stopped tool turn). */
   readonly interruptKeys: readonly string[];
+  /**
+   * The id of the event to fork the thread at to send the input on a branch: the one before
+   * the model's request (the branch keeps the human message that led to it); `null` when the
+   * log has none.
+   */
+  readonly forkAt: string | null;
   constructor(
     message: string,
     options: NodestepErrorOptions & {
@@ -41,6 +47,7 @@ export class PendingToolCallsError extends ChatHistoryError {
       index: number;
       callIds: readonly string[];
       interruptKeys: readonly string[];
+      forkAt?: string | null;
     },
   ) {
     super(message, options);
@@ -48,6 +55,7 @@ export class PendingToolCallsError extends ChatHistoryError {
     this.branchId = options.branchId;
     this.callIds = options.callIds;
     this.interruptKeys = options.interruptKeys;
+    this.forkAt = options.forkAt ?? null;
   }
 }
 

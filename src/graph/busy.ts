@@ -144,7 +144,7 @@ export async function takeLease(req: LeaseRequest): Promise<LeaseTaken> {
     if (await store.acquireLease(threadId, branchId, runId, leaseTtlMs)) return { sent, stopped };
     if (policy === "reject") {
       throw new ThreadBusyError(
-        `Thread "${threadId}" (branch "${branchId}") is already running; graph "${req.graphName}" cannot start a second run on it until the first ends (or its lease of ${leaseTtlMs} ms expires)`,
+        `Thread "${threadId}" (branch "${branchId}") is already running; graph "${req.graphName}" cannot start a second run on it until the first ends (or its lease of ${leaseTtlMs} ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)`,
         { threadId, branchId },
       );
     }

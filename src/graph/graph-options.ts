@@ -8,7 +8,7 @@ import type { Tracer } from "@opentelemetry/api";
 import type { InterruptInfo } from "../errors/index.js";
 import type { MemoryStore } from "../memory/types.js";
 import type { StateDefinition, StateShape, UpdateOfShape } from "../state/define-state.js";
-import type { StateStore } from "../stores/types.js";
+import type { StateStore, StoredEvent } from "../stores/types.js";
 import type { BreakpointNodes } from "./breakpoints.js";
 import type { ErrorHandler } from "./error-handler.js";
 import type { FieldSchema } from "./io-schema.js";
@@ -100,6 +100,12 @@ export interface NewInputOnThread {
    * (`refuseInputAfterOpenCalls` does), as the thread is no longer as its caller last saw it.
    */
   readonly rolledBack: readonly string[];
+  /**
+   * Read the branch's events (oldest first, as `graph.history` lists them), as the store holds
+   * them when called: for a refusal that names an event, such as the one to fork at
+   * (`refuseInputAfterOpenCalls` does). Each call reads the store again.
+   */
+  readonly events: () => Promise<readonly StoredEvent[]>;
 }
 
 /**

@@ -111,6 +111,7 @@ export async function startThreadRun(
             ? rollback.runs
             : view(rollback.runs)
           : NONE_ROLLED_BACK,
+        events: () => store.read(threadId, branchId),
       });
       if (refused) await refused;
     }

@@ -103,7 +103,7 @@ describe("threads", () => {
     await expectError(
       () => g.invoke({}, { threadId: "busy" }),
       ThreadBusyError,
-      'Thread "busy" (branch "main") is already running; graph "graph" cannot start a second run on it until the first ends (or its lease of 30000 ms expires)',
+      'Thread "busy" (branch "main") is already running; graph "graph" cannot start a second run on it until the first ends (or its lease of 30000 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)',
     );
     const other = g.invoke({}, { threadId: "other" });
     release();
@@ -331,7 +331,7 @@ describe("leases", () => {
     await expectError(
       () => g.invoke({}, { threadId: "long" }),
       ThreadBusyError,
-      'Thread "long" (branch "main") is already running; graph "graph" cannot start a second run on it until the first ends (or its lease of 100 ms expires)',
+      'Thread "long" (branch "main") is already running; graph "graph" cannot start a second run on it until the first ends (or its lease of 100 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)',
     );
     release();
     expect((await first).state.count).toBe(1);

@@ -91,7 +91,7 @@ describe("POST …/runs with onBusy rollback, input refused by the agent", () =>
       body: {
         error: {
           type: "PendingToolCallsError",
-          message: `Thread "t" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 1 has no result and it waits on interrupt "${KEY}". Answer with invoke(null, { threadId: "t", resume: { "${KEY}": … } }), or fork the thread at the event before the model's request and send the input on the branch. Run "${resumeId}" was rolled back first (it stays undone); the input was not written`,
+          message: `Thread "t" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 1 has no result and it waits on interrupt "${KEY}". Answer with invoke(null, { threadId: "t", resume: { "${KEY}": … } }), or fork the thread at event "t/main/1" (before the model's request) and send the input on the branch. Run "${resumeId}" was rolled back first (it stays undone; its tools may already have run, and answering runs them again); the input was not written`,
         },
       },
     });

@@ -68,7 +68,7 @@ describe("POST /api/threads/:id/runs with onBusy", () => {
       status: 409,
       body: err(
         "ThreadBusyError",
-        'Thread "t" (branch "main") is already running; graph "busy" cannot start a second run on it until the first ends (or its lease of 30000 ms expires)',
+        'Thread "t" (branch "main") is already running; graph "busy" cannot start a second run on it until the first ends (or its lease of 30000 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)',
       ),
     });
     expect(

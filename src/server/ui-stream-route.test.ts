@@ -249,7 +249,7 @@ describe("POST /api/threads/:id/ui-stream and GET /api/threads/:id/ui-messages",
       error: {
         type: "ThreadBusyError",
         message:
-          'Thread "t-1" (branch "main") is already running; graph "agent" cannot start a second run on it until the first ends (or its lease of 30000 ms expires)',
+          'Thread "t-1" (branch "main") is already running; graph "agent" cannot start a second run on it until the first ends (or its lease of 30000 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)',
       },
     });
     release();

@@ -23,7 +23,7 @@ export function unknownBranch(threadId: string, branchId: string): UnknownBranch
 /** The error for an unknown event. */
 export function unknownEvent(threadId: string, id: string): UnknownEventError {
   return new UnknownEventError(
-    `Thread "${threadId}" has no event "${id}". Event ids are "<threadId>/<branchId>/<seq>" as returned by append and read.`,
+    `Thread "${threadId}" has no event "${id}". Event ids are "<threadId>/<branchId>/<seq>" as listed by \`nodestep history <thread>\` or by getState and history.`,
     { threadId, eventId: id },
   );
 }

@@ -89,12 +89,12 @@ describeStores("bad input", (fx) => {
     await expectError(
       () => graph.fork("t", { eventId: "t/main/99" }),
       UnknownEventError,
-      'Thread "t" has no event "t/main/99". Event ids are "<threadId>/<branchId>/<seq>" as returned by append and read.',
+      'Thread "t" has no event "t/main/99". Event ids are "<threadId>/<branchId>/<seq>" as listed by `nodestep history <thread>` or by getState and history.',
     );
     await expectError(
       () => graph.fork("t", { eventId: "other/main/1" }),
       UnknownEventError,
-      'Thread "t" has no event "other/main/1". Event ids are "<threadId>/<branchId>/<seq>" as returned by append and read.',
+      'Thread "t" has no event "other/main/1". Event ids are "<threadId>/<branchId>/<seq>" as listed by `nodestep history <thread>` or by getState and history.',
     );
     // A thread with no events reads as empty (it is how a new thread starts), with no status.
     expect(await graph.getState("never")).toEqual({

@@ -113,7 +113,7 @@ describeStores("busy threads", (fx) => {
       await expectError(
         () => make(other).invoke({ log: ["b"] }, { threadId: "t", ...(onBusy ? { onBusy } : {}) }),
         ThreadBusyError,
-        'Thread "t" (branch "main") is already running; graph "busy" cannot start a second run on it until the first ends (or its lease of 30000 ms expires)',
+        'Thread "t" (branch "main") is already running; graph "busy" cannot start a second run on it until the first ends (or its lease of 30000 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)',
       );
     }
     gates[0].open();

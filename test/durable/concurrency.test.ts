@@ -30,7 +30,7 @@ function gate<T = void>() {
 const CALL = { toolCalls: [{ id: "w1", name: "wait", arguments: {} }] };
 
 const busy = (thread: string) =>
-  `Thread "${thread}" (branch "main") is already running; graph "agent" cannot start a second run on it until the first ends (or its lease of 30000 ms expires)`;
+  `Thread "${thread}" (branch "main") is already running; graph "agent" cannot start a second run on it until the first ends (or its lease of 30000 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)`;
 
 describeStores("one writer per thread", (fx) => {
   it("a second run on a busy thread fails at once with ThreadBusyError, also from another handle", async () => {

@@ -90,7 +90,7 @@ describeStores("interrupts through an agent", (fx) => {
     const e = await expectError(
       () => runAgent(agent, "Ship it", { threadId: "t1" }),
       RunInterruptedError,
-      'Agent "agent" paused for human input (interrupt "1:0#c2"); answer with graph.invoke(null, { threadId: "t1", resume: { <key>: <answer> } })',
+      'Agent "agent" paused for human input (interrupt "1:0#c2"); answer with graph.invoke(null, { threadId: "t1", resume: { "1:0#c2": <answer> } })',
     );
     expect(e.threadId).toBe("t1");
     expect(e.interrupts).toEqual([

@@ -132,7 +132,7 @@ async function stopAsked(store: StateStore, owner: string): Promise<string> {
 
 const KEY = "1:0#c_tx";
 const FORK =
-  "fork the thread at the event before the model's request and send the input on the branch";
+  'fork the thread at event "t/main/1" (before the model\'s request) and send the input on the branch';
 
 describeStores("new input on a busy agent thread, refused", (fx) => {
   for (const cold of [false, true]) {
@@ -144,7 +144,7 @@ describeStores("new input on a busy agent thread, refused", (fx) => {
       await expectError(
         async () => runAgent(await a.agent(), "move 100", { threadId: "t" }),
         RunInterruptedError,
-        `Agent "bank" paused for human input (interrupt "${KEY}"); answer with graph.invoke(null, { threadId: "t", resume: { <key>: <answer> } })`,
+        `Agent "bank" paused for human input (interrupt "${KEY}"); answer with graph.invoke(null, { threadId: "t", resume: { "${KEY}": <answer> } })`,
       );
       const paused = await (await a.agent()).history("t");
       // The answer runs the tool, held while the new message comes with onBusy "rollback".
@@ -167,7 +167,7 @@ describeStores("new input on a busy agent thread, refused", (fx) => {
       );
       expect(refused).toBeInstanceOf(PendingToolCallsError);
       expect(refused.message).toBe(
-        `Thread "t" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 1 has no result and it waits on interrupt "${KEY}". Answer with invoke(null, { threadId: "t", resume: { "${KEY}": … } }), or ${FORK}. Run "${resumeId}" was rolled back first (it stays undone); the input was not written`,
+        `Thread "t" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 1 has no result and it waits on interrupt "${KEY}". Answer with invoke(null, { threadId: "t", resume: { "${KEY}": … } }), or ${FORK}. Run "${resumeId}" was rolled back first (it stays undone; its tools may already have run, and answering runs them again); the input was not written`,
       );
       const e = refused as PendingToolCallsError;
       expect([e.threadId, e.branchId, e.index, e.callIds, e.interruptKeys]).toEqual([

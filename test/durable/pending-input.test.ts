@@ -70,7 +70,7 @@ describeStores("new input on a thread waiting on tool results", (fx) => {
       const paused = await expectError(
         async () => runAgent(await a.agent(), "move 100", { threadId: "t" }),
         RunInterruptedError,
-        'Agent "bank" paused for human input (interrupt "1:0#c_tx"); answer with graph.invoke(null, { threadId: "t", resume: { <key>: <answer> } })',
+        'Agent "bank" paused for human input (interrupt "1:0#c_tx"); answer with graph.invoke(null, { threadId: "t", resume: { "1:0#c_tx": <answer> } })',
       );
       const key = paused.interrupts[0]!.key;
       expect(key).toBe("1:0#c_tx");
@@ -78,15 +78,16 @@ describeStores("new input on a thread waiting on tool results", (fx) => {
       const e = await expectError(
         async () => runAgent(await a.agent(), "actually, my balance?", { threadId: "t" }),
         PendingToolCallsError,
-        `Thread "t" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 1 has no result and it waits on interrupt "${key}". Answer with invoke(null, { threadId: "t", resume: { "${key}": … } }), or fork the thread at the event before the model's request and send the input on the branch. Nothing was written`,
+        `Thread "t" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 1 has no result and it waits on interrupt "${key}". Answer with invoke(null, { threadId: "t", resume: { "${key}": … } }), or fork the thread at event "t/main/1" (before the model's request) and send the input on the branch. Nothing was written`,
       );
       expect(e).toBeInstanceOf(ChatHistoryError);
-      expect([e.threadId, e.branchId, e.index, e.callIds, e.interruptKeys]).toEqual([
+      expect([e.threadId, e.branchId, e.index, e.callIds, e.interruptKeys, e.forkAt]).toEqual([
         "t",
         "main",
         1,
         ["c_tx"],
         [key],
+        "t/main/1",
       ]);
       expect(await (await a.agent()).history("t")).toEqual(before);
       const snap = await (await a.agent()).getState("t");
@@ -103,6 +104,39 @@ describeStores("new input on a thread waiting on tool results", (fx) => {
       expect(await runAgent(await a.agent(), "thanks", { threadId: "t" })).toBe("You're welcome.");
     });
 
+    it(`the fork it names takes the input: the branch keeps the human message before the request (${mode})`, async () => {
+      flags.broken = false;
+      const a = agents(fx, cold, true);
+      await expectError(
+        async () => runAgent(await a.agent(), "move 100", { threadId: "f" }),
+        RunInterruptedError,
+        'Agent "bank" paused for human input (interrupt "1:0#c_tx"); answer with graph.invoke(null, { threadId: "f", resume: { "1:0#c_tx": <answer> } })',
+      );
+      const e = await expectError(
+        async () => runAgent(await a.agent(), "actually, my balance?", { threadId: "f" }),
+        PendingToolCallsError,
+        'Thread "f" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 1 has no result and it waits on interrupt "1:0#c_tx". Answer with invoke(null, { threadId: "f", resume: { "1:0#c_tx": … } }), or fork the thread at event "f/main/1" (before the model\'s request) and send the input on the branch. Nothing was written',
+      );
+      await (await a.agent()).fork("f", { eventId: e.forkAt!, branchId: "b" });
+      expect(
+        await runAgent(await a.agent(), "actually, my balance?", { threadId: "f", branchId: "b" }),
+      ).toBe("Done: moved 100.");
+      const branch = await (await a.agent()).getState("f", { branchId: "b" });
+      expect(branch.state.messages.map((m) => [m.type, m.content])).toEqual([
+        ["human", "move 100"],
+        ["human", "actually, my balance?"],
+        ["ai", "Done: moved 100."],
+      ]);
+      expect([branch.status, branch.interrupts]).toEqual(["completed", []]);
+      // The model was asked once on the branch, with both human messages; main still waits.
+      expect(a.chat.requests.map((r) => r.messages.map((m) => m.type))).toEqual([
+        ["human"],
+        ["human", "human"],
+      ]);
+      const main = await (await a.agent()).getState("f");
+      expect(main.interrupts.map((i) => i.key)).toEqual(["1:0#c_tx"]);
+    });
+
     it(`is refused after a stopped tool turn; invoke(null) then continues it (${mode})`, async () => {
       flags.broken = true;
       const a = agents(fx, cold, false);
@@ -115,7 +149,7 @@ describeStores("new input on a thread waiting on tool results", (fx) => {
       await expectError(
         async () => runAgent(await a.agent(), "what happened?", { threadId: "s" }),
         PendingToolCallsError,
-        'Thread "s" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 1 has no result. Continue the tool step with invoke(null, { threadId: "s" }), or fork the thread at the event before the model\'s request and send the input on the branch. Nothing was written',
+        'Thread "s" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 1 has no result. Continue the tool step with invoke(null, { threadId: "s" }), or fork the thread at event "s/main/1" (before the model\'s request) and send the input on the branch. Nothing was written',
       );
       expect(await (await a.agent()).history("s")).toEqual(before);
       flags.broken = false;

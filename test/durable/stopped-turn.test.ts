@@ -93,7 +93,7 @@ describeStores("a stopped tool turn", (fx) => {
     const e = await expectError(
       () => runAgent(agent, "what about A-2?", { threadId: "t" }),
       PendingToolCallsError,
-      'Thread "t" of graph "agent" cannot take new input: tool calls "c1", "c2" of the AIMessage at index 3 have no result. Continue the tool step with invoke(null, { threadId: "t" }), or fork the thread at the event before the model\'s request and send the input on the branch. Nothing was written',
+      'Thread "t" of graph "agent" cannot take new input: tool calls "c1", "c2" of the AIMessage at index 3 have no result. Continue the tool step with invoke(null, { threadId: "t" }), or fork the thread at event "t/main/4" (before the model\'s request) and send the input on the branch. Nothing was written',
     );
     expect(e).toBeInstanceOf(ChatHistoryError);
     expect([e.index, e.callIds, e.interruptKeys]).toEqual([3, ["c1", "c2"], []]);

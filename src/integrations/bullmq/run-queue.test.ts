@@ -297,7 +297,7 @@ describe("runs on a BullMQ worker", () => {
       error: {
         type: "ThreadBusyError",
         message:
-          'Thread "t3" (branch "main") is already running; graph "steps" cannot start a second run on it until the first ends (or its lease of 1000 ms expires)',
+          'Thread "t3" (branch "main") is already running; graph "steps" cannot start a second run on it until the first ends (or its lease of 1000 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)',
       },
     });
     const cancelled = await post(`${b.url}/api/threads/t3/runs/${runId}/cancel`, {});

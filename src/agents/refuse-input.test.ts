@@ -1,0 +1,88 @@
+/**
+ * `refuseInputAfterOpenCalls` called directly: it lets input through without reading the
+ * store, and when it refuses it names the event to fork at, or says what to look for when
+ * the log has no event before the model's request.
+ */
+import { describe, expect, it } from "vitest";
+import { AIMessage, HumanMessage } from "../chat/index.js";
+import { PendingToolCallsError } from "../errors/index.js";
+import type { NewInputOnThread } from "../graph/graph-options.js";
+import type { StoredEvent } from "../stores/types.js";
+import { refuseInputAfterOpenCalls } from "./history.js";
+
+const ask = AIMessage({
+  content: "",
+  toolCalls: [{ id: "c1", name: "refund", arguments: {}, argumentsError: null }],
+});
+
+function run(
+  messages: unknown[],
+  events: StoredEvent[],
+  reads: { count: number },
+): NewInputOnThread {
+  return {
+    graph: "agent",
+    threadId: "t",
+    branchId: "main",
+    state: { messages },
+    input: { messages: [HumanMessage({ content: "hi" })] },
+    interrupts: [],
+    rolledBack: [],
+    events: async () => {
+      reads.count++;
+      return events;
+    },
+  };
+}
+
+const event = (seq: number, type: string, data: unknown): StoredEvent =>
+  ({
+    id: `t/main/${seq}`,
+    threadId: "t",
+    branchId: "main",
+    seq,
+    createdAt: 0,
+    type,
+    runId: "r1",
+    step: 0,
+    taskId: null,
+    node: null,
+    data,
+  }) as StoredEvent;
+
+describe("refuseInputAfterOpenCalls", () => {
+  it("lets input after answered calls through without reading the events", () => {
+    const reads = { count: 0 };
+    expect(refuseInputAfterOpenCalls(run([HumanMessage({ content: "a" })], [], reads))).toBe(
+      undefined,
+    );
+    expect(reads.count).toBe(0);
+  });
+
+  it("names the event before the one that wrote the request, skipping a rolled_back copy", async () => {
+    const reads = { count: 0 };
+    const events = [
+      event(1, "run_started", { input: { messages: [HumanMessage({ content: "a" })] } }),
+      event(2, "step_committed", { update: { messages: [ask] } }),
+      event(3, "rolled_back", { position: { state: { messages: [ask] } } }),
+    ];
+    const refused = refuseInputAfterOpenCalls(run([ask], events, reads));
+    const e = await refused?.catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PendingToolCallsError);
+    expect([(e as PendingToolCallsError).message, (e as PendingToolCallsError).forkAt]).toEqual([
+      'Thread "t" of graph "agent" cannot take new input: tool call "c1" of the AIMessage at index 0 has no result. Continue the tool step with invoke(null, { threadId: "t" }), or fork the thread at event "t/main/1" (before the model\'s request) and send the input on the branch. Nothing was written',
+      "t/main/1",
+    ]);
+    expect(reads.count).toBe(1);
+  });
+
+  it("without an event before the request, says what to fork at and has no forkAt", async () => {
+    const reads = { count: 0 };
+    const events = [event(1, "run_started", { init: { messages: [ask] } })];
+    const e = await refuseInputAfterOpenCalls(run([ask], events, reads))?.catch((x: unknown) => x);
+    expect([(e as PendingToolCallsError).message, (e as PendingToolCallsError).forkAt]).toEqual([
+      'Thread "t" of graph "agent" cannot take new input: tool call "c1" of the AIMessage at index 0 has no result. Continue the tool step with invoke(null, { threadId: "t" }), or fork the thread at the event before the model\'s request and send the input on the branch. Nothing was written',
+      null,
+    ]);
+  });
+});
