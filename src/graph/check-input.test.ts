@@ -70,8 +70,6 @@ describe("GraphOptions.checkInput", () => {
         events: expect.any(Function),
       },
     ]);
-    // `events` reads the branch as the store holds it: nothing of the refused run.
-    expect(await seen[0]!.events()).toEqual(before);
     // A new graph object and store view: the same events, the same interrupt.
     const cold = asking(store);
     expect(await cold.history("t")).toEqual(before);
@@ -82,6 +80,24 @@ describe("GraphOptions.checkInput", () => {
     const done = await g.invoke(null, { threadId: "t", resume: { ok: "yes" } });
     expect([done.status, done.state.notes]).toEqual(["completed", ["a", "ok=yes"]]);
     expect(seen).toHaveLength(1);
+  });
+
+  it("gives events(): the branch as the store holds it while the check runs", async () => {
+    const store = new MemoryStateStore();
+    const read: (readonly unknown[])[] = [];
+    const g = asking(store, async (run) => {
+      // (Read while the check runs: the run's store may be closed once the call has ended.)
+      read.push(await run.events());
+      throw new ValueError("not now");
+    });
+    await g.invoke({ notes: ["a"] }, { threadId: "t" });
+    const before = await g.history("t");
+    await expect(g.invoke({ notes: ["b"] }, { threadId: "t" })).rejects.toThrow(
+      new ValueError("not now"),
+    );
+    // Nothing of the refused run: the events as they were.
+    expect(read).toEqual([before]);
+    expect(await g.history("t")).toEqual(before);
   });
 
   it("is not called for a Command; a rejected promise refuses as a throw does", async () => {

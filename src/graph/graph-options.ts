@@ -103,7 +103,9 @@ export interface NewInputOnThread {
   /**
    * Read the branch's events (oldest first, as `graph.history` lists them), as the store holds
    * them when called: for a refusal that names an event, such as the one to fork at
-   * (`refuseInputAfterOpenCalls` does). Each call reads the store again.
+   * (`refuseInputAfterOpenCalls` does). Each call reads the store again. Call it while the
+   * check runs (or from the promise it returns): once the run has ended, the store it reads may
+   * be closed (a `StateStoreError` then).
    */
   readonly events: () => Promise<readonly StoredEvent[]>;
 }
