@@ -202,18 +202,45 @@ export function refuseInputAfterOpenCalls(run: NewInputOnThread): void | Promise
 }
 
 /**
- * The id of the event before the first one that wrote an `AIMessage` asking for one of `ids`
- * (a task's or a step's update, a state update, a run's input; not a `rolled_back` event,
- * which holds a copy of the state it goes back to), or `null` when there is none (or the
- * request came with the thread's first event).
+ * The id of the event before the one that wrote the pending `AIMessage` asking for one of
+ * `ids` (a task's or a step's update, a state update, a run's input; not a `rolled_back`
+ * event, which holds a copy of the state it goes back to), or `null` when there is none (or
+ * the request came with the thread's first event). A model may give a call id again in a
+ * later turn (one that numbers its calls per turn): the request looked for is the first one
+ * after the last event that answered one of `ids` (the pending calls have no answer after
+ * their request), and the events a `rolled_back` event undid count for neither.
  */
 function eventBeforeCalls(events: readonly StoredEvent[], ids: ReadonlySet<string>): string | null {
+  // Indexes of the events that asked for, and that answered, one of the calls.
+  const asked: number[] = [];
+  const answered: number[] = [];
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
-    if (e.type !== "rolled_back" && asksFor(e.data, ids, 0))
-      return i === 0 ? null : events[i - 1]!.id;
+    if (e.type === "rolled_back") {
+      // The undone events are those after the last one it kept (all of them for none, a
+      // toEventId null; an event without the field undoes nothing known).
+      const to = (e.data as { toEventId?: unknown } | null)?.toEventId;
+      if (to !== null && typeof to !== "string") continue;
+      const kept = to === null ? -1 : events.findIndex((x) => x.id === to);
+      while (asked.length > 0 && asked[asked.length - 1]! > kept) asked.pop();
+      while (answered.length > 0 && answered[answered.length - 1]! > kept) answered.pop();
+      continue;
+    }
+    if (asksFor(e.data, ids, 0)) asked.push(i);
+    if (answers(e.data, ids, 0)) answered.push(i);
   }
-  return null;
+  const after = answered.length === 0 ? -1 : answered[answered.length - 1]!;
+  const at = asked.find((i) => i > after);
+  return at === undefined || at === 0 ? null : events[at - 1]!.id;
+}
+
+/** Whether `value` holds (at most 8 levels down) a tool message answering a call in `ids`. */
+function answers(value: unknown, ids: ReadonlySet<string>, depth: number): boolean {
+  if (depth > 8 || value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some((v) => answers(v, ids, depth + 1));
+  const o = value as Record<string, unknown>;
+  if (o.type === "tool") return typeof o.toolCallId === "string" && ids.has(o.toolCallId);
+  return Object.values(o).some((v) => answers(v, ids, depth + 1));
 }
 
 /** Whether `value` holds (at most 8 levels down) an AI message with a tool call in `ids`. */

@@ -4,7 +4,7 @@
  * the log has no event before the model's request.
  */
 import { describe, expect, it } from "vitest";
-import { AIMessage, HumanMessage } from "../chat/index.js";
+import { AIMessage, HumanMessage, ToolMessage } from "../chat/index.js";
 import { PendingToolCallsError } from "../errors/index.js";
 import type { NewInputOnThread } from "../graph/graph-options.js";
 import type { StoredEvent } from "../stores/types.js";
@@ -74,6 +74,52 @@ describe("refuseInputAfterOpenCalls", () => {
       "t/main/1",
     ]);
     expect(reads.count).toBe(1);
+  });
+
+  it("a tool call id repeated from an answered turn: names the event before the request that is pending, not before the first", async () => {
+    // A model (or a script) that numbers its calls per turn gives "c1" again.
+    const answer = ToolMessage({ content: "done", toolCallId: "c1", name: "refund" });
+    const events = [
+      event(1, "run_started", { input: { messages: [HumanMessage({ content: "a" })] } }),
+      event(2, "step_committed", { update: { messages: [ask] } }),
+      event(3, "step_committed", { update: { messages: [answer] } }),
+      event(4, "run_finished", { status: "completed" }),
+      event(5, "run_started", { input: { messages: [HumanMessage({ content: "b" })] } }),
+      event(6, "step_committed", { update: { messages: [ask] } }),
+    ];
+    const state = [
+      HumanMessage({ content: "a" }),
+      ask,
+      answer,
+      HumanMessage({ content: "b" }),
+      ask,
+    ];
+    const e = await refuseInputAfterOpenCalls(run(state, events, { count: 0 }))?.catch(
+      (x: unknown) => x,
+    );
+    expect((e as PendingToolCallsError).forkAt).toBe("t/main/5");
+  });
+
+  it("a rolled-back run that answered the call and asked again with the same id: its events do not count", async () => {
+    const answer = ToolMessage({ content: "done", toolCallId: "c1", name: "refund" });
+    const events = [
+      event(1, "run_started", { input: { messages: [HumanMessage({ content: "a" })] } }),
+      event(2, "step_committed", { update: { messages: [ask] } }),
+      event(3, "run_finished", { status: "interrupted" }),
+      event(4, "run_started", { input: null }),
+      event(5, "step_committed", { update: { messages: [answer] } }),
+      event(6, "step_committed", { update: { messages: [ask] } }),
+      event(7, "rolled_back", {
+        runs: ["r1"],
+        toEventId: "t/main/3",
+        position: { state: { messages: [HumanMessage({ content: "a" }), ask] } },
+      }),
+    ];
+    const state = [HumanMessage({ content: "a" }), ask];
+    const e = await refuseInputAfterOpenCalls(run(state, events, { count: 0 }))?.catch(
+      (x: unknown) => x,
+    );
+    expect((e as PendingToolCallsError).forkAt).toBe("t/main/1");
   });
 
   it("without an event before the request, says what to fork at and has no forkAt", async () => {
