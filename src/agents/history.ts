@@ -177,9 +177,13 @@ export function refuseInputAfterOpenCalls(run: NewInputOnThread): void | Promise
     keys.length === 0
       ? ""
       : ` and it waits on interrupt${keys.length === 1 ? "" : "s"} ${quoted(keys)}`;
+  // With no interrupt to answer, invoke(null) continues the tool step only when something
+  // runs next (calls written by updateState or a Command may leave nothing to run).
   const on =
     keys.length === 0
-      ? `Continue the tool step with invoke(null, { ${where} })`
+      ? run.next.length === 0
+        ? `Nothing runs next on the thread to answer ${callIds.length === 1 ? "it" : "them"} (invoke(null) would end at once): add a ToolMessage for ${callIds.length === 1 ? "it" : "each"} with updateState`
+        : `Continue the tool step with invoke(null, { ${where} })`
       : `Answer with invoke(null, { ${where}, resume: { ${keys.map((k) => `${JSON.stringify(k)}: …`).join(", ")} } })`;
   const undone = run.rolledBack;
   const one = undone.length === 1;

@@ -19,6 +19,7 @@ function run(
   messages: unknown[],
   events: StoredEvent[],
   reads: { count: number },
+  next: readonly string[] = ["act"],
 ): NewInputOnThread {
   return {
     graph: "agent",
@@ -27,6 +28,7 @@ function run(
     state: { messages },
     input: { messages: [HumanMessage({ content: "hi" })] },
     interrupts: [],
+    next,
     rolledBack: [],
     events: async () => {
       reads.count++;
@@ -120,6 +122,21 @@ describe("refuseInputAfterOpenCalls", () => {
       (x: unknown) => x,
     );
     expect((e as PendingToolCallsError).forkAt).toBe("t/main/1");
+  });
+
+  it("with nothing to run next (the calls written by updateState, not by a run of the model), does not advise invoke(null)", async () => {
+    const events = [
+      event(1, "run_started", { input: { messages: [HumanMessage({ content: "a" })] } }),
+      event(2, "run_finished", { status: "completed" }),
+      event(3, "state_updated", { update: { messages: [ask] } }),
+    ];
+    const e = await refuseInputAfterOpenCalls(
+      run([HumanMessage({ content: "a" }), ask], events, { count: 0 }, []),
+    )?.catch((x: unknown) => x);
+    expect([(e as PendingToolCallsError).message, (e as PendingToolCallsError).forkAt]).toEqual([
+      'Thread "t" of graph "agent" cannot take new input: tool call "c1" of the AIMessage at index 1 has no result. Nothing runs next on the thread to answer it (invoke(null) would end at once): add a ToolMessage for it with updateState, or fork the thread at event "t/main/2" (before the model\'s request) and send the input on the branch. Nothing was written',
+      "t/main/2",
+    ]);
   });
 
   it("without an event before the request, says what to fork at and has no forkAt", async () => {

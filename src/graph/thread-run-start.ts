@@ -106,6 +106,7 @@ export async function startThreadRun(
         state: view === null ? tp.state : view(tp.state),
         input: view === null ? input : view(input),
         interrupts: view === null ? tp.interrupts : view(tp.interrupts),
+        next: view === null ? namesOf(tp.tasks) : view(namesOf(tp.tasks)),
         rolledBack: rollback
           ? view === null
             ? rollback.runs
@@ -185,6 +186,13 @@ export async function startThreadRun(
   const originRunId = tp.originRunId ?? runId;
   await journal.runStarted(tp.step, { input: null, tasks: null, resume });
   return { pos, originRunId };
+}
+
+/** `NewInputOnThread.next`: the names of a position's tasks. */
+function namesOf(tasks: readonly { readonly name: string }[]): string[] {
+  const names: string[] = [];
+  for (const t of tasks) names.push(t.name);
+  return names;
 }
 
 /** `NewInputOnThread.rolledBack` when the run undid nothing (one frozen array for every check). */
