@@ -211,7 +211,7 @@ export function refuseInputAfterOpenCalls(run: NewInputOnThread): void | Promise
  * event, which holds a copy of the state it goes back to), or `null` when there is none (or
  * the request came with the thread's first event). A model may give a call id again in a
  * later turn (one that numbers its calls per turn): the request looked for is the first one
- * after the last event that answered one of `ids` (the pending calls have no answer after
+ * in or after the last event that answered one of `ids` (the pending calls have no answer after
  * their request), and the events a `rolled_back` event undid count for neither.
  */
 function eventBeforeCalls(events: readonly StoredEvent[], ids: ReadonlySet<string>): string | null {
@@ -230,32 +230,52 @@ function eventBeforeCalls(events: readonly StoredEvent[], ids: ReadonlySet<strin
       while (answered.length > 0 && answered[answered.length - 1]! > kept) answered.pop();
       continue;
     }
-    if (asksFor(e.data, ids, 0)) asked.push(i);
-    if (answers(e.data, ids, 0)) answered.push(i);
+    // In the event's own order: its last request is pending when no answer follows it.
+    const seen = lastOf(e.data, ids, 0, { asked: false, answered: false, last: null });
+    if (seen.answered) answered.push(i);
+    if (seen.last === "asked") asked.push(i);
   }
   const after = answered.length === 0 ? -1 : answered[answered.length - 1]!;
-  const at = asked.find((i) => i > after);
+  // (The same event may hold the earlier answer and then the new request: it counts.)
+  const at = asked.find((i) => i >= after);
   return at === undefined || at === 0 ? null : events[at - 1]!.id;
 }
 
-/** Whether `value` holds (at most 8 levels down) a tool message answering a call in `ids`. */
-function answers(value: unknown, ids: ReadonlySet<string>, depth: number): boolean {
-  if (depth > 8 || value === null || typeof value !== "object") return false;
-  if (Array.isArray(value)) return value.some((v) => answers(v, ids, depth + 1));
-  const o = value as Record<string, unknown>;
-  if (o.type === "tool") return typeof o.toolCallId === "string" && ids.has(o.toolCallId);
-  return Object.values(o).some((v) => answers(v, ids, depth + 1));
+/** What {@link lastOf} found in an event's data. */
+interface Seen {
+  asked: boolean;
+  answered: boolean;
+  /** Which came last in the data's order (arrays in order, objects by key order). */
+  last: "asked" | "answered" | null;
 }
 
-/** Whether `value` holds (at most 8 levels down) an AI message with a tool call in `ids`. */
-function asksFor(value: unknown, ids: ReadonlySet<string>, depth: number): boolean {
-  if (depth > 8 || value === null || typeof value !== "object") return false;
-  if (Array.isArray(value)) return value.some((v) => asksFor(v, ids, depth + 1));
+/**
+ * Walk `value` (at most 8 levels down) for AI messages asking for a call in `ids` and tool
+ * messages answering one, noting which came last.
+ */
+function lastOf(value: unknown, ids: ReadonlySet<string>, depth: number, seen: Seen): Seen {
+  if (depth > 8 || value === null || typeof value !== "object") return seen;
+  if (Array.isArray(value)) {
+    for (const v of value) lastOf(v, ids, depth + 1, seen);
+    return seen;
+  }
   const o = value as Record<string, unknown>;
   if (o.type === "ai" && Array.isArray(o.toolCalls)) {
-    return o.toolCalls.some((c) => ids.has((c as { id?: unknown } | null)?.id as string));
+    if (o.toolCalls.some((c) => ids.has((c as { id?: unknown } | null)?.id as string))) {
+      seen.asked = true;
+      seen.last = "asked";
+    }
+    return seen;
   }
-  return Object.values(o).some((v) => asksFor(v, ids, depth + 1));
+  if (o.type === "tool") {
+    if (typeof o.toolCallId === "string" && ids.has(o.toolCallId)) {
+      seen.answered = true;
+      seen.last = "answered";
+    }
+    return seen;
+  }
+  for (const v of Object.values(o)) lastOf(v, ids, depth + 1, seen);
+  return seen;
 }
 
 // It only reads the run it is given (its error holds copies of what it names): given the

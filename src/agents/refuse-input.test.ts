@@ -102,6 +102,42 @@ describe("refuseInputAfterOpenCalls", () => {
     expect((e as PendingToolCallsError).forkAt).toBe("t/main/5");
   });
 
+  it("an event that holds both the answer to an earlier call with the id and the new request: the fork is before it", async () => {
+    const answer = ToolMessage({ content: "done", toolCallId: "c1", name: "refund" });
+    const events = [
+      event(1, "run_started", { input: { messages: [HumanMessage({ content: "a" })] } }),
+      event(2, "step_committed", { update: { messages: [ask] } }),
+      event(3, "run_finished", { status: "interrupted" }),
+      event(4, "state_updated", { update: { messages: [answer, ask] } }),
+    ];
+    const state = [HumanMessage({ content: "a" }), ask, answer, ask];
+    const e = await refuseInputAfterOpenCalls(run(state, events, { count: 0 }))?.catch(
+      (x: unknown) => x,
+    );
+    expect((e as PendingToolCallsError).forkAt).toBe("t/main/3");
+  });
+
+  it("an event that holds a whole earlier turn with the id (request and answer): the fork is before the later request", async () => {
+    const answer = ToolMessage({ content: "done", toolCallId: "c1", name: "refund" });
+    const events = [
+      event(1, "run_started", { input: { messages: [HumanMessage({ content: "a" })] } }),
+      event(2, "state_updated", { update: { messages: [ask, answer] } }),
+      event(3, "run_started", { input: { messages: [HumanMessage({ content: "b" })] } }),
+      event(4, "step_committed", { update: { messages: [ask] } }),
+    ];
+    const state = [
+      HumanMessage({ content: "a" }),
+      ask,
+      answer,
+      HumanMessage({ content: "b" }),
+      ask,
+    ];
+    const e = await refuseInputAfterOpenCalls(run(state, events, { count: 0 }))?.catch(
+      (x: unknown) => x,
+    );
+    expect((e as PendingToolCallsError).forkAt).toBe("t/main/3");
+  });
+
   it("a rolled-back run that answered the call and asked again with the same id: its events do not count", async () => {
     const answer = ToolMessage({ content: "done", toolCallId: "c1", name: "refund" });
     const events = [
