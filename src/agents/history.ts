@@ -193,7 +193,12 @@ export function refuseInputAfterOpenCalls(run: NewInputOnThread): void | Promise
       : `${one ? "Run" : "Runs"} ${quoted(undone)} ${one ? "was" : "were"} rolled back first (${one ? "it stays undone; its" : "they stay undone; their"} tools may already have run, and answering runs them again); the input was not written`;
   // The event to fork at: the one before the event that wrote the model's request.
   return run.events().then((events) => {
-    const forkAt = eventBeforeCalls(events, new Set(callIds));
+    const ids = new Set(callIds);
+    // Requests with these ids earlier in the state (a model may give an id again in a later
+    // turn): the pending one is the request after them.
+    let earlier = 0;
+    for (let j = 0; j < at; j++) if (asking(messages[j], ids)) earlier++;
+    const forkAt = eventBeforeCalls(events, ids, earlier);
     const fork =
       forkAt === null
         ? "fork the thread at the event before the model's request"
@@ -210,14 +215,18 @@ export function refuseInputAfterOpenCalls(run: NewInputOnThread): void | Promise
  * `ids` (a task's or a step's update, a state update, a run's input; not a `rolled_back`
  * event, which holds a copy of the state it goes back to), or `null` when there is none (or
  * the request came with the thread's first event). A model may give a call id again in a
- * later turn (one that numbers its calls per turn): the request looked for is the first one
- * in or after the last event that answered one of `ids` (the pending calls have no answer after
- * their request), and the events a `rolled_back` event undid count for neither.
+ * later turn (one that numbers its calls per turn): the pending request is the one written
+ * after the `earlier` requests with those ids the state holds before it (an update that
+ * writes a request again, edited, comes after the one it edits), and the events a
+ * `rolled_back` event undid do not count.
  */
-function eventBeforeCalls(events: readonly StoredEvent[], ids: ReadonlySet<string>): string | null {
-  // Indexes of the events that asked for, and that answered, one of the calls.
-  const asked: number[] = [];
-  const answered: number[] = [];
+function eventBeforeCalls(
+  events: readonly StoredEvent[],
+  ids: ReadonlySet<string>,
+  earlier: number,
+): string | null {
+  // The events that wrote requests (index, how many), in order.
+  const asked: [number, number][] = [];
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     if (e.type === "rolled_back") {
@@ -226,56 +235,40 @@ function eventBeforeCalls(events: readonly StoredEvent[], ids: ReadonlySet<strin
       const to = (e.data as { toEventId?: unknown } | null)?.toEventId;
       if (to !== null && typeof to !== "string") continue;
       const kept = to === null ? -1 : events.findIndex((x) => x.id === to);
-      while (asked.length > 0 && asked[asked.length - 1]! > kept) asked.pop();
-      while (answered.length > 0 && answered[answered.length - 1]! > kept) answered.pop();
+      while (asked.length > 0 && asked[asked.length - 1]![0] > kept) asked.pop();
       continue;
     }
-    // In the event's own order: its last request is pending when no answer follows it.
-    const seen = lastOf(e.data, ids, 0, { asked: false, answered: false, last: null });
-    if (seen.answered) answered.push(i);
-    if (seen.last === "asked") asked.push(i);
+    const n = requests(e.data, ids, 0);
+    if (n > 0) asked.push([i, n]);
   }
-  const after = answered.length === 0 ? -1 : answered[answered.length - 1]!;
-  // (The same event may hold the earlier answer and then the new request: it counts.)
-  const at = asked.find((i) => i >= after);
-  return at === undefined || at === 0 ? null : events[at - 1]!.id;
+  let seen = 0;
+  for (const [i, n] of asked) {
+    seen += n;
+    if (seen > earlier) return i === 0 ? null : events[i - 1]!.id;
+  }
+  return null;
 }
 
-/** What {@link lastOf} found in an event's data. */
-interface Seen {
-  asked: boolean;
-  answered: boolean;
-  /** Which came last in the data's order (arrays in order, objects by key order). */
-  last: "asked" | "answered" | null;
+/** Whether `m` is an AI message with a tool call in `ids`. */
+function asking(m: unknown, ids: ReadonlySet<string>): boolean {
+  const o = m as { type?: unknown; toolCalls?: unknown } | null;
+  return (
+    o !== null &&
+    typeof o === "object" &&
+    o.type === "ai" &&
+    Array.isArray(o.toolCalls) &&
+    o.toolCalls.some((c) => ids.has((c as { id?: unknown } | null)?.id as string))
+  );
 }
 
-/**
- * Walk `value` (at most 8 levels down) for AI messages asking for a call in `ids` and tool
- * messages answering one, noting which came last.
- */
-function lastOf(value: unknown, ids: ReadonlySet<string>, depth: number, seen: Seen): Seen {
-  if (depth > 8 || value === null || typeof value !== "object") return seen;
-  if (Array.isArray(value)) {
-    for (const v of value) lastOf(v, ids, depth + 1, seen);
-    return seen;
-  }
-  const o = value as Record<string, unknown>;
-  if (o.type === "ai" && Array.isArray(o.toolCalls)) {
-    if (o.toolCalls.some((c) => ids.has((c as { id?: unknown } | null)?.id as string))) {
-      seen.asked = true;
-      seen.last = "asked";
-    }
-    return seen;
-  }
-  if (o.type === "tool") {
-    if (typeof o.toolCallId === "string" && ids.has(o.toolCallId)) {
-      seen.answered = true;
-      seen.last = "answered";
-    }
-    return seen;
-  }
-  for (const v of Object.values(o)) lastOf(v, ids, depth + 1, seen);
-  return seen;
+/** How many AI messages with a tool call in `ids` `value` holds (at most 8 levels down). */
+function requests(value: unknown, ids: ReadonlySet<string>, depth: number): number {
+  if (depth > 8 || value === null || typeof value !== "object") return 0;
+  if (asking(value, ids)) return 1;
+  let n = 0;
+  for (const v of Array.isArray(value) ? value : Object.values(value))
+    n += requests(v, ids, depth + 1);
+  return n;
 }
 
 // It only reads the run it is given (its error holds copies of what it names): given the

@@ -138,6 +138,33 @@ describe("refuseInputAfterOpenCalls", () => {
     expect((e as PendingToolCallsError).forkAt).toBe("t/main/3");
   });
 
+  it("a request edited by a state update (the same message written again): the fork is before the original", async () => {
+    const events = [
+      event(1, "run_started", { input: { messages: [HumanMessage({ content: "a" })] } }),
+      event(2, "step_committed", { update: { messages: [ask] } }),
+      event(3, "run_finished", { status: "interrupted" }),
+      event(4, "state_updated", { update: { messages: [ask] } }),
+    ];
+    const e = await refuseInputAfterOpenCalls(
+      run([HumanMessage({ content: "a" }), ask], events, { count: 0 }),
+    )?.catch((x: unknown) => x);
+    expect((e as PendingToolCallsError).forkAt).toBe("t/main/1");
+  });
+
+  it("a tool's result kept while its step failed (a cache write, not an answer in the state) does not count", async () => {
+    const cached = ToolMessage({ content: "shipped", toolCallId: "c1", name: "refund" });
+    const events = [
+      event(1, "run_started", { input: { messages: [HumanMessage({ content: "a" })] } }),
+      event(2, "step_committed", { update: { messages: [ask] } }),
+      event(3, "task_cache", { cache: { c1: cached } }),
+      event(4, "run_failed", { error: "boom" }),
+    ];
+    const e = await refuseInputAfterOpenCalls(
+      run([HumanMessage({ content: "a" }), ask], events, { count: 0 }),
+    )?.catch((x: unknown) => x);
+    expect((e as PendingToolCallsError).forkAt).toBe("t/main/1");
+  });
+
   it("a rolled-back run that answered the call and asked again with the same id: its events do not count", async () => {
     const answer = ToolMessage({ content: "done", toolCallId: "c1", name: "refund" });
     const events = [
