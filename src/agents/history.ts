@@ -177,9 +177,13 @@ export function refuseInputAfterOpenCalls(run: NewInputOnThread): void | Promise
     keys.length === 0
       ? ""
       : ` and it waits on interrupt${keys.length === 1 ? "" : "s"} ${quoted(keys)}`;
+  // With no interrupt to answer, invoke(null) continues the tool step only when something
+  // runs next (calls written by updateState or a Command may leave nothing to run).
   const on =
     keys.length === 0
-      ? `Continue the tool step with invoke(null, { ${where} })`
+      ? run.next.length === 0
+        ? `Nothing runs next on the thread to answer ${callIds.length === 1 ? "it" : "them"} (invoke(null) would end at once): add a ToolMessage for ${callIds.length === 1 ? "it" : "each"} with updateState`
+        : `Continue the tool step with invoke(null, { ${where} })`
       : `Answer with invoke(null, { ${where}, resume: { ${keys.map((k) => `${JSON.stringify(k)}: …`).join(", ")} } })`;
   const undone = run.rolledBack;
   const one = undone.length === 1;
@@ -189,7 +193,12 @@ export function refuseInputAfterOpenCalls(run: NewInputOnThread): void | Promise
       : `${one ? "Run" : "Runs"} ${quoted(undone)} ${one ? "was" : "were"} rolled back first (${one ? "it stays undone; its" : "they stay undone; their"} tools may already have run, and answering runs them again); the input was not written`;
   // The event to fork at: the one before the event that wrote the model's request.
   return run.events().then((events) => {
-    const forkAt = eventBeforeCalls(events, new Set(callIds));
+    const ids = new Set(callIds);
+    // Requests with these ids earlier in the state (a model may give an id again in a later
+    // turn): the pending one is the request after them.
+    let earlier = 0;
+    for (let j = 0; j < at; j++) if (asking(messages[j], ids)) earlier++;
+    const forkAt = eventBeforeCalls(events, ids, earlier);
     const fork =
       forkAt === null
         ? "fork the thread at the event before the model's request"
@@ -202,29 +211,64 @@ export function refuseInputAfterOpenCalls(run: NewInputOnThread): void | Promise
 }
 
 /**
- * The id of the event before the first one that wrote an `AIMessage` asking for one of `ids`
- * (a task's or a step's update, a state update, a run's input; not a `rolled_back` event,
- * which holds a copy of the state it goes back to), or `null` when there is none (or the
- * request came with the thread's first event).
+ * The id of the event before the one that wrote the pending `AIMessage` asking for one of
+ * `ids` (a task's or a step's update, a state update, a run's input; not a `rolled_back`
+ * event, which holds a copy of the state it goes back to), or `null` when there is none (or
+ * the request came with the thread's first event). A model may give a call id again in a
+ * later turn (one that numbers its calls per turn): the pending request is the one written
+ * after the `earlier` requests with those ids the state holds before it (an update that
+ * writes a request again, edited, comes after the one it edits), and the events a
+ * `rolled_back` event undid do not count.
  */
-function eventBeforeCalls(events: readonly StoredEvent[], ids: ReadonlySet<string>): string | null {
+function eventBeforeCalls(
+  events: readonly StoredEvent[],
+  ids: ReadonlySet<string>,
+  earlier: number,
+): string | null {
+  // The events that wrote requests (index, how many), in order.
+  const asked: [number, number][] = [];
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
-    if (e.type !== "rolled_back" && asksFor(e.data, ids, 0))
-      return i === 0 ? null : events[i - 1]!.id;
+    if (e.type === "rolled_back") {
+      // The undone events are those after the last one it kept (all of them for none, a
+      // toEventId null; an event without the field undoes nothing known).
+      const to = (e.data as { toEventId?: unknown } | null)?.toEventId;
+      if (to !== null && typeof to !== "string") continue;
+      const kept = to === null ? -1 : events.findIndex((x) => x.id === to);
+      while (asked.length > 0 && asked[asked.length - 1]![0] > kept) asked.pop();
+      continue;
+    }
+    const n = requests(e.data, ids, 0);
+    if (n > 0) asked.push([i, n]);
+  }
+  let seen = 0;
+  for (const [i, n] of asked) {
+    seen += n;
+    if (seen > earlier) return i === 0 ? null : events[i - 1]!.id;
   }
   return null;
 }
 
-/** Whether `value` holds (at most 8 levels down) an AI message with a tool call in `ids`. */
-function asksFor(value: unknown, ids: ReadonlySet<string>, depth: number): boolean {
-  if (depth > 8 || value === null || typeof value !== "object") return false;
-  if (Array.isArray(value)) return value.some((v) => asksFor(v, ids, depth + 1));
-  const o = value as Record<string, unknown>;
-  if (o.type === "ai" && Array.isArray(o.toolCalls)) {
-    return o.toolCalls.some((c) => ids.has((c as { id?: unknown } | null)?.id as string));
-  }
-  return Object.values(o).some((v) => asksFor(v, ids, depth + 1));
+/** Whether `m` is an AI message with a tool call in `ids`. */
+function asking(m: unknown, ids: ReadonlySet<string>): boolean {
+  const o = m as { type?: unknown; toolCalls?: unknown } | null;
+  return (
+    o !== null &&
+    typeof o === "object" &&
+    o.type === "ai" &&
+    Array.isArray(o.toolCalls) &&
+    o.toolCalls.some((c) => ids.has((c as { id?: unknown } | null)?.id as string))
+  );
+}
+
+/** How many AI messages with a tool call in `ids` `value` holds (at most 8 levels down). */
+function requests(value: unknown, ids: ReadonlySet<string>, depth: number): number {
+  if (depth > 8 || value === null || typeof value !== "object") return 0;
+  if (asking(value, ids)) return 1;
+  let n = 0;
+  for (const v of Array.isArray(value) ? value : Object.values(value))
+    n += requests(v, ids, depth + 1);
+  return n;
 }
 
 // It only reads the run it is given (its error holds copies of what it names): given the

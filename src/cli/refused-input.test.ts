@@ -9,8 +9,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { AIMessage } from "../chat/index.js";
 import { SqliteStateStore } from "../integrations/sqlite/index.js";
 import { runCaptured } from "./cli-capture.fixture.js";
+import { buildShopAgent } from "./fixtures/shop.fixture.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nodestep-cli-refused-"));
 const db = join(dir, "nodestep.db");
@@ -109,5 +111,39 @@ describe("new input on a thread another run holds", () => {
       await store.close();
     }
     expect(await cli(["history", "b1"])).toEqual(before);
+  });
+
+  it("tool calls written by a state update (nothing runs next): no resume is suggested, as it would run nothing", async () => {
+    expect((await cli(["run", SHOP, "-m", "where is A-2?", "-t", "u1"])).code).toBe(0);
+    const store = new SqliteStateStore({ path: db });
+    const agent = buildShopAgent({ stateStore: store });
+    // The fork is at the thread's last event before the update (its turn's run_finished).
+    expect((await agent.history("u1")).at(-1)!.id).toBe("u1/main/3");
+    await agent.updateState(
+      "u1",
+      {
+        messages: [
+          AIMessage({
+            content: null,
+            toolCalls: [{ id: "u9", name: "orderStatus", arguments: {}, argumentsError: null }],
+          }),
+        ],
+      },
+      { asNode: "think" },
+    );
+    expect((await agent.getState("u1")).next).toEqual([]);
+    await store.close();
+    const r = await cli(["run", SHOP, "-m", "hi", "-t", "u1"]);
+    expect([r.code, r.stdout.split("\n").slice(2)]).toEqual([
+      2,
+      [
+        "",
+        "refused: tool call u9 without results; nothing was written",
+        "nothing runs next on the thread to answer them: add a tool message for each with the",
+        "library's graph.updateState",
+        "or fork the thread before the model's request (nodestep fork u1 --event u1/main/3) and run on the branch",
+        "",
+      ],
+    ]);
   });
 });

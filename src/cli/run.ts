@@ -165,7 +165,7 @@ export async function streamRun(
       const given = "messages" in input && s.fromMessage ? "--message" : "--input";
       if (!json) {
         const now = await graph.getState(threadId, { branchId }).catch(() => before);
-        printRefused(out, s, now?.interrupts ?? [], e as RefusedInput);
+        printRefused(out, s, now?.interrupts ?? [], now?.next ?? [], e as RefusedInput);
       }
       throw new UsageError(`${given} was refused: ${error.message}`);
     }
@@ -286,13 +286,14 @@ interface RefusedInput {
 
 /**
  * After new input refused on a thread waiting on tool results: its pending answers and how to
- * give them (as a paused run prints them), or how to continue the stopped tool step; then how
- * to fork it.
+ * give them (as a paused run prints them), or how to continue the stopped tool step (or, with
+ * nothing to run next, that resuming would not answer them); then how to fork it.
  */
 function printRefused(
   out: (line?: string) => void,
   s: RunSettings,
   interrupts: readonly InterruptInfo[],
+  next: readonly string[],
   e: RefusedInput,
 ) {
   out();
@@ -300,7 +301,11 @@ function printRefused(
     `refused: tool call${e.callIds.length === 1 ? "" : "s"} ${e.callIds.join(", ")} without results; nothing was written`,
   );
   if (interrupts.length > 0) printPaused(out, s, interrupts, false);
-  else {
+  else if (next.length === 0) {
+    // (Calls written by a state update, not by a run of the model: resuming runs nothing.)
+    out("nothing runs next on the thread to answer them: add a tool message for each with the");
+    out("library's graph.updateState");
+  } else {
     out("continue the tool step with:");
     out(`  nodestep resume ${shellQuote(s.threadId)} --graph ${shellQuote(s.target)}${flags(s)}`);
   }

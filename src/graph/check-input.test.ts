@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { refuseInputAfterOpenCalls } from "../agents/history.js";
-import { RunStoppedError, ValueError } from "../errors/index.js";
+import { RunCancelledError, RunStoppedError, ValueError } from "../errors/index.js";
 import { defineState, reducer } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import type { NewInputCheck, NewInputOnThread } from "./graph.js";
@@ -66,6 +66,7 @@ describe("GraphOptions.checkInput", () => {
         state: { notes: ["a"] },
         input: { notes: ["b"] },
         interrupts: [{ key: "ok", value: "go on?", node: "ask", taskId: "0:0" }],
+        next: ["ask"],
         rolledBack: [],
         events: expect.any(Function),
       },
@@ -281,5 +282,29 @@ describe("GraphOptions.checkInput", () => {
     await g.invoke({}, { threadId: "t" });
     await g.invoke({}, { threadId: "t" });
     expect(seen).toEqual([false]);
+  });
+
+  it("a run whose signal fired while its check was pending writes nothing: RunCancelledError, the thread as before", async () => {
+    const store = new MemoryStateStore();
+    const ac = new AbortController();
+    const g = asking(store, async () => {
+      ac.abort(new Error("client gone"));
+      await new Promise((r) => setTimeout(r, 5));
+    });
+    expect((await g.invoke({ notes: ["a"] }, { threadId: "t" })).status).toBe("interrupted");
+    const before = await g.history("t");
+    const e = await g
+      .invoke({ notes: ["b"] }, { threadId: "t", signal: ac.signal })
+      .catch((x: unknown) => x);
+    expect(e).toEqual(
+      new RunCancelledError(
+        'The run of graph "asker" was cancelled before it started on thread "t" (branch "main"); nothing of it was written',
+        { graph: "asker" },
+      ),
+    );
+    expect((e as RunCancelledError).cause).toEqual(new Error("client gone"));
+    expect(await g.history("t")).toEqual(before);
+    const snap = await asking(store).getState("t");
+    expect([snap.state.notes, snap.interrupts.map((i) => i.key)]).toEqual([["a"], ["ok"]]);
   });
 });

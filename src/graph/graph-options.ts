@@ -94,6 +94,12 @@ export interface NewInputOnThread {
   /** The interrupts the thread waits on, as the store holds them; new input today drops them. */
   readonly interrupts: readonly InterruptInfo[];
   /**
+   * The nodes of the superstep that would run next on the thread (`getState(...).next`), empty
+   * when nothing is left to run: what `invoke(null)` would continue (a refusal advising it
+   * can check there is something to continue; `refuseInputAfterOpenCalls` does).
+   */
+  readonly next: readonly string[];
+  /**
    * The runs this run undid before the check (those an `onBusy: "rollback"` stopped, or a
    * stable subgraph child's runs its parent never committed), in order; empty for none. Their
    * `rolled_back` event is written and stays when the check refuses: say so in a refusal

@@ -9,7 +9,12 @@
  *
  * @module
  */
-import { StateStoreError, UnknownBranchError, ValueError } from "../errors/index.js";
+import {
+  RunCancelledError,
+  StateStoreError,
+  UnknownBranchError,
+  ValueError,
+} from "../errors/index.js";
 import { findNonJson, type JsonObject, jsonExact } from "../json/index.js";
 import { applyRunInput } from "../state/apply-update.js";
 import { prepareUpdate, type StateDefinition } from "../state/define-state.js";
@@ -106,6 +111,7 @@ export async function startThreadRun(
         state: view === null ? tp.state : view(tp.state),
         input: view === null ? input : view(input),
         interrupts: view === null ? tp.interrupts : view(tp.interrupts),
+        next: view === null ? namesOf(tp.tasks) : view(namesOf(tp.tasks)),
         rolledBack: rollback
           ? view === null
             ? rollback.runs
@@ -115,6 +121,7 @@ export async function startThreadRun(
       });
       if (refused) await refused;
     }
+    cancelledBeforeStart(options, engine.name, threadId, branchId);
     await journal.runStarted(
       tp.step,
       {
@@ -155,6 +162,7 @@ export async function startThreadRun(
   // The answers as a cold load of this run's event gives them (a -0 as 0, no key holding
   // undefined; a copy only then): the task reading one now and a later replay see the same.
   resume = jsonExact(resume);
+  cancelledBeforeStart(options, engine.name, threadId, branchId);
   if (command && (command.update !== null || command.goto !== null)) {
     // The Command's update and goto: one state_updated event before the run continues.
     const data = await planStateUpdate(
@@ -185,6 +193,33 @@ export async function startThreadRun(
   const originRunId = tp.originRunId ?? runId;
   await journal.runStarted(tp.step, { input: null, tasks: null, resume });
   return { pos, originRunId };
+}
+
+/**
+ * Throw when the run's own signal fired before it wrote its start (while a `checkInput` or a
+ * rollback's read was pending): a cancelled run writes nothing of its own (a rollback it
+ * wrote stays), as one cancelled while it waited for the thread.
+ * @throws RunCancelledError with the signal's reason as `cause`.
+ */
+function cancelledBeforeStart(
+  options: RunOptions,
+  graph: string,
+  threadId: string,
+  branchId: string,
+): void {
+  const signal = options.signal;
+  if (signal?.aborted)
+    throw new RunCancelledError(
+      `The run of graph "${graph}" was cancelled before it started on thread "${threadId}" (branch "${branchId}"); nothing of it was written`,
+      { graph, cause: signal.reason },
+    );
+}
+
+/** `NewInputOnThread.next`: the names of a position's tasks. */
+function namesOf(tasks: readonly { readonly name: string }[]): string[] {
+  const names: string[] = [];
+  for (const t of tasks) names.push(t.name);
+  return names;
 }
 
 /** `NewInputOnThread.rolledBack` when the run undid nothing (one frozen array for every check). */

@@ -32,7 +32,26 @@ const CASES: [unknown, unknown, boolean | null][] = [
   [{ a: [{ b: [1, { c: "d" }] }] }, { a: [{ b: [1, { c: "e" }] }] }, false],
 ];
 
+/**
+ * A proxy whose `has` trap hides the `toJSON` its `get` gives: `JSON.stringify` reads
+ * `toJSON` with a get (and calls it when it is a function), as the walk must.
+ */
+const hiddenToJson = new Proxy(
+  { a: 1 },
+  {
+    has: (t, k) => k !== "toJSON" && k in t,
+    get: (t, k) => (k === "toJSON" ? () => "X" : Reflect.get(t, k)),
+  },
+);
+
 describe("sameJsonText", () => {
+  it("reads toJSON as JSON.stringify does (a get, not an `in`)", () => {
+    expect([JSON.stringify([hiddenToJson]), sameJsonText([hiddenToJson], [{ a: 1 }])]).toEqual([
+      '["X"]',
+      null,
+    ]);
+  });
+
   it("answers each case as listed, and never against JSON.stringify", () => {
     const answers = CASES.map(([a, b]) => sameJsonText(a, b));
     expect(answers).toEqual(CASES.map(([, , r]) => r));

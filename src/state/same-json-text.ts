@@ -78,7 +78,8 @@ function kindOf(v: unknown): Kind | null {
       return Number.isFinite(v) ? "number" : null;
     case "object": {
       if (v === null) return "null";
-      if ("toJSON" in v) return null;
+      // Read as JSON.stringify reads it (a get: a proxy's has trap may say otherwise).
+      if ((v as { toJSON?: unknown }).toJSON !== undefined) return null;
       const proto = Object.getPrototypeOf(v);
       if (Array.isArray(v)) return proto === Array.prototype ? "array" : null;
       return proto === Object.prototype || proto === null ? "object" : null;

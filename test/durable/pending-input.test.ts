@@ -137,6 +137,64 @@ describeStores("new input on a thread waiting on tool results", (fx) => {
       expect(main.interrupts.map((i) => i.key)).toEqual(["1:0#c_tx"]);
     });
 
+    it(`a call id the model gave again in a later turn: the fork it names is before that turn's request (${mode})`, async () => {
+      flags.broken = false;
+      // The model numbers its calls per turn: the second request's call is "c_tx" again.
+      const chat = new ScriptedChat([TURN, "Done: moved 100.", TURN, "Your balance is 0."]);
+      const make = (stateStore: StateStore) =>
+        buildReactAgent(chat, {
+          name: "bank",
+          tools: [transfer],
+          stateStore,
+          middleware: [ApprovalMiddleware({ tools: ["transfer"] })],
+        });
+      let first: StateStore | null = null;
+      let warm: ReturnType<typeof make> | null = null;
+      const agent = async () => {
+        if (first === null) {
+          first = await fx.open();
+          warm = make(first);
+          return warm;
+        }
+        return cold ? make(await fx.reopen(first)) : warm!;
+      };
+      await expectError(
+        async () => runAgent(await agent(), "move 100", { threadId: "r" }),
+        RunInterruptedError,
+        'Agent "bank" paused for human input (interrupt "1:0#c_tx"); answer with graph.invoke(null, { threadId: "r", resume: { "1:0#c_tx": <answer> } })',
+      );
+      await (await agent()).invoke(null, { threadId: "r", resume: { "1:0#c_tx": "yes" } });
+      const second = await expectError(
+        async () => runAgent(await agent(), "move 100 again", { threadId: "r" }),
+        RunInterruptedError,
+        'Agent "bank" paused for human input (interrupt "4:0#c_tx"); answer with graph.invoke(null, { threadId: "r", resume: { "4:0#c_tx": <answer> } })',
+      );
+      const key = second.interrupts[0]!.key;
+      const events = await (await agent()).history("r");
+      const secondStart = events.findLast((x) => x.type === "run_started")!;
+      const e = await expectError(
+        async () => runAgent(await agent(), "my balance?", { threadId: "r" }),
+        PendingToolCallsError,
+        `Thread "r" of graph "bank" cannot take new input: tool call "c_tx" of the AIMessage at index 5 has no result and it waits on interrupt "${key}". Answer with invoke(null, { threadId: "r", resume: { "${key}": … } }), or fork the thread at event "${secondStart.id}" (before the model's request) and send the input on the branch. Nothing was written`,
+      );
+      expect(e.forkAt).toBe(secondStart.id);
+      await (await agent()).fork("r", { eventId: e.forkAt!, branchId: "b" });
+      expect(await runAgent(await agent(), "my balance?", { threadId: "r", branchId: "b" })).toBe(
+        "Your balance is 0.",
+      );
+      const branch = await (await agent()).getState("r", { branchId: "b" });
+      // The first turn is kept on the branch.
+      expect(branch.state.messages.map((m) => [m.type, m.content])).toEqual([
+        ["human", "move 100"],
+        ["ai", null],
+        ["tool", '{"result":"moved 100"}'],
+        ["ai", "Done: moved 100."],
+        ["human", "move 100 again"],
+        ["human", "my balance?"],
+        ["ai", "Your balance is 0."],
+      ]);
+    });
+
     it(`is refused after a stopped tool turn; invoke(null) then continues it (${mode})`, async () => {
       flags.broken = true;
       const a = agents(fx, cold, false);
