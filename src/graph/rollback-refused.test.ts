@@ -2,7 +2,9 @@
  * `onBusy: "rollback"` whose run is refused after it took the thread (not by `checkInput`):
  * the `rolled_back` event is the run's first write and stays, and the refusal is about the
  * thread as rolled back (a resume key: the keys pending after the rollback are named, and
- * answering one of them works). `check-input.test.ts` covers a `checkInput` refusal.
+ * answering one of them works). Resume answers with new input, and new input the state schema
+ * refuses, are refused before the run asks for the thread. `check-input.test.ts` covers a
+ * `checkInput` refusal.
  */
 import { expect, it } from "vitest";
 import { z } from "zod";
@@ -123,6 +125,64 @@ it("resume answers with new input are refused before the run asks for the thread
       ),
     );
   }
+  expect(await store.stopRequested("t", "main", firstId)).toBeNull();
+  release();
+  expect((await first).state).toEqual({ log: ["a", "one", "two"] });
+  expect((await g.history("t")).map((e) => e.type)).toEqual([
+    "run_started",
+    "step_committed",
+    "step_committed",
+    "run_finished",
+  ]);
+});
+
+it("new input its state schema refuses is refused before the run asks for the thread: onBusy stops nothing and rolls nothing back", async () => {
+  let enter!: () => void;
+  const entered = new Promise<void>((r) => {
+    enter = r;
+  });
+  let release!: () => void;
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  const one = node(
+    async (s: typeof L.State) => {
+      if (s.log.includes("a")) {
+        enter();
+        await released;
+      }
+      return { log: ["one"] };
+    },
+    { name: "one" },
+  );
+  const two = node(() => ({ log: ["two"] }), { name: "two" });
+  const store = new MemoryStateStore();
+  const g = new Graph(L, { name: "busy", stateStore: store }).flow(
+    START.to(one),
+    one.to(two),
+    two.to(END),
+  );
+  const first = g.invoke({ log: ["a"] }, { threadId: "t" });
+  await entered;
+  const firstId = (await store.read("t", "main")).findLast((e) => e.type === "run_started")!.runId;
+  const errors: unknown[] = [];
+  for (const onBusy of ["interrupt", "rollback"] as const) {
+    errors.push(
+      // (Before, "interrupt" and "rollback" waited for the running run to stop, up to
+      // onBusyTimeoutMs, and then failed: the running run stopped, or undone, for nothing.)
+      await g
+        .invoke({ log: "b" } as unknown as typeof L.State, { threadId: "t", onBusy })
+        .catch((e: unknown) => e),
+    );
+  }
+  const refused = [
+    "StateUpdateError",
+    'Invalid update for state field "log" written by the run input: Invalid input: expected array, received string',
+  ];
+  expect(errors.map((e) => [(e as Error).constructor.name, (e as Error).message])).toEqual([
+    refused,
+    refused,
+  ]);
   expect(await store.stopRequested("t", "main", firstId)).toBeNull();
   release();
   expect((await first).state).toEqual({ log: ["a", "one", "two"] });

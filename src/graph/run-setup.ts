@@ -117,6 +117,14 @@ export async function runGraph<D extends StateDefinition | null>(
   }
 
   const store = runStore as StateStore;
+  // New input its schema refuses is refused before the run asks for the thread, as it is
+  // without onBusy: "enqueue" need not wait, "interrupt" and "rollback" must not stop or undo
+  // the running run, for input that cannot start (it is prepared again in thread-run-start.ts,
+  // against the thread; only with these policies, so a plain run pays nothing for it).
+  if (options.onBusy !== undefined && options.onBusy !== "reject" && !command) {
+    if (input !== null && input !== undefined)
+      prepareUpdate(graph.state, input, "__input__", false);
+  }
   const { journal, loaded, stopped } = await ThreadJournal.open(
     store,
     graph.state,
