@@ -100,17 +100,59 @@ describe("new input on a thread another run holds", () => {
         code: 1,
         stdout: lines(`thread b1 · branch main · graph shop · store sqlite:${db}`, "you: hi"),
         stderr:
-          'nodestep: Thread "b1" (branch "main") is already running; graph "shop" cannot start a second run on it until the first ends (or its lease of 30000 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)\n(--message was not sent; thread b1 is as it was; the CLI has no onBusy: run the command again once the other run has ended)\n',
+          'nodestep: Thread "b1" (branch "main") is already running; graph "shop" cannot start a second run on it until the first ends (or its lease of 30000 ms expires); pass onBusy: "enqueue" to wait for it, "interrupt" to stop it or "rollback" to undo it (docs/busy-threads.md)\n(--message was not sent; thread b1 is as it was; run the command again with --on-busy enqueue to wait for the other run, interrupt to stop it or rollback to undo it)\n',
       });
       const resumed = await cli(["resume", "b1", "--graph", SHOP]);
       expect([resumed.code, resumed.stderr.split("\n")[1]]).toEqual([
         1,
-        "(nothing was written; thread b1 is as it was; the CLI has no onBusy: run the command again once the other run has ended)",
+        "(nothing was written; thread b1 is as it was; run the command again with --on-busy enqueue to wait for the other run, interrupt to stop it or rollback to undo it)",
       ]);
     } finally {
       await store.close();
     }
     expect(await cli(["history", "b1"])).toEqual(before);
+  });
+
+  it("--on-busy enqueue waits for the other run's lease and then runs; bad --on-busy values are usage errors", async () => {
+    expect((await cli(["run", SHOP, "-m", "where is A-1?", "-t", "q1"])).code).toBe(0);
+    const store = new SqliteStateStore({ path: db });
+    try {
+      expect(await store.acquireLease("q1", "main", "other-run", 30_000)).toBe(true);
+      const released = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          void store.releaseLease("q1", "main", "other-run").then(() => resolve());
+        }, 150),
+      );
+      const r = await cli([
+        "run",
+        SHOP,
+        "-m",
+        "and A-2?",
+        "-t",
+        "q1",
+        "--on-busy",
+        "enqueue",
+        "--on-busy-timeout",
+        "10000",
+      ]);
+      await released;
+      expect([r.code, r.stderr]).toEqual([0, ""]);
+      expect(r.stdout.split("\n")[1]).toBe("you: and A-2?");
+    } finally {
+      await store.close();
+    }
+    const bad = await cli(["run", SHOP, "-m", "hi", "-t", "q1", "--on-busy", "wait"]);
+    expect([bad.code, bad.stdout, bad.stderr]).toEqual([
+      2,
+      "",
+      "nodestep: option '--on-busy <policy>' argument 'wait' is invalid. Allowed choices are reject, enqueue, interrupt, rollback.\n(run nodestep --help for usage)\n",
+    ]);
+    const lonely = await cli(["run", SHOP, "-m", "hi", "-t", "q1", "--on-busy-timeout", "10"]);
+    expect([lonely.code, lonely.stdout, lonely.stderr]).toEqual([
+      2,
+      "",
+      "nodestep: --on-busy-timeout is how long --on-busy enqueue, interrupt or rollback waits; give one of them with it\n",
+    ]);
   });
 
   it("tool calls written by a state update (nothing runs next): no resume is suggested, as it would run nothing", async () => {

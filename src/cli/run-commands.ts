@@ -5,14 +5,15 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import type { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import { HumanMessage } from "../chat/messages.js";
 import { StateUpdateError } from "../errors/index.js";
+import { BUSY_POLICIES, type BusyPolicy, MAX_BUSY_TIMEOUT_MS } from "../graph/busy.js";
 import { checkRunInput } from "../graph/input-check.js";
 import { prototypeKey } from "../json/depth.js";
 import type { JsonValue } from "../json/index.js";
 import type { PriceTable } from "../middleware/prices.js";
-import { collect, parseAnswer, parseJsonObject, readPrices } from "./args.js";
+import { collect, parseAnswer, parseJsonObject, positiveInt, readPrices } from "./args.js";
 import { interruptLines } from "./format.js";
 import { type LoadedGraph, RunFailed, UsageError } from "./load.js";
 import { type RunIo, type RunSettings, streamRun } from "./run.js";
@@ -47,6 +48,8 @@ export function addRunCommands(program: Command, host: RunCommandsHost): void {
     .option("-b, --branch <id>", "branch of the thread", "main")
     .addOption(storeOption())
     .addOption(modelOption())
+    .addOption(onBusyOption())
+    .addOption(onBusyTimeoutOption())
     .option("--json", "print one JSON object per line instead of text")
     .option("--verbose", "print every step's fields and messages instead of the conversation")
     .option("--prices <file>", "a JSON price table (USD per million tokens) for the run's cost")
@@ -94,6 +97,8 @@ export function addRunCommands(program: Command, host: RunCommandsHost): void {
     .option("-b, --branch <id>", "branch of the thread", "main")
     .addOption(storeOption())
     .addOption(modelOption())
+    .addOption(onBusyOption())
+    .addOption(onBusyTimeoutOption())
     .option("--json", "print one JSON object per line instead of text")
     .option("--verbose", "print every step's fields and messages instead of the conversation")
     .option("--prices <file>", "a JSON price table (USD per million tokens) for the run's cost")
@@ -156,12 +161,45 @@ function checkCliInput(
   }
 }
 
+/** `--on-busy`: what the run does when another run holds the thread (`onBusy`). */
+function onBusyOption(): Option {
+  return new Option(
+    "--on-busy <policy>",
+    "when another run holds the thread: reject (fail), enqueue (wait for it), interrupt (stop it) or rollback (stop and undo it)",
+  ).choices(BUSY_POLICIES);
+}
+
+/** `--on-busy-timeout`: how long `--on-busy` waits for the thread, in ms (`onBusyTimeoutMs`). */
+function onBusyTimeoutOption(): Option {
+  return new Option(
+    "--on-busy-timeout <ms>",
+    `how long --on-busy enqueue, interrupt or rollback waits for the thread, in ms (at most ${MAX_BUSY_TIMEOUT_MS}; default 30000)`,
+  ).argParser(positiveInt("--on-busy-timeout", 0));
+}
+
 /** The settings of a run or resume from its options. */
 function runSettings(
-  o: { branch: string; json?: boolean; verbose?: boolean; store?: string },
+  o: {
+    branch: string;
+    json?: boolean;
+    verbose?: boolean;
+    store?: string;
+    onBusy?: BusyPolicy;
+    onBusyTimeout?: number;
+  },
   target: string,
   prices: PriceTable | null,
 ): Omit<RunSettings, "threadId"> {
+  if (o.onBusyTimeout !== undefined && (o.onBusy === undefined || o.onBusy === "reject")) {
+    throw new UsageError(
+      "--on-busy-timeout is how long --on-busy enqueue, interrupt or rollback waits; give one of them with it",
+    );
+  }
+  if (o.onBusyTimeout !== undefined && o.onBusyTimeout > MAX_BUSY_TIMEOUT_MS) {
+    throw new UsageError(
+      `--on-busy-timeout is at most ${MAX_BUSY_TIMEOUT_MS} (ms), got ${o.onBusyTimeout}`,
+    );
+  }
   return {
     branchId: o.branch,
     json: !!o.json,
@@ -169,6 +207,8 @@ function runSettings(
     target,
     storeOpt: o.store,
     prices,
+    ...(o.onBusy !== undefined ? { onBusy: o.onBusy } : {}),
+    ...(o.onBusyTimeout !== undefined ? { onBusyTimeoutMs: o.onBusyTimeout } : {}),
   };
 }
 
@@ -182,6 +222,8 @@ interface RunOpts {
   json?: boolean;
   verbose?: boolean;
   prices?: string;
+  onBusy?: BusyPolicy;
+  onBusyTimeout?: number;
 }
 interface ResumeOpts {
   store?: string;
@@ -192,4 +234,6 @@ interface ResumeOpts {
   json?: boolean;
   verbose?: boolean;
   prices?: string;
+  onBusy?: BusyPolicy;
+  onBusyTimeout?: number;
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { InterruptInfo } from "../errors/index.js";
+import type { BusyPolicy } from "../graph/busy.js";
 import { pickOutput } from "../graph/io-schema.js";
 import type { StreamEvent } from "../graph/types.js";
 import type { JsonValue } from "../json/index.js";
@@ -40,6 +41,10 @@ export interface RunSettings {
   prices: PriceTable | null;
   /** The input came from --message. */
   fromMessage?: boolean;
+  /** `--on-busy`: the run's `onBusy` (default: the graph's, `"reject"`). */
+  onBusy?: BusyPolicy;
+  /** `--on-busy-timeout`: the run's `onBusyTimeoutMs`, in ms. */
+  onBusyTimeoutMs?: number;
 }
 
 /** Exit codes a run ends with (see `ExitCode`). */
@@ -101,6 +106,8 @@ export async function streamRun(
           ? ["updates", "custom", "tokens"]
           : ["updates", "custom", "tokens", "tasks"],
       ...(resume && Object.keys(resume).length ? { resume } : {}),
+      ...(s.onBusy !== undefined ? { onBusy: s.onBusy } : {}),
+      ...(s.onBusyTimeoutMs !== undefined ? { onBusyTimeoutMs: s.onBusyTimeoutMs } : {}),
       ...(loaded.context !== undefined ? { context: loaded.context } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
     });
@@ -143,13 +150,13 @@ export async function streamRun(
     if (names.includes("RunCancelledError") && io.signal?.aborted) throw e;
     const error = e instanceof Error ? e : new Error(String(e));
     if (names.includes("ThreadBusyError")) {
-      // `you: …` was printed before the run tried the thread: say the input did not go in.
-      // The CLI has no onBusy: the way on is to wait for the other run.
+      // `you: …` was printed before the run tried the thread: say the input did not go in,
+      // and how to go on (--on-busy).
       const given =
         input === null ? null : "messages" in input && s.fromMessage ? "--message" : "--input";
       const notSent = given === null ? "nothing was written" : `${given} was not sent`;
       throw new RunFailed(
-        `${error.message}\n(${notSent}; thread ${threadId} is as it was; the CLI has no onBusy: run the command again once the other run has ended)`,
+        `${error.message}\n(${notSent}; thread ${threadId} is as it was; run the command again with --on-busy enqueue to wait for the other run, interrupt to stop it or rollback to undo it)`,
       );
     }
     if (names.includes("UnknownBranchError")) throw new RunFailed(error.message);
