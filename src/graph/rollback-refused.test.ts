@@ -87,7 +87,11 @@ it("a resume key refused after the rollback: the rollback stays, the error names
   expect([done.status, done.state.log]).toEqual(["completed", ["a", "ok=again", "work"]]);
 });
 
-it("resume answers with new input are refused before the run asks for the thread: onBusy stops nothing and rolls nothing back", async () => {
+/**
+ * A thread whose run is held inside its first node: each refused call (made while it is held)
+ * must leave it unasked (no stop request) and let it end as it would have.
+ */
+async function whileBusy(refusals: (g: Graph<typeof L>) => Promise<void>): Promise<void> {
   let enter!: () => void;
   const entered = new Promise<void>((r) => {
     enter = r;
@@ -116,15 +120,7 @@ it("resume answers with new input are refused before the run asks for the thread
   const first = g.invoke({ log: ["a"] }, { threadId: "t" });
   await entered;
   const firstId = (await store.read("t", "main")).findLast((e) => e.type === "run_started")!.runId;
-  for (const onBusy of ["interrupt", "rollback"] as const) {
-    await expect(
-      g.invoke({ log: ["b"] }, { threadId: "t", resume: { k: 1 }, onBusy }),
-    ).rejects.toEqual(
-      new ValueError(
-        'Graph "busy": resume answers go with invoke(null, { threadId, resume }), not with new input',
-      ),
-    );
-  }
+  await refusals(g);
   expect(await store.stopRequested("t", "main", firstId)).toBeNull();
   release();
   expect((await first).state).toEqual({ log: ["a", "one", "two"] });
@@ -134,62 +130,42 @@ it("resume answers with new input are refused before the run asks for the thread
     "step_committed",
     "run_finished",
   ]);
+}
+
+it("resume answers with new input are refused before the run asks for the thread: onBusy stops nothing and rolls nothing back", async () => {
+  await whileBusy(async (g) => {
+    for (const onBusy of ["interrupt", "rollback"] as const) {
+      await expect(
+        g.invoke({ log: ["b"] }, { threadId: "t", resume: { k: 1 }, onBusy }),
+      ).rejects.toEqual(
+        new ValueError(
+          'Graph "busy": resume answers go with invoke(null, { threadId, resume }), not with new input',
+        ),
+      );
+    }
+  });
 });
 
-it("new input its state schema refuses is refused before the run asks for the thread: onBusy stops nothing and rolls nothing back", async () => {
-  let enter!: () => void;
-  const entered = new Promise<void>((r) => {
-    enter = r;
+it("new input its state schema refuses is refused before the run asks for the thread: onBusy stops nothing, rolls nothing back, waits for nothing", async () => {
+  await whileBusy(async (g) => {
+    const errors: unknown[] = [];
+    for (const onBusy of ["enqueue", "interrupt", "rollback"] as const) {
+      errors.push(
+        // (Before, these waited for the running run to end or stop, up to onBusyTimeoutMs,
+        // and then failed: the running run stopped, or undone, for nothing.)
+        await g
+          .invoke({ log: "b" } as unknown as typeof L.State, { threadId: "t", onBusy })
+          .catch((e: unknown) => e),
+      );
+    }
+    const refused = [
+      "StateUpdateError",
+      'Invalid update for state field "log" written by the run input: Invalid input: expected array, received string',
+    ];
+    expect(errors.map((e) => [(e as Error).constructor.name, (e as Error).message])).toEqual([
+      refused,
+      refused,
+      refused,
+    ]);
   });
-  let release!: () => void;
-  const released = new Promise<void>((r) => {
-    release = r;
-  });
-  const one = node(
-    async (s: typeof L.State) => {
-      if (s.log.includes("a")) {
-        enter();
-        await released;
-      }
-      return { log: ["one"] };
-    },
-    { name: "one" },
-  );
-  const two = node(() => ({ log: ["two"] }), { name: "two" });
-  const store = new MemoryStateStore();
-  const g = new Graph(L, { name: "busy", stateStore: store }).flow(
-    START.to(one),
-    one.to(two),
-    two.to(END),
-  );
-  const first = g.invoke({ log: ["a"] }, { threadId: "t" });
-  await entered;
-  const firstId = (await store.read("t", "main")).findLast((e) => e.type === "run_started")!.runId;
-  const errors: unknown[] = [];
-  for (const onBusy of ["interrupt", "rollback"] as const) {
-    errors.push(
-      // (Before, "interrupt" and "rollback" waited for the running run to stop, up to
-      // onBusyTimeoutMs, and then failed: the running run stopped, or undone, for nothing.)
-      await g
-        .invoke({ log: "b" } as unknown as typeof L.State, { threadId: "t", onBusy })
-        .catch((e: unknown) => e),
-    );
-  }
-  const refused = [
-    "StateUpdateError",
-    'Invalid update for state field "log" written by the run input: Invalid input: expected array, received string',
-  ];
-  expect(errors.map((e) => [(e as Error).constructor.name, (e as Error).message])).toEqual([
-    refused,
-    refused,
-  ]);
-  expect(await store.stopRequested("t", "main", firstId)).toBeNull();
-  release();
-  expect((await first).state).toEqual({ log: ["a", "one", "two"] });
-  expect((await g.history("t")).map((e) => e.type)).toEqual([
-    "run_started",
-    "step_committed",
-    "step_committed",
-    "run_finished",
-  ]);
 });
