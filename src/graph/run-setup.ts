@@ -117,14 +117,13 @@ export async function runGraph<D extends StateDefinition | null>(
   }
 
   const store = runStore as StateStore;
-  // New input its schema refuses is refused before the run asks for the thread, as it is
-  // without onBusy: "enqueue" need not wait, "interrupt" and "rollback" must not stop or undo
-  // the running run, for input that cannot start (it is prepared again in thread-run-start.ts,
-  // against the thread; only with these policies, so a plain run pays nothing for it).
-  if (options.onBusy !== undefined && options.onBusy !== "reject" && !command) {
-    if (input !== null && input !== undefined)
-      prepareUpdate(graph.state, input, "__input__", false);
-  }
+  // New input is prepared (checked against the state's schema) before the run asks for the
+  // thread: input that cannot start takes no lease, waits for no other run, and stops or
+  // undoes none (onBusy "enqueue", "interrupt", "rollback"). It does not depend on the thread.
+  const prepared =
+    !command && input !== null && input !== undefined
+      ? prepareUpdate(graph.state, input, "__input__", false)
+      : null;
   const { journal, loaded, stopped } = await ThreadJournal.open(
     store,
     graph.state,
@@ -155,7 +154,7 @@ export async function runGraph<D extends StateDefinition | null>(
   };
   try {
     const start = { engine, store, threadId, branchId, runId, journal, loaded, stopped, options };
-    const started = await startThreadRun(start, input, command);
+    const started = await startThreadRun(start, prepared, command);
     const pos = started.pos;
     run.originRunId = started.originRunId;
     let end: LoopEnd;
