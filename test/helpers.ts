@@ -21,3 +21,33 @@ export async function expectError<T extends Error>(
   expect(e.message).toBe(message);
   return e as T;
 }
+
+/** A gate a node, a model call or a tool waits at, opened by the test. */
+export interface Gate {
+  /** Resolves once something waits at the gate. */
+  entered: Promise<void>;
+  /** Let what waits (and what comes later) through. */
+  open(): void;
+  /** Wait at the gate: resolves once it is open. */
+  wait(): Promise<void>;
+}
+
+/** A new closed {@link Gate}. */
+export function gate(): Gate {
+  let entered!: () => void;
+  let open!: () => void;
+  const enteredP = new Promise<void>((r) => {
+    entered = r;
+  });
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  return {
+    entered: enteredP,
+    open,
+    wait: () => {
+      entered();
+      return opened;
+    },
+  };
+}

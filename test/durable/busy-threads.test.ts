@@ -22,39 +22,13 @@ import { SqliteStateStore } from "../../src/integrations/sqlite/index.js";
 import { defineState, reducer } from "../../src/state/define-state.js";
 import { MemoryStateStore } from "../../src/stores/memory-state-store.js";
 import type { StateStore, StoredEvent } from "../../src/stores/types.js";
-import { caught, expectError } from "../helpers.js";
+import { caught, expectError, type Gate, gate } from "../helpers.js";
 import { SOURCE_LOADER } from "../source-loader.js";
 import { describeStores, newSchema, newSqlitePath } from "./stores.js";
 
 const State = defineState({
   log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
 });
-
-/** A gate a node waits at, opened by the test. */
-interface Gate {
-  entered: Promise<void>;
-  open(): void;
-  wait(): Promise<void>;
-}
-
-function gate(): Gate {
-  let entered!: () => void;
-  let open!: () => void;
-  const enteredP = new Promise<void>((r) => {
-    entered = r;
-  });
-  const opened = new Promise<void>((r) => {
-    open = r;
-  });
-  return {
-    entered: enteredP,
-    open,
-    wait: () => {
-      entered();
-      return opened;
-    },
-  };
-}
 
 /**
  * `one` → `two` → END; the `one` of the run numbered `n` (0, 1, …, counted over every graph

@@ -19,34 +19,8 @@ import {
 import { ApprovalMiddleware } from "../../src/middleware/index.js";
 import type { StateStore } from "../../src/stores/types.js";
 import { tool } from "../../src/tools/index.js";
-import { caught, expectError } from "../helpers.js";
+import { caught, expectError, type Gate, gate } from "../helpers.js";
 import { describeStores, type StoreFixture } from "./stores.js";
-
-/** A gate a model call or a tool waits at, opened by the test. */
-interface Gate {
-  entered: Promise<void>;
-  open(): void;
-  wait(): Promise<void>;
-}
-
-function gate(): Gate {
-  let entered!: () => void;
-  let open!: () => void;
-  const enteredP = new Promise<void>((r) => {
-    entered = r;
-  });
-  const opened = new Promise<void>((r) => {
-    open = r;
-  });
-  return {
-    entered: enteredP,
-    open,
-    wait: () => {
-      entered();
-      return opened;
-    },
-  };
-}
 
 /** What the test holds the model and the tool at, and how often the tool ran. */
 const held: { model: Gate | null; tool: Gate | null; transfers: number } = {
