@@ -169,3 +169,61 @@ it("new input its state schema refuses is refused before the run asks for the th
     ]);
   });
 });
+
+it("new input its state schema refuses gets the same error whatever onBusy, reject (the default) included, on a busy thread or a branch that does not exist", async () => {
+  const refused = [
+    "StateUpdateError",
+    'Invalid update for state field "log" written by the run input: Invalid input: expected array, received string',
+  ];
+  const bad = { log: "b" } as unknown as typeof L.State;
+  await whileBusy(async (g) => {
+    const errors: unknown[] = [];
+    // (Before, these failed with ThreadBusyError: retried once the thread was free, they
+    // failed again, with the StateUpdateError.)
+    for (const options of [{}, { onBusy: "reject" as const }]) {
+      errors.push(await g.invoke(bad, { threadId: "t", ...options }).catch((e: unknown) => e));
+    }
+    // (Before, without onBusy this was UnknownBranchError, with onBusy the StateUpdateError.)
+    for (const options of [{}, { onBusy: "enqueue" as const }]) {
+      errors.push(
+        await g
+          .invoke(bad, { threadId: "t", branchId: "nope", ...options })
+          .catch((e: unknown) => e),
+      );
+    }
+    expect(errors.map((e) => [(e as Error).constructor.name, (e as Error).message])).toEqual([
+      refused,
+      refused,
+      refused,
+      refused,
+    ]);
+  });
+});
+
+it("new input is read by the state schema once, with onBusy as without", async () => {
+  let reads = 0;
+  const T = defineState({
+    word: z
+      .string()
+      .transform((w) => {
+        reads++;
+        return w.toUpperCase();
+      })
+      .optional(),
+  });
+  const echo = node(() => ({}), { name: "echo" });
+  const g = new Graph(T, { name: "once", stateStore: new MemoryStateStore() }).flow(
+    START.to(echo),
+    echo.to(END),
+  );
+  const counts: number[] = [];
+  for (const options of [{}, { onBusy: "enqueue" as const }, { onBusy: "rollback" as const }]) {
+    reads = 0;
+    const r = await g.invoke({ word: "hi" }, { threadId: "t", ...options });
+    counts.push(reads);
+    expect(r.state).toEqual({ word: "HI" });
+  }
+  // (Before, onBusy "enqueue" and "rollback" read it twice: once before the run asked for the
+  // thread, once after.)
+  expect(counts).toEqual([1, 1, 1]);
+});

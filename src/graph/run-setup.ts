@@ -117,14 +117,14 @@ export async function runGraph<D extends StateDefinition | null>(
   }
 
   const store = runStore as StateStore;
-  // New input its schema refuses is refused before the run asks for the thread, as it is
-  // without onBusy: "enqueue" need not wait, "interrupt" and "rollback" must not stop or undo
-  // the running run, for input that cannot start (it is prepared again in thread-run-start.ts,
-  // against the thread; only with these policies, so a plain run pays nothing for it).
-  if (options.onBusy !== undefined && options.onBusy !== "reject" && !command) {
-    if (input !== null && input !== undefined)
-      prepareUpdate(graph.state, input, "__input__", false);
-  }
+  // New input is prepared (checked against the state's schema) before the run asks for the
+  // thread, whatever onBusy: input the schema refuses fails the same way on a free thread, a
+  // busy one (no ThreadBusyError, "enqueue" waits for nothing, "interrupt" and "rollback" stop
+  // and undo nothing) and a branch that does not exist; and it is read once.
+  const prepared =
+    command || input === null || input === undefined
+      ? null
+      : prepareUpdate(graph.state, input, "__input__", false);
   const { journal, loaded, stopped } = await ThreadJournal.open(
     store,
     graph.state,
@@ -155,7 +155,7 @@ export async function runGraph<D extends StateDefinition | null>(
   };
   try {
     const start = { engine, store, threadId, branchId, runId, journal, loaded, stopped, options };
-    const started = await startThreadRun(start, input, command);
+    const started = await startThreadRun(start, prepared, command);
     const pos = started.pos;
     run.originRunId = started.originRunId;
     let end: LoopEnd;

@@ -17,7 +17,7 @@ import {
 } from "../errors/index.js";
 import { findNonJson, type JsonObject, jsonExact } from "../json/index.js";
 import { applyRunInput } from "../state/apply-update.js";
-import { prepareUpdate, type StateDefinition } from "../state/define-state.js";
+import type { PreparedUpdate, StateDefinition } from "../state/define-state.js";
 import type { StateStore } from "../stores/types.js";
 import type { EngineGraph, RunPosition } from "./engine.js";
 import { setWaiting } from "./joins.js";
@@ -55,15 +55,18 @@ export interface ThreadRunStart {
  * Write the run's first events and return the position it runs from, with the run that
  * started the thread's current work (`originRunId`: this run for new input, else the one the
  * position names).
+ * @param prepared - the run's new input, already checked against the state's schema and
+ *   prepared (`prepareUpdate`, by `runGraph` before it asked for the thread: input the schema
+ *   refuses never gets here), or `null` to continue the thread (or to apply `command`).
  * @throws ValueError for a resume key no interrupt is pending on (resume answers with new
  *   input are refused before, by `checkRunArguments`); what the graph's `checkInput` throws for new input; UnknownBranchError when
  *   continuing a branch with no history; StateStoreError for a resume answer that is not
- *   JSON; what the input's or the Command's update throws. Each leaves nothing of the run
+ *   JSON; what the Command's update throws. Each leaves nothing of the run
  *   written but its `rolled_back` event, when it had one to write (that one stays).
  */
 export async function startThreadRun(
   run: ThreadRunStart,
-  input: unknown,
+  prepared: PreparedUpdate | null,
   command: Command | null,
 ): Promise<{ pos: RunPosition; originRunId: string }> {
   const { engine, store, threadId, branchId, runId, journal, options } = run;
@@ -83,8 +86,7 @@ export async function startThreadRun(
         ? null
         : await planRewind(store, def, threadId, branchId, tp, rewind);
   if (rollback) tp = await writeRollback(journal, rollback);
-  if (input !== null && input !== undefined && !command) {
-    const prepared = prepareUpdate(def, input, "__input__", false);
+  if (prepared !== null) {
     const state = applyRunInput(def, tp.state, prepared, false);
     const pos: RunPosition = {
       state,
