@@ -147,6 +147,27 @@ describe("new input on a thread another run holds", () => {
       "",
       "nodestep: option '--on-busy <policy>' argument 'wait' is invalid. Allowed choices are reject, enqueue, interrupt, rollback.\n(run nodestep --help for usage)\n",
     ]);
+    // Every value out of 0..3600000 gets the one message, with its range (a number too large
+    // for a safe integer was "must be an integer ≥ 0", which it is).
+    for (const ms of ["99999999999999999999", "3600001", "-5", "1e3", "abc", ""]) {
+      const r = await cli([
+        "run",
+        SHOP,
+        "-m",
+        "hi",
+        "-t",
+        "q1",
+        "--on-busy",
+        "enqueue",
+        "--on-busy-timeout",
+        ms,
+      ]);
+      expect([r.code, r.stdout, r.stderr]).toEqual([
+        2,
+        "",
+        `nodestep: --on-busy-timeout must be an integer from 0 to 3600000 (ms), got ${JSON.stringify(ms)}\n`,
+      ]);
+    }
     const lonely = await cli(["run", SHOP, "-m", "hi", "-t", "q1", "--on-busy-timeout", "10"]);
     expect([lonely.code, lonely.stdout, lonely.stderr]).toEqual([
       2,
