@@ -13,7 +13,7 @@ import { defineState, reducer } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import { Graph } from "./graph.js";
 import { node, START } from "./node.js";
-import { END } from "./routing.js";
+import { Command, END } from "./routing.js";
 
 const L = defineState({
   log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
@@ -226,4 +226,33 @@ it("new input is read by the state schema once, with onBusy as without", async (
   // (Before, onBusy "enqueue" and "rollback" read it twice: once before the run asked for the
   // thread, once after.)
   expect(counts).toEqual([1, 1, 1]);
+});
+
+it("a Command's update its state schema refuses is refused before the run asks for the thread, whatever onBusy: nothing stopped, undone or waited for", async () => {
+  await whileBusy(async (g) => {
+    const errors: unknown[] = [];
+    // (Before, "interrupt" asked the running run to stop and waited out onBusyTimeoutMs,
+    // failing with ThreadBusyError; "reject" failed with ThreadBusyError.)
+    for (const onBusy of ["reject", "enqueue", "interrupt", "rollback"] as const) {
+      errors.push(
+        await g
+          .invoke(new Command({ update: { log: "x" } }) as unknown as typeof L.State, {
+            threadId: "t",
+            onBusy,
+            ...(onBusy === "reject" ? {} : { onBusyTimeoutMs: 50 }),
+          })
+          .catch((e: unknown) => e),
+      );
+    }
+    const refused = [
+      "StateUpdateError",
+      'Invalid update for state field "log" written by the Command\'s update: Invalid input: expected array, received string',
+    ];
+    expect(errors.map((e) => [(e as Error).constructor.name, (e as Error).message])).toEqual([
+      refused,
+      refused,
+      refused,
+      refused,
+    ]);
+  });
 });

@@ -49,6 +49,8 @@ export interface ThreadRunStart {
   readonly stopped: readonly string[];
   /** The run's options (the same object the run was given: its subgraph tags are keyed by it). */
   readonly options: RunOptions;
+  /** The `Command`'s update, prepared before the run asked for the thread, or `null` for none. */
+  readonly commandUpdate: PreparedUpdate | null;
 }
 
 /**
@@ -61,7 +63,8 @@ export interface ThreadRunStart {
  * @throws ValueError for a resume key no interrupt is pending on (resume answers with new
  *   input are refused before, by `checkRunArguments`); what the graph's `checkInput` throws for new input; UnknownBranchError when
  *   continuing a branch with no history; StateStoreError for a resume answer that is not
- *   JSON; what the Command's update throws. Each leaves nothing of the run
+ *   JSON; what a reducer throws for the Command's update (its schema was checked before, with the
+ *   input's). Each leaves nothing of the run
  *   written but its `rolled_back` event, when it had one to write (that one stays).
  */
 export async function startThreadRun(
@@ -174,6 +177,7 @@ export async function startThreadRun(
       null,
       command.goto,
       true,
+      run.commandUpdate,
     );
     await journal.stateUpdated(tp.step, data);
     const updated: ThreadPosition = { ...tp };
