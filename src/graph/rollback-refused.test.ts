@@ -2,8 +2,9 @@
  * `onBusy: "rollback"` whose run is refused after it took the thread (not by `checkInput`):
  * the `rolled_back` event is the run's first write and stays, and the refusal is about the
  * thread as rolled back (a resume key: the keys pending after the rollback are named, and
- * answering one of them works). Resume answers with new input, and new input the state schema
- * refuses, are refused before the run asks for the thread. `check-input.test.ts` covers a
+ * answering one of them works). Resume answers with new input, and new input (or a `Command`'s
+ * update) the state schema refuses, are refused before the run asks for the thread, with the
+ * same error whatever `onBusy`; the schema reads the input once. `check-input.test.ts` covers a
  * `checkInput` refusal.
  */
 import { expect, it } from "vitest";
