@@ -147,12 +147,75 @@ describe("new input on a thread another run holds", () => {
       "",
       "nodestep: option '--on-busy <policy>' argument 'wait' is invalid. Allowed choices are reject, enqueue, interrupt, rollback.\n(run nodestep --help for usage)\n",
     ]);
+    // Every value out of 0..3600000 gets the one message, with its range (a number too large
+    // for a safe integer was "must be an integer ≥ 0", which it is).
+    for (const ms of ["99999999999999999999", "3600001", "-5", "1e3", "abc", ""]) {
+      const r = await cli([
+        "run",
+        SHOP,
+        "-m",
+        "hi",
+        "-t",
+        "q1",
+        "--on-busy",
+        "enqueue",
+        "--on-busy-timeout",
+        ms,
+      ]);
+      expect([r.code, r.stdout, r.stderr]).toEqual([
+        2,
+        "",
+        `nodestep: --on-busy-timeout must be an integer from 0 to 3600000 (ms), got ${JSON.stringify(ms)}\n`,
+      ]);
+    }
     const lonely = await cli(["run", SHOP, "-m", "hi", "-t", "q1", "--on-busy-timeout", "10"]);
     expect([lonely.code, lonely.stdout, lonely.stderr]).toEqual([
       2,
       "",
       "nodestep: --on-busy-timeout is how long --on-busy enqueue, interrupt or rollback waits; give one of them with it\n",
     ]);
+  });
+
+  it("--on-busy that waited out its --on-busy-timeout: the advice is a longer --on-busy-timeout, and interrupt says the other run was asked to stop", async () => {
+    expect((await cli(["run", SHOP, "-m", "where is A-1?", "-t", "w1"])).code).toBe(0);
+    const before = await cli(["history", "w1"]);
+    const store = new SqliteStateStore({ path: db });
+    try {
+      expect(await store.acquireLease("w1", "main", "other-run", 30_000)).toBe(true);
+      const busy = (policy: string) =>
+        cli(["run", SHOP, "-m", "hi", "-t", "w1", "--on-busy", policy, "--on-busy-timeout", "20"]);
+      const waited = (policy: string) =>
+        `nodestep: Thread "w1" (branch "main") was still running after graph "shop" waited 20 ms for it (onBusy "${policy}"); nothing was run. Raise onBusyTimeoutMs (at most 3600000), or try again later\n`;
+      const enqueued = await busy("enqueue");
+      expect([enqueued.code, enqueued.stderr]).toEqual([
+        1,
+        `${waited("enqueue")}(--message was not sent; thread w1 is as it was; the other run still holds it: run the command again with a longer --on-busy-timeout (at most 3600000 ms), or later)\n`,
+      ]);
+      expect(await store.stopRequested("w1", "main", "other-run")).toBeNull();
+      const interrupted = await busy("interrupt");
+      expect([interrupted.code, interrupted.stderr]).toEqual([
+        1,
+        `${waited("interrupt")}(--message was not sent, but the other run was asked to stop and stops at its next superstep; run the command again with a longer --on-busy-timeout (at most 3600000 ms), or later)\n`,
+      ]);
+      expect(await store.stopRequested("w1", "main", "other-run")).not.toBeNull();
+      const resumed = await cli([
+        "resume",
+        "w1",
+        "--graph",
+        SHOP,
+        "--on-busy",
+        "rollback",
+        "--on-busy-timeout",
+        "0",
+      ]);
+      expect([resumed.code, resumed.stderr.split("\n")[1]]).toEqual([
+        1,
+        "(nothing was written, but the other run was asked to stop and stops at its next superstep, not undone; run the command again with a longer --on-busy-timeout (at most 3600000 ms), or later)",
+      ]);
+    } finally {
+      await store.close();
+    }
+    expect(await cli(["history", "w1"])).toEqual(before);
   });
 
   it("tool calls written by a state update (nothing runs next): no resume is suggested, as it would run nothing", async () => {

@@ -13,7 +13,7 @@ import { checkRunInput } from "../graph/input-check.js";
 import { prototypeKey } from "../json/depth.js";
 import type { JsonValue } from "../json/index.js";
 import type { PriceTable } from "../middleware/prices.js";
-import { collect, parseAnswer, parseJsonObject, positiveInt, readPrices } from "./args.js";
+import { collect, parseAnswer, parseJsonObject, readPrices } from "./args.js";
 import { interruptLines } from "./format.js";
 import { type LoadedGraph, RunFailed, UsageError } from "./load.js";
 import { type RunIo, type RunSettings, streamRun } from "./run.js";
@@ -174,7 +174,21 @@ function onBusyTimeoutOption(): Option {
   return new Option(
     "--on-busy-timeout <ms>",
     `how long --on-busy enqueue, interrupt or rollback waits for the thread, in ms (at most ${MAX_BUSY_TIMEOUT_MS}; default 30000)`,
-  ).argParser(positiveInt("--on-busy-timeout", 0));
+  ).argParser(busyTimeout);
+}
+
+/**
+ * `--on-busy-timeout`'s value: an integer from 0 to `MAX_BUSY_TIMEOUT_MS`, in ms.
+ * @throws UsageError `--on-busy-timeout must be an integer from 0 to 3600000 (ms), got "<text>"`.
+ */
+function busyTimeout(text: string): number {
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || n > MAX_BUSY_TIMEOUT_MS) {
+    throw new UsageError(
+      `--on-busy-timeout must be an integer from 0 to ${MAX_BUSY_TIMEOUT_MS} (ms), got ${JSON.stringify(text)}`,
+    );
+  }
+  return n;
 }
 
 /** The settings of a run or resume from its options. */
@@ -193,11 +207,6 @@ function runSettings(
   if (o.onBusyTimeout !== undefined && (o.onBusy === undefined || o.onBusy === "reject")) {
     throw new UsageError(
       "--on-busy-timeout is how long --on-busy enqueue, interrupt or rollback waits; give one of them with it",
-    );
-  }
-  if (o.onBusyTimeout !== undefined && o.onBusyTimeout > MAX_BUSY_TIMEOUT_MS) {
-    throw new UsageError(
-      `--on-busy-timeout is at most ${MAX_BUSY_TIMEOUT_MS} (ms), got ${o.onBusyTimeout}`,
     );
   }
   return {

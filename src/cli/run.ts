@@ -7,7 +7,7 @@
  * @module
  */
 import type { InterruptInfo } from "../errors/index.js";
-import type { BusyPolicy } from "../graph/busy.js";
+import { type BusyPolicy, MAX_BUSY_TIMEOUT_MS } from "../graph/busy.js";
 import { pickOutput } from "../graph/io-schema.js";
 import type { StreamEvent } from "../graph/types.js";
 import type { JsonValue } from "../json/index.js";
@@ -155,9 +155,7 @@ export async function streamRun(
       const given =
         input === null ? null : "messages" in input && s.fromMessage ? "--message" : "--input";
       const notSent = given === null ? "nothing was written" : `${given} was not sent`;
-      throw new RunFailed(
-        `${error.message}\n(${notSent}; thread ${threadId} is as it was; run the command again with --on-busy enqueue to wait for the other run, interrupt to stop it or rollback to undo it)`,
-      );
+      throw new RunFailed(`${error.message}\n(${busyAdvice(notSent, threadId, s.onBusy)})`);
     }
     if (names.includes("UnknownBranchError")) throw new RunFailed(error.message);
     if (resume && isBadAnswer(names, e)) throw new UsageError(error.message);
@@ -337,4 +335,22 @@ function isBadAnswer(names: readonly string[], e: unknown): boolean {
     typeof field === "string" &&
     (field === "resume" || field.startsWith("resume.") || field.startsWith("resume["))
   );
+}
+
+/**
+ * How to go on after `ThreadBusyError`: without `--on-busy` (or with `reject`), pass one; with
+ * `enqueue`, `interrupt` or `rollback` the wait passed `--on-busy-timeout`, so a longer one,
+ * and `interrupt` and `rollback` left a stop request with the other run (it stops at its next
+ * superstep; nothing is undone: docs/busy-threads.md#limits).
+ */
+function busyAdvice(notSent: string, threadId: string, onBusy: BusyPolicy | undefined): string {
+  if (onBusy === undefined || onBusy === "reject") {
+    return `${notSent}; thread ${threadId} is as it was; run the command again with --on-busy enqueue to wait for the other run, interrupt to stop it or rollback to undo it`;
+  }
+  const again = `run the command again with a longer --on-busy-timeout (at most ${MAX_BUSY_TIMEOUT_MS} ms), or later`;
+  if (onBusy === "enqueue") {
+    return `${notSent}; thread ${threadId} is as it was; the other run still holds it: ${again}`;
+  }
+  const undone = onBusy === "rollback" ? ", not undone" : "";
+  return `${notSent}, but the other run was asked to stop and stops at its next superstep${undone}; ${again}`;
 }

@@ -2,8 +2,9 @@
  * `onBusy: "rollback"` whose run is refused after it took the thread (not by `checkInput`):
  * the `rolled_back` event is the run's first write and stays, and the refusal is about the
  * thread as rolled back (a resume key: the keys pending after the rollback are named, and
- * answering one of them works). Resume answers with new input, and new input the state schema
- * refuses, are refused before the run asks for the thread. `check-input.test.ts` covers a
+ * answering one of them works). Resume answers with new input, and new input (or a `Command`'s
+ * update) the state schema refuses, are refused before the run asks for the thread, with the
+ * same error whatever `onBusy`; the schema reads the input once. `check-input.test.ts` covers a
  * `checkInput` refusal.
  */
 import { expect, it } from "vitest";
@@ -13,7 +14,7 @@ import { defineState, reducer } from "../state/define-state.js";
 import { MemoryStateStore } from "../stores/memory-state-store.js";
 import { Graph } from "./graph.js";
 import { node, START } from "./node.js";
-import { END } from "./routing.js";
+import { Command, END } from "./routing.js";
 
 const L = defineState({
   log: reducer(z.array(z.string()).default([]), (a: string[], b: string[]) => [...a, ...b]),
@@ -163,6 +164,93 @@ it("new input its state schema refuses is refused before the run asks for the th
       'Invalid update for state field "log" written by the run input: Invalid input: expected array, received string',
     ];
     expect(errors.map((e) => [(e as Error).constructor.name, (e as Error).message])).toEqual([
+      refused,
+      refused,
+      refused,
+    ]);
+  });
+});
+
+it("new input its state schema refuses gets the same error whatever onBusy, reject (the default) included, on a busy thread or a branch that does not exist", async () => {
+  const refused = [
+    "StateUpdateError",
+    'Invalid update for state field "log" written by the run input: Invalid input: expected array, received string',
+  ];
+  const bad = { log: "b" } as unknown as typeof L.State;
+  await whileBusy(async (g) => {
+    const errors: unknown[] = [];
+    // (Before, these failed with ThreadBusyError: retried once the thread was free, they
+    // failed again, with the StateUpdateError.)
+    for (const options of [{}, { onBusy: "reject" as const }]) {
+      errors.push(await g.invoke(bad, { threadId: "t", ...options }).catch((e: unknown) => e));
+    }
+    // (Before, without onBusy this was UnknownBranchError, with onBusy the StateUpdateError.)
+    for (const options of [{}, { onBusy: "enqueue" as const }]) {
+      errors.push(
+        await g
+          .invoke(bad, { threadId: "t", branchId: "nope", ...options })
+          .catch((e: unknown) => e),
+      );
+    }
+    expect(errors.map((e) => [(e as Error).constructor.name, (e as Error).message])).toEqual([
+      refused,
+      refused,
+      refused,
+      refused,
+    ]);
+  });
+});
+
+it("new input is read by the state schema once, with onBusy as without", async () => {
+  let reads = 0;
+  const T = defineState({
+    word: z
+      .string()
+      .transform((w) => {
+        reads++;
+        return w.toUpperCase();
+      })
+      .optional(),
+  });
+  const echo = node(() => ({}), { name: "echo" });
+  const g = new Graph(T, { name: "once", stateStore: new MemoryStateStore() }).flow(
+    START.to(echo),
+    echo.to(END),
+  );
+  const counts: number[] = [];
+  for (const options of [{}, { onBusy: "enqueue" as const }, { onBusy: "rollback" as const }]) {
+    reads = 0;
+    const r = await g.invoke({ word: "hi" }, { threadId: "t", ...options });
+    counts.push(reads);
+    expect(r.state).toEqual({ word: "HI" });
+  }
+  // (Before, onBusy "enqueue" and "rollback" read it twice: once before the run asked for the
+  // thread, once after.)
+  expect(counts).toEqual([1, 1, 1]);
+});
+
+it("a Command's update its state schema refuses is refused before the run asks for the thread, whatever onBusy: nothing stopped, undone or waited for", async () => {
+  await whileBusy(async (g) => {
+    const errors: unknown[] = [];
+    // (Before, "interrupt" asked the running run to stop and waited out onBusyTimeoutMs,
+    // failing with ThreadBusyError; "reject" failed with ThreadBusyError.)
+    for (const onBusy of ["reject", "enqueue", "interrupt", "rollback"] as const) {
+      errors.push(
+        await g
+          .invoke(new Command({ update: { log: "x" } }) as unknown as typeof L.State, {
+            threadId: "t",
+            onBusy,
+            ...(onBusy === "reject" ? {} : { onBusyTimeoutMs: 50 }),
+          })
+          .catch((e: unknown) => e),
+      );
+    }
+    const refused = [
+      "StateUpdateError",
+      'Invalid update for state field "log" written by the Command\'s update: Invalid input: expected array, received string',
+    ];
+    expect(errors.map((e) => [(e as Error).constructor.name, (e as Error).message])).toEqual([
+      refused,
       refused,
       refused,
       refused,

@@ -118,11 +118,17 @@ export async function runGraph<D extends StateDefinition | null>(
 
   const store = runStore as StateStore;
   // New input is prepared (checked against the state's schema) before the run asks for the
-  // thread: input that cannot start takes no lease, waits for no other run, and stops or
-  // undoes none (onBusy "enqueue", "interrupt", "rollback"). It does not depend on the thread.
+  // thread, whatever onBusy: input the schema refuses fails the same way on a free thread, a
+  // busy one (no ThreadBusyError, "enqueue" waits for nothing, "interrupt" and "rollback" stop
+  // and undo nothing) and a branch that does not exist; and it is read once.
+  // A Command's update likewise (named as planStateUpdate names it), then applied to the thread.
   const prepared =
-    !command && input !== null && input !== undefined
-      ? prepareUpdate(graph.state, input, "__input__", false)
+    command || input === null || input === undefined
+      ? null
+      : prepareUpdate(graph.state, input, "__input__", false);
+  const commandUpdate =
+    command && command.update !== null
+      ? prepareUpdate(graph.state, command.update, "__command__")
       : null;
   const { journal, loaded, stopped } = await ThreadJournal.open(
     store,
@@ -153,7 +159,18 @@ export async function runGraph<D extends StateDefinition | null>(
     journal,
   };
   try {
-    const start = { engine, store, threadId, branchId, runId, journal, loaded, stopped, options };
+    const start = {
+      engine,
+      store,
+      threadId,
+      branchId,
+      runId,
+      journal,
+      loaded,
+      stopped,
+      options,
+      commandUpdate,
+    };
     const started = await startThreadRun(start, prepared, command);
     const pos = started.pos;
     run.originRunId = started.originRunId;

@@ -52,6 +52,7 @@ interface UpdateGraph {
  * (refused with a node's errors), and the superstep it leads to (`asNode`'s edges, or `goto`).
  * `fromCommand`: the update is a `Command`'s given as a run's input, and errors name it so
  * ("the Command's update", `node` `"__command__"`) rather than `graph.updateState`'s.
+ * `preparedUpdate`: `update` already prepared (`prepareUpdate` with that writer), or `null`.
  * @throws ValueError for an `asNode` or `goto` target that is not a node of the flow;
  *   StateUpdateError (or what a reducer throws) for an update that a node could not return.
  */
@@ -62,6 +63,7 @@ export async function planStateUpdate(
   asNode: string | null,
   goto: GotoTarget | ReadonlyArray<GotoTarget> | null,
   fromCommand = false,
+  preparedUpdate: PreparedUpdate | null = null,
 ): Promise<StateUpdatedData> {
   if (asNode !== null && !graph.flow.nodes.has(asNode)) {
     throw new ValueError(
@@ -71,7 +73,7 @@ export async function planStateUpdate(
   const writer = asNode ?? (fromCommand ? "__command__" : "__update__");
   let prepared: PreparedUpdate | null = null;
   if (update !== null || asNode !== null || goto === null) {
-    const p = prepareUpdate(graph.state, update, writer);
+    const p = preparedUpdate ?? prepareUpdate(graph.state, update, writer);
     for (const _ in p) {
       prepared = p;
       break;

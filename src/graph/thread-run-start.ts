@@ -49,20 +49,23 @@ export interface ThreadRunStart {
   readonly stopped: readonly string[];
   /** The run's options (the same object the run was given: its subgraph tags are keyed by it). */
   readonly options: RunOptions;
+  /** The `Command`'s update, prepared before the run asked for the thread, or `null` for none. */
+  readonly commandUpdate: PreparedUpdate | null;
 }
 
 /**
  * Write the run's first events and return the position it runs from, with the run that
  * started the thread's current work (`originRunId`: this run for new input, else the one the
- * position names). `prepared` is the run's new input as `prepareUpdate` made it before the run
- * asked for the thread (`null` to continue the thread, or with a `Command`).
+ * position names).
+ * @param prepared - the run's new input, already checked against the state's schema and
+ *   prepared (`prepareUpdate`, by `runGraph` before it asked for the thread: input the schema
+ *   refuses never gets here), or `null` to continue the thread (or to apply `command`).
  * @throws ValueError for a resume key no interrupt is pending on (resume answers with new
- *   input are refused before, by `checkRunArguments`, and input the schema refuses by the
- *   caller's `prepareUpdate`); what the graph's `checkInput` throws for new input;
- *   UnknownBranchError when continuing a branch with no history; StateStoreError for a resume
- *   answer that is not JSON; what a reducer given the thread's state or the Command's update
- *   throws. Each leaves nothing of the run written but its `rolled_back` event, when it had
- *   one to write (that one stays).
+ *   input are refused before, by `checkRunArguments`); what the graph's `checkInput` throws for new input; UnknownBranchError when
+ *   continuing a branch with no history; StateStoreError for a resume answer that is not
+ *   JSON; what a reducer throws for the Command's update (its schema was checked before, with the
+ *   input's). Each leaves nothing of the run
+ *   written but its `rolled_back` event, when it had one to write (that one stays).
  */
 export async function startThreadRun(
   run: ThreadRunStart,
@@ -174,6 +177,7 @@ export async function startThreadRun(
       null,
       command.goto,
       true,
+      run.commandUpdate,
     );
     await journal.stateUpdated(tp.step, data);
     const updated: ThreadPosition = { ...tp };
